@@ -1,0 +1,1 @@
+#include <fluidsynth/fluidsynth.h>

@@ -1,0 +1,112 @@
+/// A MIDI channel number, 0...15 (musicians' channel 1 is `0`). Any thread.
+public typealias MIDIChannel = UInt8
+
+/// One event's content as it stands in a Standard MIDI File track: a channel message,
+/// a system-exclusive packet, a system message found where the SMF spec forbids it, or a
+/// meta event. Any thread.
+public enum MIDIMessage: Hashable, Sendable {
+    /// Note off (status 8n). Any thread.
+    case noteOff(channel: MIDIChannel, note: UInt8, velocity: UInt8)
+    /// Note on (status 9n); velocity 0 means note off, as the MIDI spec says. Any thread.
+    case noteOn(channel: MIDIChannel, note: UInt8, velocity: UInt8)
+    /// Polyphonic key pressure (status An). Any thread.
+    case polyPressure(channel: MIDIChannel, note: UInt8, pressure: UInt8)
+    /// Control change, including channel mode messages 120...127 (status Bn). Any thread.
+    case controlChange(channel: MIDIChannel, controller: UInt8, value: UInt8)
+    /// Program change (status Cn). Any thread.
+    case programChange(channel: MIDIChannel, program: UInt8)
+    /// Channel pressure (status Dn). Any thread.
+    case channelPressure(channel: MIDIChannel, pressure: UInt8)
+    /// Pitch bend (status En), 0...16383 with 8192 at the centre. Any thread.
+    case pitchBend(channel: MIDIChannel, value: UInt16)
+    /// An `F0` system-exclusive packet: the bytes after `F0` exactly as stored, including the
+    /// closing `F7` when the packet has one (a packet without it continues in `F7` packets).
+    /// Any thread.
+    case sysex([UInt8])
+    /// An `F7` "escape" packet: bytes to send as they are (a sysex continuation, or any
+    /// real-time or common message). Any thread.
+    case sysexEscape([UInt8])
+    /// A system common or real-time message (`F1`...`FE` but `F7`/`FF`) stored inside a track,
+    /// which the SMF spec does not allow; read only in lenient mode and never sent to a synth.
+    /// Any thread.
+    case system(status: UInt8, data: [UInt8])
+    /// A meta event (`FF type length data`). Any thread.
+    case meta(MetaEvent)
+
+    /// The channel of a channel message, `nil` for every other kind. Any thread.
+    public var channel: MIDIChannel? {
+        switch self {
+        case .noteOff(let c, _, _), .noteOn(let c, _, _), .polyPressure(let c, _, _),
+             .controlChange(let c, _, _), .programChange(let c, _), .channelPressure(let c, _),
+             .pitchBend(let c, _):
+            return c
+        default:
+            return nil
+        }
+    }
+
+    /// True for a note-on with velocity above 0 (a note that sounds). Any thread.
+    public var isSoundingNoteOn: Bool {
+        if case .noteOn(_, _, let velocity) = self { return velocity > 0 }
+        return false
+    }
+
+    /// The same message moved to another channel; non-channel messages are returned unchanged.
+    /// Any thread.
+    public func onChannel(_ channel: MIDIChannel) -> MIDIMessage {
+        switch self {
+        case .noteOff(_, let n, let v): return .noteOff(channel: channel, note: n, velocity: v)
+        case .noteOn(_, let n, let v): return .noteOn(channel: channel, note: n, velocity: v)
+        case .polyPressure(_, let n, let p): return .polyPressure(channel: channel, note: n, pressure: p)
+        case .controlChange(_, let c, let v): return .controlChange(channel: channel, controller: c, value: v)
+        case .programChange(_, let p): return .programChange(channel: channel, program: p)
+        case .channelPressure(_, let p): return .channelPressure(channel: channel, pressure: p)
+        case .pitchBend(_, let v): return .pitchBend(channel: channel, value: v)
+        default: return self
+        }
+    }
+}
+
+/// One event of a track: a message at an absolute tick (the file's resolution). Any thread.
+public struct MIDIEvent: Hashable, Sendable {
+    /// Position in ticks from the start of the track. Any thread.
+    public var tick: Int
+    /// What happens at that tick. Any thread.
+    public var message: MIDIMessage
+
+    /// Makes an event at `tick`. Any thread.
+    public init(tick: Int, _ message: MIDIMessage) {
+        precondition(tick >= 0, "an event's tick is never negative")
+        self.tick = tick
+        self.message = message
+    }
+}
+
+extension Array where Element == MIDIEvent {
+    /// The events sorted by tick, keeping the given order among events at the same tick
+    /// (returns them unchanged when already in order). Any thread.
+    public func timeOrdered() -> [MIDIEvent] {
+        if zip(self, dropFirst()).allSatisfy({ $0.tick <= $1.tick }) { return self }
+        return enumerated().sorted { ($0.element.tick, $0.offset) < ($1.element.tick, $1.offset) }.map(\.element)
+    }
+}
+
+extension MIDIMessage {
+    /// The number of data bytes that follow a system status byte (`F1`...`FE`) in a MIDI
+    /// stream: 1 for `F1`/`F3`, 2 for `F2`, none for the rest. Any thread.
+    static func systemDataLength(_ status: UInt8) -> Int {
+        switch status {
+        case 0xF1, 0xF3: return 1
+        case 0xF2: return 2
+        default: return 0
+        }
+    }
+
+    /// The number of data bytes of a channel message with this status byte. Any thread.
+    static func channelDataLength(_ status: UInt8) -> Int {
+        switch status & 0xF0 {
+        case 0xC0, 0xD0: return 1
+        default: return 2
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import MIDI
+
+/// A song to play: a tempo track (tempo, time signature, key signature and SMPTE offset
+/// events, which apply to every track) and the music tracks. Core Audio's MusicSequence.
+/// Any thread (a value: each thread edits its own copy).
+public struct Sequence: Hashable, Sendable {
+    /// How a MIDI file's tracks become the sequence's tracks. Any thread.
+    public enum TrackLayout: Hashable, Sendable {
+        /// One track per track chunk of the file, in file order (track `i` is chunk `i`).
+        case fileTracks
+        /// One track per MIDI channel used, ascending, then one track for the remaining sysex
+        /// and meta events if there are any (Core Audio's ChannelsToTracks).
+        case channelsToTracks
+    }
+
+    /// The file's timing: ticks per quarter or SMPTE. Any thread.
+    public var division: Division
+    /// Tempo, time-signature, key-signature and SMPTE-offset events. Any thread.
+    public var tempoTrack: Track
+    /// The music tracks. Any thread.
+    public var tracks: [Track]
+
+    /// An empty sequence. Any thread.
+    public init(division: Division = .ticksPerQuarter(480), tempoTrack: Track = Track(), tracks: [Track] = []) {
+        self.division = division
+        self.tempoTrack = tempoTrack
+        self.tracks = tracks
+    }
+
+    /// Makes a sequence from a read MIDI file. Tempo-track events of every track move to the
+    /// tempo track. A format 2 file's sequences are laid one after another, each starting at
+    /// 120 bpm unless it sets its own tempo, so the song plays them in turn. Any thread.
+    public init(file: MIDIFile, layout: TrackLayout = .fileTracks) {
+        division = file.division
+        var fileTracks = file.tracks
+        var conductor: [MIDIEvent] = []
+        if file.format == 2 {
+            var offset = 0
+            for index in fileTracks.indices {
+                let startsWithTempo = fileTracks[index].events.contains {
+                    $0.tick == 0 && { if case .meta(.tempo) = $0.message { true } else { false } }($0)
+                }
+                if !startsWithTempo && (offset > 0 || index > 0) {
+                    conductor.append(MIDIEvent(tick: offset, .meta(.tempo(
+                        microsecondsPerQuarter: UInt32(TempoMap.defaultMicrosecondsPerQuarter)))))
+                }
+                fileTracks[index].events = fileTracks[index].events.map { MIDIEvent(tick: $0.tick + offset, $0.message) }
+                offset = fileTracks[index].endTick
+            }
+        }
+        var musical: [(events: [MIDIEvent], length: Int, name: String?)] = []
+        for track in fileTracks {
+            var rest: [MIDIEvent] = []
+            for event in track.events {
+                if Sequence.belongsToTempoTrack(event.message) { conductor.append(event) } else { rest.append(event) }
+            }
+            musical.append((rest, track.endTick, track.name))
+        }
+        let songEnd = fileTracks.map(\.endTick).max() ?? 0
+        tempoTrack = Track(name: nil, events: conductor, length: songEnd)
+        switch layout {
+        case .fileTracks:
+            tracks = musical.map { Track(name: $0.name, events: $0.events, length: $0.length) }
+        case .channelsToTracks:
+            let merged = musical.flatMap(\.events).timeOrdered()
+            var byChannel = [[MIDIEvent]](repeating: [], count: 16)
+            var other: [MIDIEvent] = []
+            for event in merged {
+                if let channel = event.message.channel { byChannel[Int(channel)].append(event) } else { other.append(event) }
+            }
+            tracks = byChannel.enumerated().filter { !$0.element.isEmpty }.map {
+                Track(name: "Channel \($0.offset + 1)", events: $0.element, length: songEnd)
+            }
+            if !other.isEmpty { tracks.append(Track(name: nil, events: other, length: songEnd)) }
+        }
+    }
+
+    /// True for the events that apply to the whole song and so live on the tempo track.
+    static func belongsToTempoTrack(_ message: MIDIMessage) -> Bool {
+        switch message {
+        case .meta(.tempo), .meta(.timeSignature), .meta(.keySignature), .meta(.smpteOffset): return true
+        default: return false
+        }
+    }
+
+    /// The tempo map from the tempo track. Any thread.
+    public var tempoMap: TempoMap {
+        TempoMap(division: division, tempoChanges: tempoTrack.events.compactMap {
+            if case .meta(.tempo(let t)) = $0.message { return ($0.tick, Int(t)) }
+            return nil
+        })
+    }
+
+    /// The bar:beat map from the tempo track's time signatures; `nil` for SMPTE division,
+    /// which has no bars. Any thread.
+    public var meterMap: MeterMap? {
+        guard case .ticksPerQuarter(let tpq) = division else { return nil }
+        return MeterMap(ticksPerQuarter: tpq, timeSignatures: tempoTrack.events.compactMap {
+            if case .meta(.timeSignature(let s)) = $0.message { return ($0.tick, s) }
+            return nil
+        })
+    }
+
+    /// The song's end in ticks: the longest track, tempo track included. Any thread.
+    public var length: Int { tracks.reduce(tempoTrack.length) { max($0, $1.length) } }
+
+    /// The song's length in seconds. Any thread.
+    public var durationSeconds: Double { tempoMap.seconds(atTick: length) }
+
+    /// Appends a track and returns its index. Any thread.
+    @discardableResult
+    public mutating func addTrack(_ track: Track = Track()) -> Int {
+        tracks.append(track)
+        return tracks.count - 1
+    }
+
+    /// Removes and returns the track at `index`. Any thread.
+    @discardableResult
+    public mutating func removeTrack(at index: Int) -> Track { tracks.remove(at: index) }
+
+    /// The sequence as a format 1 MIDI file: the tempo track first, then each track, each
+    /// with its name and End of Track at its length. Any thread.
+    public func midiFile() -> MIDIFile {
+        func chunk(_ track: Track) -> MIDIFile.Track {
+            var events = track.events
+            if let name = track.name, !events.contains(where: {
+                if case .meta(.text(.trackName, _)) = $0.message { true } else { false }
+            }) {
+                events.insert(MIDIEvent(tick: 0, .meta(.text(.trackName, string: name))), at: 0)
+            }
+            events.append(MIDIEvent(tick: track.length, .meta(.endOfTrack)))
+            return MIDIFile.Track(events: events)
+        }
+        return MIDIFile(format: 1, division: division, tracks: [chunk(tempoTrack)] + tracks.map(chunk))
+    }
+}

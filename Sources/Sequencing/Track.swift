@@ -1,0 +1,70 @@
+import MIDI
+
+/// A track of a sequence: events at absolute ticks, kept in time order (events at the same
+/// tick keep the order they were added in), and a length. Core Audio's MusicTrack. Any thread
+/// (a value: each thread edits its own copy).
+public struct Track: Hashable, Sendable {
+    /// The track's name (from its track-name event when loaded from a file). Any thread.
+    public var name: String?
+    /// The events, ticks ascending. End of Track is not an event here: see `length`. Any thread.
+    public private(set) var events: [MIDIEvent]
+    /// Where the track ends in ticks: at least its last event; loaded from End of Track. Any thread.
+    public var length: Int
+
+    /// Makes a track; events are put in time order (stable). Any thread.
+    public init(name: String? = nil, events: [MIDIEvent] = [], length: Int = 0) {
+        self.name = name
+        self.events = events.filter { $0.message != .meta(.endOfTrack) }.timeOrdered()
+        self.length = max(length, self.events.last?.tick ?? 0)
+    }
+
+    /// Adds an event after any others at the same tick, extending the length if needed. Any thread.
+    public mutating func insert(_ event: MIDIEvent) {
+        precondition(event.message != .meta(.endOfTrack), "a track's end is its length, not an event")
+        let index = insertionIndex(forTick: event.tick)
+        events.insert(event, at: index)
+        length = max(length, event.tick)
+    }
+
+    /// Removes the events that match `predicate`; the length stays. Any thread.
+    public mutating func removeAll(where predicate: (MIDIEvent) throws -> Bool) rethrows {
+        try events.removeAll(where: predicate)
+    }
+
+    /// Removes and returns the event at `index`. Any thread.
+    @discardableResult
+    public mutating func remove(at index: Int) -> MIDIEvent { events.remove(at: index) }
+
+    /// Replaces the event at `index`, moving it if its tick changed. Any thread.
+    public mutating func replace(at index: Int, with event: MIDIEvent) {
+        events.remove(at: index)
+        insert(event)
+    }
+
+    /// Moves every event by `ticks` (events that would fall before 0 land at 0). Any thread.
+    public mutating func shift(by ticks: Int) {
+        events = events.map { MIDIEvent(tick: max(0, $0.tick + ticks), $0.message) }
+        length = max(0, length + ticks)
+    }
+
+    /// The events in `range` of ticks. Any thread.
+    public func events(in range: Range<Int>) -> ArraySlice<MIDIEvent> {
+        events[insertionIndex(forTick: range.lowerBound - 1) ..< insertionIndex(forTick: range.upperBound - 1)]
+    }
+
+    /// Note-ons with velocity above 0. Any thread.
+    public var noteCount: Int { events.reduce(0) { $0 + ($1.message.isSoundingNoteOn ? 1 : 0) } }
+
+    /// Channels used by its channel messages, ascending. Any thread.
+    public var channels: [MIDIChannel] { MIDIFile.Track(events: events).channels }
+
+    /// The index after the last event at or before `tick`.
+    private func insertionIndex(forTick tick: Int) -> Int {
+        var low = 0, high = events.count
+        while low < high {
+            let mid = (low + high) / 2
+            if events[mid].tick <= tick { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+}

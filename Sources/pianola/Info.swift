@@ -1,0 +1,96 @@
+import ArgumentParser
+import Foundation
+import MIDI
+import Sequencing
+
+/// `pianola info`: what is in a MIDI file.
+struct Info: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show what a MIDI file holds: tracks, notes, length, tempo, meter, markers.")
+
+    @Argument(help: "The MIDI file (.mid, .smf, .kar or RIFF .rmi).")
+    var file: String
+
+    @Flag(help: "Print JSON instead of a summary.")
+    var json = false
+
+    @Flag(help: "Refuse any defect instead of recovering from it.")
+    var strict = false
+
+    func run() throws {
+        let midi: MIDIFile
+        do {
+            midi = try MIDIFile(contentsOf: file, mode: strict ? .strict : .lenient)
+        } catch {
+            throw fail(error.description)
+        }
+        let summary = SongSummary(file: midi)
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(summary), as: UTF8.self))
+        } else {
+            print(Info.text(summary, title: file), terminator: "")
+        }
+    }
+
+    /// The human summary.
+    static func text(_ s: SongSummary, title: String) -> String {
+        var out = ""
+        let division: String
+        switch s.division {
+        case .ticksPerQuarter(let t): division = "\(t) ticks per quarter note"
+        case .smpte(let fps, let tpf): division = "SMPTE \(fps.formatted2) fps × \(tpf) ticks per frame"
+        }
+        out += "\(title)\n"
+        out += "  format \(s.format), \(s.trackCount) track\(s.trackCount == 1 ? "" : "s"), \(division)\n"
+        out += "  length \(clock(s.durationSeconds)) (\(s.durationSeconds.formatted2) s), \(s.noteCount) notes\n"
+        if let first = s.tempoChanges.first {
+            let bpms = s.tempoChanges.map(\.bpm)
+            let range = bpms.min() == bpms.max() ? "\(first.bpm.formatted2) bpm"
+                : "\(first.bpm.formatted2) bpm at start, \(bpms.min()!.formatted2)–\(bpms.max()!.formatted2) bpm"
+            out += "  tempo \(range), \(s.tempoChanges.count) change\(s.tempoChanges.count == 1 ? "" : "s")\n"
+        } else {
+            out += "  tempo 120 bpm (no tempo event)\n"
+        }
+        if !s.timeSignatures.isEmpty {
+            let list = s.timeSignatures.prefix(8).map { "\($0.numerator)/\($0.denominator)" }.joined(separator: ", ")
+            out += "  meter \(list)\(s.timeSignatures.count > 8 ? ", … (\(s.timeSignatures.count) in all)" : "")\n"
+        }
+        out += "  tracks:\n"
+        for (i, t) in s.tracks.enumerated() {
+            let channels = t.channels.isEmpty ? "-" : t.channels.map { String($0 + 1) }.joined(separator: ",")
+            let name = t.name.map { "\"\($0)\"" } ?? "(no name)"
+            out += "    \(pad(String(i + 1), 3)) \(pad(name, 28)) \(pad(String(t.eventCount), 6, right: true)) events "
+                + "\(pad(String(t.noteCount), 6, right: true)) notes  channels \(channels)\n"
+        }
+        if !s.markers.isEmpty {
+            out += "  markers:\n"
+            for m in s.markers { out += "    \(clock(m.seconds))  \"\(m.text)\"\n" }
+        }
+        if !s.warnings.isEmpty {
+            out += "  warnings:\n"
+            for w in s.warnings { out += "    \(w)\n" }
+        }
+        return out
+    }
+
+    static func clock(_ seconds: Double) -> String {
+        let hundredths = Int((seconds * 100).rounded())
+        let m = hundredths / 6000, sec = hundredths / 100 % 60, h = hundredths % 100
+        return "\(m):\(sec < 10 ? "0" : "")\(sec).\(h < 10 ? "0" : "")\(h)"
+    }
+
+    static func pad(_ s: String, _ width: Int, right: Bool = false) -> String {
+        let fill = String(repeating: " ", count: max(0, width - s.count))
+        return right ? fill + s : s + fill
+    }
+}
+
+extension Double {
+    /// At most two decimals, no trailing zeros: 120, 29.97, 193.29.
+    var formatted2: String {
+        let r = (self * 100).rounded() / 100
+        return r == r.rounded() ? String(Int(r)) : String(r)
+    }
+}

@@ -1,0 +1,19 @@
+import ArgumentParser
+
+/// The `pianola` command: MIDI files in, music out.
+@main
+struct PianolaCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pianola",
+        abstract: "A MIDI sequencer and SoundFont synthesizer for Linux.",
+        version: "0.1.0",
+        subcommands: [Info.self]
+    )
+}
+
+/// Prints `pianola: message` on standard error and exits with status 1: how every bad input ends.
+func fail(_ message: String) -> ExitCode {
+    var stderr = StandardError()
+    print("pianola: \(message)", to: &stderr)
+    return ExitCode(1)
+}
