@@ -174,7 +174,14 @@ struct SMFReader {
                 try defect(.junkAfterEnd(byteCount: end - p), at: p)
                 break
             }
-            let isTrack = fourCC(p, "MTrk")
+            var isTrack = fourCC(p, "MTrk")
+            if !isTrack && mode == .lenient {
+                let id = String(decoding: bytes[p ..< p + 4], as: UTF8.self)
+                if id.lowercased() == "mtrk" {
+                    try defect(.misnamedTrackChunk(id), at: p, track: tracks.count + 1)
+                    isTrack = true
+                }
+            }
             let length = bigEndian32(p + 4)
             let dataStart = p + 8
             var dataEnd = dataStart + Int(length)
@@ -220,6 +227,7 @@ struct SMFReader {
         var running: UInt8 = 0
         var cancelledBy: UInt8 = 0
         var warnedRunningAfterCancel = false
+        var warnedSystemMessage = false
         var cutShort = false
         var sawEnd = false
 
@@ -325,7 +333,10 @@ struct SMFReader {
                 }
 
             default: // F1...FE but F7, FF: system messages, not SMF events.
-                try defect(.systemMessageInTrack(status: status), at: p - 1, track: number)
+                if !warnedSystemMessage {
+                    try defect(.systemMessageInTrack(status: status), at: p - 1, track: number)
+                    warnedSystemMessage = true
+                }
                 let count = MIDIMessage.systemDataLength(status)
                 guard end - p >= count else {
                     try defect(.truncatedEvent, at: eventStart, track: number)

@@ -41,6 +41,9 @@ public struct MIDIFileProblem: Hashable, Sendable, CustomStringConvertible {
         case trackCountMismatch(header: Int, found: Int)
         /// A chunk's length runs past the end of the file. Any thread.
         case chunkRunsPastEnd(length: UInt32, fileSize: Int)
+        /// A chunk named like `MTrk` but in the wrong case (`mTrk`): lenient reading reads it
+        /// as a track, strict reading skips it as the spec says for unknown chunks. Any thread.
+        case misnamedTrackChunk(String)
         /// Bytes after the last chunk that do not form a chunk. Any thread.
         case junkAfterEnd(byteCount: Int)
         /// A track chunk ends inside an event. Any thread.
@@ -53,7 +56,7 @@ public struct MIDIFileProblem: Hashable, Sendable, CustomStringConvertible {
         case runningStatusAfter(cancelledBy: UInt8)
         /// A channel message data byte above 127; lenient reading clamps it to 127. Any thread.
         case dataByteOutOfRange(UInt8)
-        /// A system common or real-time status byte inside a track. Any thread.
+        /// A system common or real-time status byte inside a track (reported once a track). Any thread.
         case systemMessageInTrack(status: UInt8)
         /// A known meta type whose length or values are wrong; lenient reading keeps it raw. Any thread.
         case malformedMeta(type: UInt8, reason: String)
@@ -93,6 +96,7 @@ public struct MIDIFileProblem: Hashable, Sendable, CustomStringConvertible {
             return "header says \(header) track\(header == 1 ? "" : "s"), the file holds \(found)"
         case .chunkRunsPastEnd(let length, let size):
             return "chunk length \(length) runs past the end of the file (size \(size))"
+        case .misnamedTrackChunk(let id): return "chunk '\(id)' read as a track chunk ('MTrk')"
         case .junkAfterEnd(let n): return "\(n) byte\(n == 1 ? "" : "s") after the last chunk are not a chunk"
         case .truncatedEvent: return "the track ends inside an event"
         case .vlqTooLong: return "variable-length number longer than 4 bytes"
