@@ -39,7 +39,7 @@ let package = Package(
 
         .testTarget(name: "MIDITests", dependencies: ["MIDI"]),
         .testTarget(name: "SequencingTests", dependencies: ["Sequencing", "MIDI", "SongBook"]),
-        .testTarget(name: "PianolaCLITests", dependencies: ["MIDI"]),
+        .testTarget(name: "PianolaCLITests", dependencies: ["MIDI", "pianola"]),
         .testTarget(name: "SystemLibrariesTests",
                     dependencies: ["CFluidSynth", "CALSA", "CSndFile", "CALSAShim"]),
     ]

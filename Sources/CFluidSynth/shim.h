@@ -1,1 +1,1 @@
-#include <fluidsynth/fluidsynth.h>
+#include <fluidsynth.h>

@@ -1,1 +1,66 @@
-public enum SongBook {}
+import MIDI
+
+/// The songs in songs/: public-domain tunes the project entered itself. Any thread.
+public enum SongBook {
+    /// Every song, in the order the README lists them. Any thread.
+    public static let all: [Song] = [odeToJoy, greensleeves, twinkle]
+
+    /// Beethoven's "Ode to Joy" (Symphony No. 9): melody, bass, strings and drums, 4/4, with a
+    /// ritardando over the last two bars.
+    static let odeToJoy = Song(
+        fileName: "ode-to-joy.mid", title: "Ode to Joy (L. van Beethoven)", format: 1, ticksPerQuarter: 480,
+        timeSignature: TimeSignature(4, 4), tempos: [(1, 112), (15, 100), (16, 80)],
+        parts: [
+            .init("Melody", channel: 0, program: 73, velocity: 100, """
+                E4:4 E4 F4 G4 | G4 F4 E4 D4 | C4 C4 D4 E4 | E4:4. D4:8 D4:2 |
+                E4:4 E4 F4 G4 | G4 F4 E4 D4 | C4 C4 D4 E4 | D4:4. C4:8 C4:2 |
+                D4:4 D4 E4 C4 | D4 E4:8 F4 E4:4 C4 | D4 E4:8 F4 E4:4 D4 | C4 D4 G3:2 |
+                E4:4 E4 F4 G4 | G4 F4 E4 D4 | C4 C4 D4 E4 | D4:4. C4:8 C4:2
+                """),
+            .init("Bass", channel: 1, program: 32, velocity: 95, """
+                C3:2 G2 | G2 G2 | C3 C3 | G2 G2 | C3 G2 | G2 G2 | C3 C3 | G2 C3 |
+                G2 G2 | C3 C3 | G2 G2 | C3 G2 | C3 G2 | G2 G2 | C3 C3 | G2 C3:2
+                """),
+            .init("Strings", channel: 2, program: 48, velocity: 70, """
+                [C3 E3 G3]:1 | [B2 D3 G3] | [C3 E3 G3] | [B2 D3 G3] |
+                [C3 E3 G3] | [B2 D3 G3] | [C3 E3 G3] | [B2 D3 G3]:2 [C3 E3 G3] |
+                [B2 D3 G3]:1 | [C3 E3 G3] | [B2 D3 G3] | [C3 E3 G3]:2 [B2 D3 G3] |
+                [C3 E3 G3]:1 | [B2 D3 G3] | [C3 E3 G3] | [B2 D3 G3]:2 [C3 E3 G3]
+                """),
+            .init("Drums", channel: 9, velocity: 85,
+                  String(repeating: "[kick hat]:8 hat [snare hat] hat [kick hat] hat [snare hat] hat | ", count: 15)
+                    + "[crash kick]:2 r:2"),
+        ])
+
+    /// "Greensleeves" (traditional English), flute over a bass line in 3/4.
+    static let greensleeves = Song(
+        fileName: "greensleeves.mid", title: "Greensleeves (traditional)", format: 1, ticksPerQuarter: 480,
+        timeSignature: TimeSignature(3, 4), tempos: [(1, 90)],
+        parts: [
+            .init("Flute", channel: 0, program: 73, velocity: 95, """
+                r:2 A4:4 | C5:2 D5:4 | E5:4. F5:8 E5:4 | D5:2 B4:4 | G4:4. A4:8 B4:4 | C5:2 A4:4 |
+                A4:4. G#4:8 A4:4 | B4:2 G#4:4 | E4:2 A4:4 | C5:2 D5:4 | E5:4. F5:8 E5:4 | D5:2 B4:4 |
+                G4:4. A4:8 B4:4 | C5:4. B4:8 A4:4 | G#4:4. F#4:8 G#4:4 | A4:2.
+                """),
+            .init("Bass", channel: 1, program: 32, velocity: 85, """
+                r:2. | A2:2. | C3 | G2 | G2 | A2 | E2 | E2 | A2 | A2 | C3 | G2 | G2 | A2 | E2 | A2
+                """),
+        ])
+
+    /// "Twinkle, Twinkle, Little Star" (French folk tune): melody and bass on two channels of
+    /// one format 0 track.
+    static let twinkle = Song(
+        fileName: "twinkle.mid", title: "Twinkle, Twinkle, Little Star (traditional)", format: 0, ticksPerQuarter: 96,
+        timeSignature: TimeSignature(4, 4), tempos: [(1, 100)],
+        parts: [
+            .init("Piano", channel: 0, program: 0, velocity: 100, """
+                C4:4 C4 G4 G4 | A4 A4 G4:2 | F4:4 F4 E4 E4 | D4 D4 C4:2 |
+                G4:4 G4 F4 F4 | E4 E4 D4:2 | G4:4 G4 F4 F4 | E4 E4 D4:2 |
+                C4:4 C4 G4 G4 | A4 A4 G4:2 | F4:4 F4 E4 E4 | D4 D4 C4:2
+                """),
+            .init("Bass", channel: 1, program: 32, velocity: 90, """
+                C3:2 E3 | F3 E3 | D3 C3 | G2 C3 | E3 D3 | C3 G2 | E3 D3 | C3 G2 |
+                C3 E3 | F3 E3 | D3 C3 | G2 C3
+                """),
+        ])
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+/// Runs the built `pianola` binary (next to the test bundle) and captures what it prints.
+struct CLIRun {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+
+    static let binary: URL = {
+        let me = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+        return me.deletingLastPathComponent().appendingPathComponent("pianola")
+    }()
+
+    static func pianola(_ arguments: String...) throws -> CLIRun {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return CLIRun(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errData, as: UTF8.self))
+    }
+}
+
+/// A scratch directory removed when the test ends.
+final class Scratch {
+    let url: URL
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("pianola-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    func write(_ name: String, _ bytes: [UInt8]) throws -> String {
+        let path = url.appendingPathComponent(name).path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+}

@@ -1,0 +1,32 @@
+import Testing
+import CALSA
+import CALSAShim
+import CFluidSynth
+import CSndFile
+
+/// The C libraries the later layers wrap are installed, link, and are versions we build on.
+@Suite("System libraries")
+struct LinkageTests {
+    @Test("libfluidsynth 2.x, alsa-lib 1.2, libsndfile 1.x are linked")
+    func versions() {
+        var major: Int32 = 0, minor: Int32 = 0, micro: Int32 = 0
+        fluid_version(&major, &minor, &micro)
+        #expect(major == 2)
+        #expect(String(cString: snd_asoundlib_version()).hasPrefix("1.2"))
+        #expect(String(cString: sf_version_string()).hasPrefix("libsndfile-1."))
+    }
+
+    @Test("the ALSA shim captures alsa-lib's error message instead of printing it")
+    func alsaErrorCapture() {
+        pianola_alsa_capture_errors()
+        defer { pianola_alsa_restore_errors() }
+        var pcm: OpaquePointer?
+        let status = snd_pcm_open(&pcm, "pianola_no_such_device", SND_PCM_STREAM_PLAYBACK, 0)
+        #expect(status < 0)
+        var buffer = [CChar](repeating: 0, count: 512)
+        let length = pianola_alsa_take_last_error(&buffer, buffer.count)
+        let message = String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        #expect(message.contains("pianola_no_such_device"), "captured: \(message)")
+        #expect(pianola_alsa_take_last_error(&buffer, buffer.count) == 0)
+    }
+}
