@@ -149,5 +149,10 @@ struct SMFMalformedTests {
         #expect(throws: MIDIFileError(MIDIFileProblem(offset: 0, track: nil, kind: .unreadable("is a directory")), path: "/")) {
             try MIDIFile(contentsOf: "/")
         }
+        // An endless device is cut off at the size limit instead of filling memory.
+        #expect(throws: MIDIFileError(MIDIFileProblem(offset: 0, track: nil, kind: .unreadable("larger than 64 MB, which no MIDI file is")),
+                                      path: "/dev/zero")) {
+            try MIDIFile(contentsOf: "/dev/zero")
+        }
     }
 }
