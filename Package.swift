@@ -16,8 +16,8 @@ let package = Package(
                        providers: [.apt(["libfluidsynth-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
-        // What Swift cannot call: ALSA's variadic error handler.
-        .target(name: "CALSAShim", dependencies: ["CALSA"]),
+        // What Swift cannot do with them: catch alsa-lib's and libfluidsynth's error messages.
+        .target(name: "CShims", dependencies: ["CALSA", "CFluidSynth"]),
 
         // Pure Swift: messages, the Standard MIDI File reader/writer, tempo map, time conversions.
         .target(name: "MIDI"),
@@ -25,6 +25,11 @@ let package = Package(
         .target(name: "Sequencing", dependencies: ["MIDI"]),
         // The public library product: a façade over the modules above.
         .target(name: "Pianola", dependencies: ["MIDI", "Sequencing"]),
+        // libfluidsynth, wrapped: the only module that imports CFluidSynth.
+        .target(name: "FluidSynth", dependencies: ["CFluidSynth", "CShims"]),
+        // A SoundFont 2 writer, and the project's own fonts made with it.
+        .target(name: "SF2"),
+        .target(name: "SoundFontBook", dependencies: ["SF2"]),
         // Songs the project wrote, entered in code and written out by the SMF writer.
         .target(name: "SongBook", dependencies: ["MIDI"]),
 
@@ -34,13 +39,16 @@ let package = Package(
         ]),
         // Regenerates songs/*.mid from SongBook: `swift run make-songs`.
         .executableTarget(name: "make-songs", dependencies: ["SongBook"], path: "Sources/MakeSongs"),
+        // Regenerates soundfonts/*.sf2 from SoundFontBook: `swift run make-soundfonts`.
+        .executableTarget(name: "make-soundfonts", dependencies: ["SoundFontBook"], path: "Sources/MakeSoundFonts"),
         // Benchmarks that print figures (never pass/fail): `swift run -c release pianola-bench`.
         .executableTarget(name: "pianola-bench", dependencies: ["MIDI"], path: "Sources/PianolaBench"),
 
         .testTarget(name: "MIDITests", dependencies: ["MIDI"]),
         .testTarget(name: "SequencingTests", dependencies: ["Sequencing", "MIDI", "SongBook"]),
         .testTarget(name: "PianolaCLITests", dependencies: ["MIDI", "pianola"]),
+        .testTarget(name: "SoundFontTests", dependencies: ["SF2", "SoundFontBook", "FluidSynth"]),
         .testTarget(name: "SystemLibrariesTests",
-                    dependencies: ["CFluidSynth", "CALSA", "CSndFile", "CALSAShim"]),
+                    dependencies: ["CFluidSynth", "CALSA", "CSndFile", "CShims"]),
     ]
 )

@@ -1,6 +1,6 @@
 import Testing
 import CALSA
-import CALSAShim
+import CShims
 import CFluidSynth
 import CSndFile
 
@@ -24,9 +24,9 @@ struct LinkageTests {
         let status = snd_pcm_open(&pcm, "pianola_no_such_device", SND_PCM_STREAM_PLAYBACK, 0)
         #expect(status < 0)
         var buffer = [CChar](repeating: 0, count: 512)
-        let length = pianola_alsa_take_last_error(&buffer, buffer.count)
+        let length = pianola_take_last_error(&buffer, buffer.count)
         let message = String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
         #expect(message.contains("pianola_no_such_device"), "captured: \(message)")
-        #expect(pianola_alsa_take_last_error(&buffer, buffer.count) == 0)
+        #expect(pianola_take_last_error(&buffer, buffer.count) == 0)
     }
 }

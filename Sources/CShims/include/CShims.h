@@ -1,0 +1,25 @@
+#ifndef PIANOLA_CSHIMS_H
+#define PIANOLA_CSHIMS_H
+#include <stddef.h>
+
+/// What Swift cannot do with the C libraries: catch their error messages. alsa-lib reports
+/// through a C variadic handler; libfluidsynth through a global log function. Both are routed
+/// into one per-thread buffer (no lock, no allocation, so a message logged on the render
+/// thread costs nothing unsafe), which the wrapper that made the failing call takes as the
+/// reason of its error.
+
+/// Routes alsa-lib's error messages into the calling thread's buffer instead of stderr. Any thread.
+void pianola_alsa_capture_errors(void);
+
+/// Restores alsa-lib's default handler (print to stderr). Any thread.
+void pianola_alsa_restore_errors(void);
+
+/// Routes libfluidsynth's panic and error messages into the calling thread's buffer and
+/// silences its warnings, information and debug output. Any thread; affects all synths.
+void pianola_fluid_capture_errors(void);
+
+/// Copies the calling thread's last captured message into `buffer` (NUL-terminated, truncated
+/// to `size`) and clears it. Returns its length, 0 when there is none. Any thread.
+size_t pianola_take_last_error(char *buffer, size_t size);
+
+#endif

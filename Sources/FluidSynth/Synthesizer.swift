@@ -1,0 +1,220 @@
+import CFluidSynth
+import CShims
+
+/// A libfluidsynth synthesizer: its settings, its SoundFonts, and the MIDI and render calls.
+///
+/// Thread rules (`synth.threadsafe-api` is off, so libfluidsynth takes no lock): build it and
+/// load its fonts on a control thread, then hand it to one render thread, which alone makes
+/// every MIDI and render call from then on. Loading a font takes the synth's time for the
+/// whole load, so a font change builds a fresh synthesizer and swaps it in.
+public final class Synthesizer: @unchecked Sendable {
+    // @unchecked Sendable: the instance moves between threads but is used by one at a time,
+    // as the type's doc says; the synth itself is built single-threaded (threadsafe-api 0).
+
+    /// Synthesis settings. Any thread.
+    public struct Configuration: Hashable, Sendable {
+        /// Output sample rate in Hz. Any thread.
+        public var sampleRate: Double = 48_000
+        /// Most voices sounding at once. Any thread.
+        public var polyphony: Int = 256
+        /// Reverb on (FluidSynth's default). Any thread.
+        public var reverb = true
+        /// Chorus on (FluidSynth's default). Any thread.
+        public var chorus = true
+        /// Output gain (FluidSynth's default 0.2). Any thread.
+        public var gain: Double = 0.2
+        /// Load sample data only when a preset is selected, and free it when none uses it:
+        /// far less memory for large General MIDI fonts. Any thread.
+        public var lazySampleLoading = false
+        /// MIDI channels. Any thread.
+        public var channels = 16
+
+        /// The defaults. Any thread.
+        public init() {}
+    }
+
+    /// A loaded SoundFont's handle. Any thread.
+    public struct SoundFontID: Hashable, Sendable {
+        /// FluidSynth's font id.
+        let raw: Int32
+    }
+
+    /// A preset of a loaded font. Any thread.
+    public struct Preset: Hashable, Sendable {
+        /// Bank (128 = percussion). Any thread.
+        public var bank: Int
+        /// Program, 0...127. Any thread.
+        public var program: Int
+        /// Name. Any thread.
+        public var name: String
+    }
+
+    private let settings: OpaquePointer
+    private let synth: OpaquePointer
+    /// The settings it was made with. Any thread.
+    public let configuration: Configuration
+
+    /// Makes a synthesizer; throws if libfluidsynth refuses the settings. Control thread.
+    public init(configuration: Configuration = Configuration()) throws(SynthesizerError) {
+        _ = Self.captureLibraryErrors
+        self.configuration = configuration
+        guard let settings = new_fluid_settings() else { throw SynthesizerError(.creation, Self.lastLibraryError()) }
+        fluid_settings_setint(settings, "synth.threadsafe-api", 0)
+        fluid_settings_setnum(settings, "synth.sample-rate", configuration.sampleRate)
+        fluid_settings_setint(settings, "synth.polyphony", Int32(clamping: configuration.polyphony))
+        fluid_settings_setint(settings, "synth.reverb.active", configuration.reverb ? 1 : 0)
+        fluid_settings_setint(settings, "synth.chorus.active", configuration.chorus ? 1 : 0)
+        fluid_settings_setnum(settings, "synth.gain", configuration.gain)
+        fluid_settings_setint(settings, "synth.dynamic-sample-loading", configuration.lazySampleLoading ? 1 : 0)
+        fluid_settings_setint(settings, "synth.midi-channels", Int32(clamping: configuration.channels))
+        guard let synth = new_fluid_synth(settings) else {
+            delete_fluid_settings(settings)
+            throw SynthesizerError(.creation, Self.lastLibraryError())
+        }
+        self.settings = settings
+        self.synth = synth
+    }
+
+    deinit {
+        delete_fluid_synth(synth)
+        delete_fluid_settings(settings)
+    }
+
+    /// Loads a SoundFont (SF2, or SF3 where libfluidsynth was built with it) on top of the
+    /// fonts already loaded; presets resolve to the newest font that has them. Control thread,
+    /// before the synthesizer renders.
+    public func loadSoundFont(path: String) throws(SynthesizerError) -> SoundFontID {
+        _ = Self.lastLibraryError()
+        let id = fluid_synth_sfload(synth, path, 1)
+        guard id >= 0 else { throw SynthesizerError(.soundFont(path: path), Self.lastLibraryError()) }
+        return SoundFontID(raw: id)
+    }
+
+    /// The presets of a loaded font, by bank then program. Control thread.
+    public func presets(of font: SoundFontID) -> [Preset] {
+        guard let sfont = fluid_synth_get_sfont_by_id(synth, font.raw) else { return [] }
+        var presets: [Preset] = []
+        fluid_sfont_iteration_start(sfont)
+        while let preset = fluid_sfont_iteration_next(sfont) {
+            presets.append(Preset(bank: Int(fluid_preset_get_banknum(preset)), program: Int(fluid_preset_get_num(preset)),
+                                  name: String(cString: fluid_preset_get_name(preset))))
+        }
+        return presets.sorted { ($0.bank, $0.program) < ($1.bank, $1.program) }
+    }
+
+    // MARK: Render thread
+
+    /// Note on (velocity 0 is note off). Render thread only.
+    @inline(__always) public func noteOn(channel: Int, key: Int, velocity: Int) {
+        _ = fluid_synth_noteon(synth, Int32(channel), Int32(key), Int32(velocity))
+    }
+
+    /// Note off. Render thread only.
+    @inline(__always) public func noteOff(channel: Int, key: Int) {
+        _ = fluid_synth_noteoff(synth, Int32(channel), Int32(key))
+    }
+
+    /// Control change. Render thread only.
+    @inline(__always) public func controlChange(channel: Int, controller: Int, value: Int) {
+        _ = fluid_synth_cc(synth, Int32(channel), Int32(controller), Int32(value))
+    }
+
+    /// Program change (the bank comes from CC0/CC32 as sent). Render thread only.
+    @inline(__always) public func programChange(channel: Int, program: Int) {
+        _ = fluid_synth_program_change(synth, Int32(channel), Int32(program))
+    }
+
+    /// Pitch bend, 0...16383, centre 8192. Render thread only.
+    @inline(__always) public func pitchBend(channel: Int, value: Int) {
+        _ = fluid_synth_pitch_bend(synth, Int32(channel), Int32(value))
+    }
+
+    /// Channel pressure. Render thread only.
+    @inline(__always) public func channelPressure(channel: Int, pressure: Int) {
+        _ = fluid_synth_channel_pressure(synth, Int32(channel), Int32(pressure))
+    }
+
+    /// Polyphonic key pressure. Render thread only.
+    @inline(__always) public func keyPressure(channel: Int, key: Int, pressure: Int) {
+        _ = fluid_synth_key_pressure(synth, Int32(channel), Int32(key), Int32(pressure))
+    }
+
+    /// A system-exclusive message without its `F0`/`F7` framing (GM/GS/XG resets, tuning…).
+    /// Render thread only.
+    @inline(__always) public func systemExclusive(_ data: UnsafeBufferPointer<UInt8>) {
+        guard let base = data.baseAddress, !data.isEmpty else { return }
+        base.withMemoryRebound(to: CChar.self, capacity: data.count) {
+            _ = fluid_synth_sysex(synth, $0, Int32(data.count), nil, nil, nil, 0)
+        }
+    }
+
+    /// Releases every note on `channel` (or every channel for -1), as note-offs do. Render thread only.
+    @inline(__always) public func allNotesOff(channel: Int = -1) {
+        _ = fluid_synth_all_notes_off(synth, Int32(channel))
+    }
+
+    /// Silences every voice on `channel` (or every channel for -1) at once. Render thread only.
+    @inline(__always) public func allSoundsOff(channel: Int = -1) {
+        _ = fluid_synth_all_sounds_off(synth, Int32(channel))
+    }
+
+    /// GM system reset: all voices off, controllers and programs to their defaults. Render thread only.
+    public func systemReset() {
+        _ = fluid_synth_system_reset(synth)
+    }
+
+    /// Voices sounding now. Render thread only.
+    public var activeVoiceCount: Int { Int(fluid_synth_get_active_voice_count(synth)) }
+
+    /// Renders `frames` frames of stereo audio into two non-interleaved float buffers (written,
+    /// not mixed). libfluidsynth computes 64 frames at a time: events sent between calls take
+    /// effect at its next 64-frame block. Render thread only.
+    @inline(__always) public func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
+        _ = fluid_synth_write_float(synth, Int32(frames), left, 0, 1, right, 0, 1)
+    }
+
+    /// libfluidsynth's render block: 64 frames. Any thread.
+    public static let blockSize = 64
+
+    // MARK: Library errors
+
+    private static let captureLibraryErrors: Void = pianola_fluid_capture_errors()
+
+    /// Takes the calling thread's last libfluidsynth error message, "" if none.
+    static func lastLibraryError() -> String {
+        var buffer = [CChar](repeating: 0, count: 512)
+        let length = pianola_take_last_error(&buffer, buffer.count)
+        return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// A synthesizer that could not be made, or a SoundFont that could not be loaded, with
+/// libfluidsynth's own words. Any thread.
+public struct SynthesizerError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What failed. Any thread.
+    public enum Operation: Hashable, Sendable {
+        /// Making the synthesizer. Any thread.
+        case creation
+        /// Loading the font at `path`. Any thread.
+        case soundFont(path: String)
+    }
+
+    /// What failed. Any thread.
+    public var operation: Operation
+    /// libfluidsynth's message, if it gave one. Any thread.
+    public var libraryMessage: String
+
+    init(_ operation: Operation, _ libraryMessage: String) {
+        self.operation = operation
+        self.libraryMessage = libraryMessage
+    }
+
+    /// One line: what, where, why. Any thread.
+    public var description: String {
+        let why = libraryMessage.isEmpty ? "" : ": \(libraryMessage)"
+        switch operation {
+        case .creation: return "cannot start the synthesizer\(why)"
+        case .soundFont(let path): return "\(path): not a SoundFont libfluidsynth can load\(why)"
+        }
+    }
+}
