@@ -22,11 +22,13 @@ let package = Package(
         // Pure Swift: messages, the Standard MIDI File reader/writer, tempo map, time conversions.
         .target(name: "MIDI"),
         // The sequence model: Sequence, Track, load options, editing.
-        .target(name: "Sequencing", dependencies: ["MIDI"]),
+        .target(name: "Sequencing", dependencies: ["MIDI", "Engine"]),
         // The public library product: a façade over the modules above.
         .target(name: "Pianola", dependencies: ["MIDI", "Sequencing"]),
         // libfluidsynth, wrapped: the only module that imports CFluidSynth.
         .target(name: "FluidSynth", dependencies: ["CFluidSynth", "CShims"]),
+        // The audio graph: nodes, mixer, sampler, the render loop, the lock-free queues.
+        .target(name: "Engine", dependencies: ["MIDI", "FluidSynth"]),
         // A SoundFont 2 writer, and the project's own fonts made with it.
         .target(name: "SF2"),
         .target(name: "SoundFontBook", dependencies: ["SF2"]),
@@ -47,6 +49,7 @@ let package = Package(
         .testTarget(name: "MIDITests", dependencies: ["MIDI"]),
         .testTarget(name: "SequencingTests", dependencies: ["Sequencing", "MIDI", "SongBook"]),
         .testTarget(name: "PianolaCLITests", dependencies: ["MIDI", "pianola"]),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "Sequencing", "MIDI", "FluidSynth"]),
         .testTarget(name: "SoundFontTests", dependencies: ["SF2", "SoundFontBook", "FluidSynth"]),
         .testTarget(name: "SystemLibrariesTests",
                     dependencies: ["CFluidSynth", "CALSA", "CSndFile", "CShims"]),

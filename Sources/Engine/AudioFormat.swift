@@ -1,0 +1,92 @@
+/// The engine's clock: the count of sample frames rendered since the graph started — Core
+/// Audio's `mSampleTime`. Any thread.
+public typealias SampleTime = Int64
+
+/// The format every node renders: 32-bit float, non-interleaved stereo at `sampleRate`. Any thread.
+public struct AudioFormat: Hashable, Sendable {
+    /// Frames per second. Any thread.
+    public var sampleRate: Int
+    /// Channels: the engine renders stereo. Any thread.
+    public var channelCount: Int { 2 }
+
+    /// A stereo float format at `sampleRate`. Any thread.
+    public init(sampleRate: Int) {
+        precondition(sampleRate > 0, "a sample rate is positive")
+        self.sampleRate = sampleRate
+    }
+}
+
+/// Stereo float32 storage, allocated and freed off the render thread. Control thread to make;
+/// its `slice` is for the render thread.
+public final class AudioBuffer: @unchecked Sendable {
+    // @unchecked Sendable: the pointers are fixed for the buffer's life; the frames are
+    // written by one render thread at a time, as the engine's ownership rules say.
+
+    /// Left channel, `capacity` frames. Any thread.
+    public let left: UnsafeMutablePointer<Float>
+    /// Right channel, `capacity` frames. Any thread.
+    public let right: UnsafeMutablePointer<Float>
+    /// Frames it holds. Any thread.
+    public let capacity: Int
+
+    /// Allocates `capacity` silent frames. Control thread.
+    public init(capacity: Int) {
+        precondition(capacity > 0)
+        self.capacity = capacity
+        left = .allocate(capacity: capacity)
+        right = .allocate(capacity: capacity)
+        left.initialize(repeating: 0, count: capacity)
+        right.initialize(repeating: 0, count: capacity)
+    }
+
+    deinit {
+        left.deallocate()
+        right.deallocate()
+    }
+
+    /// The first `frames` frames as a slice. Any thread.
+    public func slice(frames: Int) -> StereoSlice {
+        precondition(frames <= capacity)
+        return StereoSlice(left: left, right: right, frames: frames)
+    }
+}
+
+/// A window of stereo frames a node renders into. Render thread only.
+public struct StereoSlice {
+    /// Left channel. Render thread only.
+    public let left: UnsafeMutablePointer<Float>
+    /// Right channel. Render thread only.
+    public let right: UnsafeMutablePointer<Float>
+    /// Frames in the window. Render thread only.
+    public let frames: Int
+
+    /// Makes a slice over caller-owned memory. Render thread only.
+    public init(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
+        self.left = left
+        self.right = right
+        self.frames = frames
+    }
+
+    /// The part from `offset` on, `count` frames long. Render thread only.
+    @inline(__always) public func dropFirst(_ offset: Int, count: Int) -> StereoSlice {
+        StereoSlice(left: left + offset, right: right + offset, frames: count)
+    }
+
+    /// Writes silence. Render thread only.
+    @inline(__always) public func clear() {
+        left.update(repeating: 0, count: frames)
+        right.update(repeating: 0, count: frames)
+    }
+}
+
+/// A node of the audio graph: prepared off the render thread, then pulled by its consumer
+/// on the render thread. Core Audio's audio unit render callback. Any thread (see members).
+public protocol AudioNode: AnyObject, Sendable {
+    /// Gets ready to render `format` in slices of at most `maxFrames` (allocate here, never in
+    /// `render`). Control thread, before the node is connected.
+    func prepare(format: AudioFormat, maxFrames: Int)
+
+    /// Overwrites `output` with the node's audio for frames `time ..< time + output.frames`.
+    /// No allocation, lock, I/O or logging. Render thread only.
+    func render(_ output: StereoSlice, at time: SampleTime)
+}

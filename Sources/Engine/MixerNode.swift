@@ -1,0 +1,122 @@
+/// Sums its inputs with per-input volume, pan and mute, then an output gain. Inputs are
+/// connected and disconnected while rendering: changes travel to the render thread through
+/// a lock-free queue, and a disconnected node comes back through another queue to be released
+/// off the render thread (`collectDisconnected`). Core Audio's multichannel mixer.
+public final class MixerNode: AudioNode, @unchecked Sendable {
+    // @unchecked Sendable: `inputs`, `scratch` and `outputGain` belong to the render thread
+    // once rendering starts; the control thread talks to it only through the two queues.
+
+    /// One input's settings. Any thread.
+    public struct InputSettings: Hashable, Sendable {
+        /// Linear gain. Any thread.
+        public var volume: Float = 1
+        /// −1 (left) ... 1 (right); 0 leaves both sides at full level. Any thread.
+        public var pan: Float = 0
+        /// Silences the input (it is still rendered, so it stays in time). Any thread.
+        public var muted = false
+
+        /// Unity, centre, unmuted. Any thread.
+        public init() {}
+    }
+
+    private enum Change {
+        case connect(slot: Int, node: any AudioNode, settings: InputSettings)
+        case settings(slot: Int, InputSettings)
+        case disconnect(slot: Int)
+        case outputGain(Float)
+    }
+
+    private var inputs: [(node: (any AudioNode)?, settings: InputSettings)]
+    private let changes: SPSCQueue<Change>
+    private let released: SPSCQueue<any AudioNode>
+    private var scratch: AudioBuffer?
+    private var format: AudioFormat?
+    private var maxFrames = 0
+    private var outputGain: Float = 1
+    private var slotsInUse: [Bool]
+
+    /// A mixer with room for `capacity` inputs. Control thread.
+    public init(capacity: Int = 64) {
+        inputs = Array(repeating: (nil, InputSettings()), count: capacity)
+        slotsInUse = Array(repeating: false, count: capacity)
+        changes = SPSCQueue(capacity: 256)
+        released = SPSCQueue(capacity: capacity + 256)
+    }
+
+    /// Allocates the mixing buffer. Control thread, before rendering.
+    public func prepare(format: AudioFormat, maxFrames: Int) {
+        self.format = format
+        self.maxFrames = maxFrames
+        scratch = AudioBuffer(capacity: maxFrames)
+    }
+
+    /// Connects `node` (prepared here) to a free input and returns the input's number.
+    /// Control thread.
+    @discardableResult
+    public func connect(_ node: any AudioNode, settings: InputSettings = InputSettings()) -> Int {
+        guard let format, let slot = slotsInUse.firstIndex(of: false) else {
+            preconditionFailure("prepare the mixer before connecting; at most \(inputs.count) inputs")
+        }
+        node.prepare(format: format, maxFrames: maxFrames)
+        slotsInUse[slot] = true
+        send(.connect(slot: slot, node: node, settings: settings))
+        return slot
+    }
+
+    /// Changes an input's volume, pan or mute from the next render cycle. Control thread.
+    public func set(_ settings: InputSettings, forInput input: Int) { send(.settings(slot: input, settings)) }
+
+    /// Disconnects an input; the node is released later by `collectDisconnected`. Control thread.
+    public func disconnect(input: Int) {
+        slotsInUse[input] = false
+        send(.disconnect(slot: input))
+    }
+
+    /// Sets the gain applied to the sum. Control thread.
+    public func setOutputGain(_ gain: Float) { send(.outputGain(gain)) }
+
+    /// Releases the nodes the render thread has let go of. Control thread.
+    public func collectDisconnected() {
+        while released.pop() != nil {}
+    }
+
+    private func send(_ change: Change) {
+        while !changes.push(change) {
+            collectDisconnected()
+            sched_yield()
+        }
+    }
+
+    /// Mixes the inputs. Render thread only.
+    public func render(_ output: StereoSlice, at time: SampleTime) {
+        while let change = changes.pop() {
+            switch change {
+            case .connect(let slot, let node, let settings): inputs[slot] = (node, settings)
+            case .settings(let slot, let settings): inputs[slot].settings = settings
+            case .disconnect(let slot):
+                if let node = inputs[slot].node { _ = released.push(node) }
+                inputs[slot].node = nil
+            case .outputGain(let gain): outputGain = gain
+            }
+        }
+        output.clear()
+        guard let scratch else { return }
+        let part = scratch.slice(frames: output.frames)
+        for index in inputs.indices {
+            guard let node = inputs[index].node else { continue }
+            node.render(part, at: time)
+            let s = inputs[index].settings
+            if s.muted { continue }
+            let leftGain = s.volume * min(1, 1 - s.pan) * outputGain
+            let rightGain = s.volume * min(1, 1 + s.pan) * outputGain
+            for i in 0..<output.frames {
+                output.left[i] += part.left[i] * leftGain
+                output.right[i] += part.right[i] * rightGain
+            }
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

@@ -1,0 +1,146 @@
+import FluidSynth
+
+/// A SoundFont sampler over libfluidsynth: plays MIDI scheduled at sample times. libfluidsynth
+/// computes 64-frame blocks, so the node renders block by block on a fixed grid from sample
+/// time 0 and applies each event before the block whose start is *nearest* its time (halves to
+/// the even block): error within ±32 frames, no bias, no drift. Core Audio's sampler unit.
+public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable {
+    // @unchecked Sendable: after `init` (control thread) every member is used by the render
+    // thread alone; the synthesizer's own rule is the same.
+
+    private struct Pending {
+        var time: SampleTime
+        var status: UInt8, data1: UInt8, data2: UInt8
+        var sysexOffset: Int32, sysexLength: Int32
+    }
+
+    /// The synthesizer it plays. Render thread only once rendering has started.
+    public let synthesizer: Synthesizer
+    private static let block = Synthesizer.blockSize
+    private let blockLeft = UnsafeMutablePointer<Float>.allocate(capacity: SamplerNode.block)
+    private let blockRight = UnsafeMutablePointer<Float>.allocate(capacity: SamplerNode.block)
+    private var blockPosition = SamplerNode.block          // next unread frame of the block; 64 = none
+    private var blockStart: SampleTime = -SampleTime(SamplerNode.block)
+    private let pending: UnsafeMutablePointer<Pending>
+    private let pendingCapacity: Int
+    private var pendingHead = 0, pendingCount = 0
+    private let arena: UnsafeMutablePointer<UInt8>
+    private let arenaCapacity: Int
+    private var arenaTail = 0
+    /// Events dropped because the schedule was full (should stay 0). Render thread only.
+    public private(set) var droppedEvents = 0
+
+    /// A sampler playing `synthesizer`, with room for `capacity` scheduled events and
+    /// `sysexCapacity` bytes of scheduled sysex. Control thread.
+    public init(synthesizer: Synthesizer, capacity: Int = 16_384, sysexCapacity: Int = 1 << 16) {
+        self.synthesizer = synthesizer
+        pendingCapacity = capacity
+        pending = .allocate(capacity: capacity)
+        arenaCapacity = sysexCapacity
+        arena = .allocate(capacity: sysexCapacity)
+    }
+
+    deinit {
+        blockLeft.deallocate()
+        blockRight.deallocate()
+        pending.deallocate()
+        arena.deallocate()
+    }
+
+    /// Nothing to allocate: the node renders in its own 64-frame blocks. Control thread.
+    public func prepare(format: AudioFormat, maxFrames: Int) {
+        precondition(Double(format.sampleRate) == synthesizer.configuration.sampleRate,
+                     "the synthesizer renders at the graph's sample rate")
+    }
+
+    /// One block of lookahead is enough for nearest-edge rounding. Any thread.
+    public var schedulingLookahead: Int { SamplerNode.block }
+
+    /// Schedules a channel message. Render thread only.
+    public func schedule(_ event: ScheduledMIDI) {
+        append(Pending(time: event.time, status: event.status, data1: event.data1, data2: event.data2, sysexOffset: 0, sysexLength: 0))
+    }
+
+    /// Schedules a sysex message, copying its bytes into the node's arena. Render thread only.
+    public func scheduleSysex(_ data: UnsafeBufferPointer<UInt8>, at time: SampleTime) {
+        guard !data.isEmpty, data.count <= arenaCapacity else { droppedEvents += 1; return }
+        if arenaTail + data.count > arenaCapacity {
+            guard pendingCount == 0 || !pendingSysexIsLive else { droppedEvents += 1; return }
+            arenaTail = 0
+        }
+        (arena + arenaTail).update(from: data.baseAddress!, count: data.count)
+        append(Pending(time: time, status: 0xF0, data1: 0, data2: 0, sysexOffset: Int32(arenaTail), sysexLength: Int32(data.count)))
+        arenaTail += data.count
+    }
+
+    /// Whether any scheduled event still points into the sysex arena.
+    private var pendingSysexIsLive: Bool {
+        for i in 0..<pendingCount where pending[(pendingHead + i) % pendingCapacity].status == 0xF0 { return true }
+        return false
+    }
+
+    /// Drops everything scheduled. Render thread only.
+    public func flushScheduled() {
+        pendingHead = 0
+        pendingCount = 0
+        arenaTail = 0
+    }
+
+    @inline(__always) private func append(_ event: Pending) {
+        guard pendingCount < pendingCapacity else { droppedEvents += 1; return }
+        pending[(pendingHead + pendingCount) % pendingCapacity] = event
+        pendingCount += 1
+    }
+
+    /// The start of the 64-frame block nearest `time` (a time exactly between two goes to the
+    /// even block, so rounding has no bias).
+    @inline(__always) static func nearestBlockStart(_ time: SampleTime) -> SampleTime {
+        let b = SampleTime(block)
+        let index = time >= 0 ? time / b : (time - b + 1) / b
+        let rest = time - index * b
+        let rounded = rest > b / 2 || (rest == b / 2 && index & 1 == 1) ? index + 1 : index
+        return rounded * b
+    }
+
+    /// Renders the synth's audio for `time ..< time + frames`. Render thread only.
+    public func render(_ output: StereoSlice, at time: SampleTime) {
+        var produced = 0
+        while produced < output.frames {
+            if blockPosition == SamplerNode.block {
+                computeBlock(at: blockStart + SampleTime(SamplerNode.block))
+            }
+            let count = min(SamplerNode.block - blockPosition, output.frames - produced)
+            (output.left + produced).update(from: blockLeft + blockPosition, count: count)
+            (output.right + produced).update(from: blockRight + blockPosition, count: count)
+            blockPosition += count
+            produced += count
+        }
+    }
+
+    private func computeBlock(at start: SampleTime) {
+        while pendingCount > 0 && SamplerNode.nearestBlockStart(pending[pendingHead].time) <= start {
+            apply(pending[pendingHead])
+            pendingHead = (pendingHead + 1) % pendingCapacity
+            pendingCount -= 1
+        }
+        if pendingCount == 0 { arenaTail = 0 }
+        synthesizer.render(left: blockLeft, right: blockRight, frames: SamplerNode.block)
+        blockStart = start
+        blockPosition = 0
+    }
+
+    @inline(__always) private func apply(_ e: Pending) {
+        let channel = Int(e.status & 0x0F)
+        switch e.status & 0xF0 {
+        case 0x80: synthesizer.noteOff(channel: channel, key: Int(e.data1))
+        case 0x90: synthesizer.noteOn(channel: channel, key: Int(e.data1), velocity: Int(e.data2))
+        case 0xA0: synthesizer.keyPressure(channel: channel, key: Int(e.data1), pressure: Int(e.data2))
+        case 0xB0: synthesizer.controlChange(channel: channel, controller: Int(e.data1), value: Int(e.data2))
+        case 0xC0: synthesizer.programChange(channel: channel, program: Int(e.data1))
+        case 0xD0: synthesizer.channelPressure(channel: channel, pressure: Int(e.data1))
+        case 0xE0: synthesizer.pitchBend(channel: channel, value: Int(e.data1) | Int(e.data2) << 7)
+        default:
+            synthesizer.systemExclusive(UnsafeBufferPointer(start: arena + Int(e.sysexOffset), count: Int(e.sysexLength)))
+        }
+    }
+}

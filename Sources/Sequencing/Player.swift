@@ -1,0 +1,341 @@
+import Engine
+import MIDI
+import Synchronization
+
+/// The conductor: maps a score onto the graph's sample clock and, before each render cycle,
+/// schedules the cycle's events (one block of lookahead early) into each track's destination
+/// at their exact sample times. Start, stop, pause, seek (with chase), rate, loop, mute, solo
+/// and transpose; every sounding note is tracked and released on stop, seek, loop wrap, mute
+/// and song end, so nothing hangs. Core Audio's MusicPlayer.
+///
+/// Control-thread methods queue commands that take effect at the start of the next render
+/// cycle; `willRender` runs on the render thread and allocates nothing.
+public final class Player: RenderScheduler, @unchecked Sendable {
+    // @unchecked Sendable: everything but `commands`, `finished` and `renderedPosition` is owned
+    // by the render thread once the player is added to a graph; the control thread reaches it
+    // only through `commands` (a lock-free queue) and reads the two atomics.
+
+    private enum Command {
+        case start, pause, stop
+        case seek(tick: Int)
+        case rate(percent: Int)
+        case loop(startTick: Int, endTick: Int, count: Int)
+        case clearLoop
+        case mute(track: Int, Bool)
+        case solo(track: Int, Bool)
+        case transpose(Int)
+    }
+
+    /// The score being played. Any thread.
+    public let score: Score
+    private let destinations: [any MIDIDestination]
+    private let trackDestination: [Int]
+    private let lookahead: Int64
+    private let commands = SPSCQueue<Command>(capacity: 1024)
+    private let finishedFlag = Atomic<Bool>(false)
+    private let positionTick = Atomic<Int>(0)
+
+    // Render-thread state.
+    private var playing = false
+    private var anchorTime: SampleTime = 0        // output time at which the score stood at anchorFrame
+    private var anchorFrame: Int64 = 0
+    private var cursor = 0
+    private var ratePercent = 100
+    private var transpose = 0
+    private var muted: [Bool]
+    private var soloed: [Bool]
+    private var soloCount = 0
+    private var loopStart: (tick: Int, frame: Int64, index: Int)?
+    private var loopEndFrame: Int64 = 0
+    private var loopsLeft = 0                     // 0 = forever
+    private var held: [UInt8]                     // per destination × channel × key: note-ons not yet released
+    private var heldSounding: [UInt8]             // the key that sounds (after transposition)
+    private var heldTrack: [Int32]
+    private var chase: [Int16]                    // per destination × channel: 128 CCs, program, pitch bend, pressure
+
+    /// A player for `sequence` at `sampleRate`, every track to `destination`, or track `i` to
+    /// `destinations[trackDestinations[i]]` when given. Control thread.
+    public init(sequence: Sequence, sampleRate: Int, destinations: [any MIDIDestination], trackDestinations: [Int]? = nil) {
+        precondition(!destinations.isEmpty, "a player needs somewhere to send its events")
+        score = Score(sequence, sampleRate: sampleRate)
+        self.destinations = destinations
+        trackDestination = trackDestinations ?? Array(repeating: 0, count: sequence.tracks.count)
+        precondition(trackDestination.count == sequence.tracks.count && trackDestination.allSatisfy { destinations.indices.contains($0) })
+        lookahead = Int64(destinations.map(\.schedulingLookahead).max() ?? 0)
+        muted = Array(repeating: false, count: score.trackCount)
+        soloed = muted
+        held = Array(repeating: 0, count: destinations.count * 2048)
+        heldSounding = held
+        heldTrack = Array(repeating: 0, count: destinations.count * 2048)
+        chase = Array(repeating: -1, count: destinations.count * 16 * 131)
+    }
+
+    // MARK: Control thread
+
+    /// Starts or resumes from the current position. Control thread.
+    public func start() { send(.start) }
+    /// Pauses: sounding notes are released; `start` resumes where it stopped. Control thread.
+    public func pause() { send(.pause) }
+    /// Stops and returns to the start; sounding notes are released. Control thread.
+    public func stop() { send(.stop) }
+    /// Moves to `tick`: controllers, programs and pitch bend are chased so the music sounds as
+    /// if played from the start; a note that begins exactly at `tick` sounds. Control thread.
+    public func seek(toTick tick: Int) { send(.seek(tick: max(0, tick))) }
+    /// Moves to a time in seconds. Control thread.
+    public func seek(toSeconds seconds: Double) { seek(toTick: score.tempoMap.tick(atSeconds: seconds)) }
+    /// Plays at `percent` of the written tempo (1...1000). Control thread.
+    public func setRate(percent: Int) { send(.rate(percent: min(1000, max(1, percent)))) }
+    /// Loops `startTick ..< endTick` `count` times (0 = forever), seamlessly. Control thread.
+    public func setLoop(startTick: Int, endTick: Int, count: Int) {
+        precondition(startTick >= 0 && endTick > startTick && count >= 0)
+        send(.loop(startTick: startTick, endTick: endTick, count: count))
+    }
+    /// Plays on through the loop region. Control thread.
+    public func clearLoop() { send(.clearLoop) }
+    /// Mutes or unmutes a track (its notes stop; controllers still apply). Control thread.
+    public func setMuted(_ isMuted: Bool, track: Int) { send(.mute(track: track, isMuted)) }
+    /// Solos or unsolos a track: while any is soloed, only soloed tracks sound. Control thread.
+    public func setSoloed(_ isSoloed: Bool, track: Int) { send(.solo(track: track, isSoloed)) }
+    /// Transposes every channel but 10 (drums) by `semitones`. Control thread.
+    public func setTranspose(semitones: Int) { send(.transpose(semitones)) }
+
+    /// True once the song (and its loops) has played to its end. Any thread.
+    public var isFinished: Bool { finishedFlag.load(ordering: .acquiring) }
+    /// The tick the player has scheduled up to. Any thread.
+    public var currentTick: Int { positionTick.load(ordering: .relaxed) }
+
+    private func send(_ command: Command) {
+        while !commands.push(command) { sched_yield() }
+    }
+
+    // MARK: Render thread
+
+    /// Output time of a score frame under the current anchor and rate.
+    @inline(__always) private func outputTime(ofFrame frame: Int64) -> SampleTime {
+        anchorTime + (frame - anchorFrame) * 100 / Int64(ratePercent)
+    }
+
+    /// The score frame at output time `time`.
+    @inline(__always) private func scoreFrame(at time: SampleTime) -> Int64 {
+        anchorFrame + (time - anchorTime) * Int64(ratePercent) / 100
+    }
+
+    /// Schedules the events due before the end of this cycle plus the lookahead. Render thread only.
+    public func willRender(from time: SampleTime, frames: Int) {
+        while let command = commands.pop() { apply(command, at: time) }
+        guard playing else { return }
+        let horizon = time + SampleTime(frames) + lookahead
+        let events = score.events
+        while true {
+            let nextFrame = cursor < events.count ? events[cursor].frame : Int64.max
+            if let start = loopStart, loopEndFrame <= nextFrame {
+                let wrap = outputTime(ofFrame: loopEndFrame)
+                guard wrap < horizon else { break }
+                releaseAll(at: wrap)
+                anchorTime = wrap
+                anchorFrame = start.frame
+                cursor = start.index
+                if loopsLeft == 1 { loopStart = nil } else if loopsLeft > 1 { loopsLeft -= 1 }
+                chaseState(toIndex: start.index, at: wrap)
+                continue
+            }
+            if cursor >= events.count {
+                let end = outputTime(ofFrame: score.endFrame)
+                if end < horizon {
+                    releaseAll(at: max(end, time))
+                    playing = false
+                    finishedFlag.store(true, ordering: .releasing)
+                }
+                break
+            }
+            let due = outputTime(ofFrame: nextFrame)
+            guard due < horizon else { break }
+            emit(events[cursor], at: max(due, time))
+            cursor += 1
+        }
+        positionTick.store(cursor < events.count ? events[cursor].tick : score.endTick, ordering: .relaxed)
+    }
+
+    private func apply(_ command: Command, at time: SampleTime) {
+        switch command {
+        case .start:
+            guard !playing else { return }
+            if finishedFlag.load(ordering: .relaxed) {
+                finishedFlag.store(false, ordering: .relaxed)
+                anchorFrame = 0
+                cursor = 0
+            }
+            anchorTime = time
+            playing = true
+            chaseState(toIndex: cursor, at: time)
+        case .pause:
+            guard playing else { return }
+            interrupt(at: time)
+            playing = false
+        case .stop:
+            if playing { interrupt(at: time) }
+            playing = false
+            anchorFrame = 0
+            cursor = 0
+            finishedFlag.store(false, ordering: .relaxed)
+        case .seek(let tick):
+            if playing { interrupt(at: time) }
+            cursor = score.firstIndex(atOrAfterTick: tick)
+            anchorFrame = score.tempoMap.sampleFrame(atTick: min(tick, score.endTick), sampleRate: score.sampleRate)
+            anchorTime = time
+            finishedFlag.store(false, ordering: .relaxed)
+            if playing { chaseState(toIndex: cursor, at: time) }
+        case .rate(let percent):
+            let frame = scoreFrame(at: time)
+            if playing { interrupt(at: time) }
+            ratePercent = percent
+            anchorFrame = frame
+            anchorTime = time
+            if playing { chaseState(toIndex: cursor, at: time) }
+        case .loop(let startTick, let endTick, let count):
+            let map = score.tempoMap
+            loopStart = (startTick, map.sampleFrame(atTick: startTick, sampleRate: score.sampleRate), score.firstIndex(atOrAfterTick: startTick))
+            loopEndFrame = map.sampleFrame(atTick: endTick, sampleRate: score.sampleRate)
+            loopsLeft = count
+        case .clearLoop:
+            loopStart = nil
+        case .mute(let track, let isMuted):
+            guard score.trackCount > track, track >= 0 else { return }
+            muted[track] = isMuted
+            if isMuted { release(track: track, at: time) }
+        case .solo(let track, let isSoloed):
+            guard score.trackCount > track, track >= 0, soloed[track] != isSoloed else { return }
+            soloed[track] = isSoloed
+            soloCount += isSoloed ? 1 : -1
+            for t in 0..<score.trackCount where !isAudible(t) { release(track: t, at: time) }
+        case .transpose(let semitones):
+            // Held notes keep the key they sound on, so their note-offs still match.
+            transpose = semitones
+        }
+    }
+
+    /// Stops the flow at `time`: drops what was scheduled ahead, releases every held note, and
+    /// moves the cursor back to the first event not yet due, so resuming replays nothing twice.
+    private func interrupt(at time: SampleTime) {
+        let frame = scoreFrame(at: time)
+        for destination in destinations { destination.flushScheduled() }
+        releaseAll(at: time)
+        anchorFrame = frame
+        anchorTime = time
+        cursor = score.firstIndex(atOrAfterFrame: frame)
+    }
+
+    @inline(__always) private func isAudible(_ track: Int) -> Bool {
+        !muted[track] && (soloCount == 0 || soloed[track])
+    }
+
+    private func emit(_ event: Score.Event, at time: SampleTime) {
+        let d = trackDestination[event.track]
+        let destination = destinations[d]
+        switch event.message {
+        case .noteOn(let c, let n, let v) where v > 0:
+            guard isAudible(event.track) else { return }
+            let key = c == 9 ? Int(n) : Int(n) + transpose
+            guard (0...127).contains(key) else { return }
+            let slot = d * 2048 + Int(c) * 128 + Int(n)
+            if held[slot] > 0 && Int(heldSounding[slot]) != key {
+                destination.schedule(ScheduledMIDI(time: time, status: 0x80 | c, data1: heldSounding[slot], data2: 0))
+                held[slot] = 0
+            }
+            held[slot] &+= 1
+            heldSounding[slot] = UInt8(key)
+            heldTrack[slot] = Int32(event.track)
+            destination.schedule(ScheduledMIDI(time: time, status: 0x90 | c, data1: UInt8(key), data2: v))
+        case .noteOff(let c, let n, let v), .noteOn(let c, let n, let v):
+            let slot = d * 2048 + Int(c) * 128 + Int(n)
+            guard held[slot] > 0 else { return }
+            held[slot] = 0
+            destination.schedule(ScheduledMIDI(time: time, status: 0x80 | c, data1: heldSounding[slot], data2: v))
+        case .polyPressure(let c, let n, let p):
+            let slot = d * 2048 + Int(c) * 128 + Int(n)
+            guard held[slot] > 0 else { return }
+            destination.schedule(ScheduledMIDI(time: time, status: 0xA0 | c, data1: heldSounding[slot], data2: p))
+        case .sysex(let bytes):
+            bytes.withUnsafeBufferPointer { buffer in
+                let body = buffer.last == 0xF7 ? UnsafeBufferPointer(rebasing: buffer.dropLast()) : buffer
+                destination.scheduleSysex(body, at: time)
+            }
+        default:
+            if let packed = ScheduledMIDI(time: time, event.message) { destination.schedule(packed) }
+        }
+    }
+
+    /// Note-offs for every held note, at `time`.
+    private func releaseAll(at time: SampleTime) {
+        for slot in held.indices where held[slot] > 0 {
+            sendNoteOff(slot: slot, at: time)
+        }
+    }
+
+    /// Note-offs for the held notes a track started, at `time`.
+    private func release(track: Int, at time: SampleTime) {
+        for slot in held.indices where held[slot] > 0 && heldTrack[slot] == Int32(track) {
+            sendNoteOff(slot: slot, at: time)
+        }
+    }
+
+    @inline(__always) private func sendNoteOff(slot: Int, at time: SampleTime) {
+        let channel = UInt8((slot % 2048) / 128)
+        destinations[slot / 2048].schedule(ScheduledMIDI(time: time, status: 0x80 | channel, data1: heldSounding[slot], data2: 0))
+        held[slot] = 0
+    }
+
+    /// Sends, at `time`, the state the events before `index` leave: sysex in order, then per
+    /// destination and channel bank, program, controllers, RPN/NRPN selection and data entry,
+    /// pitch bend and pressure. Nothing is allocated: the state lives in `chase`.
+    private func chaseState(toIndex index: Int, at time: SampleTime) {
+        guard index > 0 else { return }
+        for i in chase.indices { chase[i] = -1 }
+        let events = score.events
+        for i in 0..<index {
+            let e = events[i]
+            let d = trackDestination[e.track]
+            switch e.message {
+            case .controlChange(let c, let n, let v) where n < 120: chase[(d * 16 + Int(c)) * 131 + Int(n)] = Int16(v)
+            case .programChange(let c, let p): chase[(d * 16 + Int(c)) * 131 + 128] = Int16(p)
+            case .pitchBend(let c, let v): chase[(d * 16 + Int(c)) * 131 + 129] = Int16(v)
+            case .channelPressure(let c, let p): chase[(d * 16 + Int(c)) * 131 + 130] = Int16(p)
+            case .sysex(let bytes):
+                bytes.withUnsafeBufferPointer { buffer in
+                    let body = buffer.last == 0xF7 ? UnsafeBufferPointer(rebasing: buffer.dropLast()) : buffer
+                    destinations[d].scheduleSysex(body, at: time)
+                }
+            default: break
+            }
+        }
+        for d in destinations.indices {
+            let destination = destinations[d]
+            for channel in 0..<16 {
+                let base = (d * 16 + channel) * 131
+                let status = UInt8(channel)
+                func send(_ kind: UInt8, _ index: Int) {
+                    let v = Int(chase[base + index])
+                    guard v >= 0 else { return }
+                    let (d1, d2) = kind == 0xB0 ? (UInt8(index), UInt8(v)) : kind == 0xE0 ? (UInt8(v & 0x7F), UInt8(v >> 7)) : (UInt8(v), 0)
+                    destination.schedule(ScheduledMIDI(time: time, status: kind | status, data1: d1, data2: d2))
+                }
+                send(0xB0, 0)
+                send(0xB0, 32)
+                send(0xC0, 128)
+                for n in 1..<120 where !Player.isBankOrParameterController(n) { send(0xB0, n) }
+                send(0xB0, 99); send(0xB0, 98); send(0xB0, 101); send(0xB0, 100); send(0xB0, 6); send(0xB0, 38)
+                send(0xE0, 129)
+                send(0xD0, 130)
+            }
+        }
+    }
+
+    /// Bank select and the (N)RPN selection and data-entry controllers, which chase in their own order.
+    @inline(__always) private static func isBankOrParameterController(_ n: Int) -> Bool {
+        n == 32 || n == 6 || n == 38 || (98...101).contains(n)
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

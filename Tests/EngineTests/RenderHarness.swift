@@ -1,0 +1,95 @@
+import Foundation
+import Engine
+import FluidSynth
+import MIDI
+import Sequencing
+
+/// Renders sequences through the real graph (sampler → mixer → graph) with the project's test
+/// SoundFont, and measures what comes out.
+struct RenderHarness {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let testFont = root.appendingPathComponent("soundfonts/pianola-test.sf2").path
+    static let rate = 48_000
+
+    let graph: AudioGraph
+    let player: Player
+    let sampler: SamplerNode
+    let buffer: AudioBuffer
+
+    init(_ sequence: Sequence, reverb: Bool = false, maxFrames: Int = 1000) throws {
+        var configuration = Synthesizer.Configuration()
+        configuration.sampleRate = Double(Self.rate)
+        configuration.reverb = reverb
+        configuration.chorus = reverb
+        let synth = try Synthesizer(configuration: configuration)
+        _ = try synth.loadSoundFont(path: Self.testFont)
+        sampler = SamplerNode(synthesizer: synth)
+        let mixer = MixerNode()
+        graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: Self.rate), maxFrames: maxFrames)
+        mixer.connect(sampler)
+        player = Player(sequence: sequence, sampleRate: Self.rate, destinations: [sampler])
+        graph.add(player)
+        buffer = AudioBuffer(capacity: maxFrames)
+        player.start()
+    }
+
+    /// Renders `frames` frames in slices of `slice` frames; returns the left channel.
+    func render(frames: Int, slice: Int = 1000) -> [Float] {
+        var out: [Float] = []
+        out.reserveCapacity(frames)
+        var done = 0
+        while done < frames {
+            let n = min(slice, frames - done)
+            graph.render(into: buffer.slice(frames: n))
+            out.append(contentsOf: UnsafeBufferPointer(start: buffer.left, count: n))
+            done += n
+        }
+        return out
+    }
+
+    /// Renders until the player finishes, then `tail` more frames.
+    func renderSong(tail: Int = 4800, slice: Int = 1000) -> [Float] {
+        var out: [Float] = []
+        while !player.isFinished {
+            precondition(out.count < 100 * Self.rate * 60, "the song never finished")
+            out += render(frames: slice, slice: slice)
+        }
+        return out + render(frames: tail, slice: slice)
+    }
+
+    /// Indices where sound starts after at least `gap` frames of digital silence.
+    static func onsets(_ samples: [Float], gap: Int = 200) -> [Int] {
+        var result: [Int] = []
+        var silent = gap
+        for (i, s) in samples.enumerated() {
+            if s == 0 { silent += 1; continue }
+            if silent >= gap { result.append(i) }
+            silent = 0
+        }
+        return result
+    }
+
+    /// Frequency from the spacing of upward zero crossings over `samples`.
+    static func frequency(_ samples: ArraySlice<Float>) -> Double {
+        var crossings: [Double] = []
+        var previous = samples.first!
+        for (i, s) in zip(samples.indices.dropFirst(), samples.dropFirst()) {
+            if previous < 0 && s >= 0 { crossings.append(Double(i - 1) + Double(-previous / (s - previous))) }
+            previous = s
+        }
+        return Double(rate) * Double(crossings.count - 1) / (crossings.last! - crossings.first!)
+    }
+
+    /// A one-track sequence (480 ticks per quarter) on channel 1 with `program`, notes given as
+    /// (tick, length, key), and tempo changes as (tick, µs per quarter).
+    static func sequence(program: UInt8, notes: [(tick: Int, length: Int, key: UInt8)], tempos: [(Int, Int)] = []) -> Sequence {
+        var tempo = Track()
+        for (tick, us) in tempos { tempo.insert(MIDIEvent(tick: tick, .meta(.tempo(microsecondsPerQuarter: UInt32(us))))) }
+        var track = Track(events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: program))])
+        for n in notes {
+            track.insert(MIDIEvent(tick: n.tick, .noteOn(channel: 0, note: n.key, velocity: 100)))
+            track.insert(MIDIEvent(tick: n.tick + n.length, .noteOff(channel: 0, note: n.key, velocity: 0)))
+        }
+        return Sequence(division: .ticksPerQuarter(480), tempoTrack: tempo, tracks: [track])
+    }
+}
