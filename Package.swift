@@ -49,7 +49,9 @@ let package = Package(
         .testTarget(name: "MIDITests", dependencies: ["MIDI"]),
         .testTarget(name: "SequencingTests", dependencies: ["Sequencing", "MIDI", "SongBook"]),
         .testTarget(name: "PianolaCLITests", dependencies: ["MIDI", "pianola"]),
-        .testTarget(name: "EngineTests", dependencies: ["Engine", "Sequencing", "MIDI", "FluidSynth"]),
+        // Test support: counts the heap allocations a thread makes (the render-thread rule).
+        .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "Sequencing", "MIDI", "FluidSynth", "AllocationCounter"]),
         .testTarget(name: "SoundFontTests", dependencies: ["SF2", "SoundFontBook", "FluidSynth"]),
         .testTarget(name: "SystemLibrariesTests",
                     dependencies: ["CFluidSynth", "CALSA", "CSndFile", "CShims"]),

@@ -38,7 +38,8 @@ public final class AudioGraph: @unchecked Sendable {
         var done = 0
         while done < output.frames {
             let count = min(maxFrames, output.frames - done)
-            for scheduler in schedulers { scheduler.willRender(from: sampleTime, frames: count) }
+            // By index: iterating an array of existentials unspecialized boxes each element.
+            for i in schedulers.indices { schedulers[i].willRender(from: sampleTime, frames: count) }
             root.render(output.dropFirst(done, count: count), at: sampleTime)
             sampleTime += SampleTime(count)
             done += count

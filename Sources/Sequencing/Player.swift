@@ -218,7 +218,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     /// moves the cursor back to the first event not yet due, so resuming replays nothing twice.
     private func interrupt(at time: SampleTime) {
         let frame = scoreFrame(at: time)
-        for destination in destinations { destination.flushScheduled() }
+        for d in destinations.indices { destinations[d].flushScheduled() }
         releaseAll(at: time)
         anchorFrame = frame
         anchorTime = time
@@ -256,10 +256,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             guard held[slot] > 0 else { return }
             destination.schedule(ScheduledMIDI(time: time, status: 0xA0 | c, data1: heldSounding[slot], data2: p))
         case .sysex(let bytes):
-            bytes.withUnsafeBufferPointer { buffer in
-                let body = buffer.last == 0xF7 ? UnsafeBufferPointer(rebasing: buffer.dropLast()) : buffer
-                destination.scheduleSysex(body, at: time)
-            }
+            bytes.withUnsafeBufferPointer { destination.scheduleSysex(Player.sysexBody($0), at: time) }
         default:
             if let packed = ScheduledMIDI(time: time, event.message) { destination.schedule(packed) }
         }
@@ -301,10 +298,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             case .pitchBend(let c, let v): chase[(d * 16 + Int(c)) * 131 + 129] = Int16(v)
             case .channelPressure(let c, let p): chase[(d * 16 + Int(c)) * 131 + 130] = Int16(p)
             case .sysex(let bytes):
-                bytes.withUnsafeBufferPointer { buffer in
-                    let body = buffer.last == 0xF7 ? UnsafeBufferPointer(rebasing: buffer.dropLast()) : buffer
-                    destinations[d].scheduleSysex(body, at: time)
-                }
+                bytes.withUnsafeBufferPointer { destinations[d].scheduleSysex(Player.sysexBody($0), at: time) }
             default: break
             }
         }
@@ -328,6 +322,13 @@ public final class Player: RenderScheduler, @unchecked Sendable {
                 send(0xD0, 130)
             }
         }
+    }
+
+    /// A stored sysex packet without its closing F7 (plain indexing: the generic collection
+    /// members box their elements in unoptimized builds, which would allocate here).
+    @inline(__always) private static func sysexBody(_ packet: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        let n = packet.count
+        return n > 0 && packet[n - 1] == 0xF7 ? UnsafeBufferPointer(start: packet.baseAddress, count: n - 1) : packet
     }
 
     /// Bank select and the (N)RPN selection and data-entry controllers, which chase in their own order.

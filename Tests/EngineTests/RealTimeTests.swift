@@ -1,0 +1,71 @@
+import AllocationCounter
+import Testing
+import Engine
+import MIDI
+@testable import Sequencing
+
+@Suite("The render thread's rules")
+struct RealTimeTests {
+    @Test("the counter sees an allocation (so zero below means zero)")
+    func counterWorks() {
+        pianola_allocations_start()
+        let array = [Int](repeating: 1, count: Int.random(in: 100...200))
+        let count = pianola_allocations_stop()
+        #expect(array.count >= 100)
+        #expect(count >= 1)
+    }
+
+    @Test("after warm-up, 1,000 render cycles with events, loop wraps, mute, solo, seek, transpose, rate, pause allocate nothing")
+    func noAllocationWhileRendering() throws {
+        // Sixteenth notes on two tracks with controllers, pitch bend and a sysex every bar.
+        var notes = Track(events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: 0))])
+        var other = Track(events: [MIDIEvent(tick: 0, .programChange(channel: 1, program: 1))])
+        for i in 0..<2000 {
+            let tick = i * 120
+            notes.insert(MIDIEvent(tick: tick, .noteOn(channel: 0, note: UInt8(48 + i % 24), velocity: 90)))
+            notes.insert(MIDIEvent(tick: tick + 100, .noteOff(channel: 0, note: UInt8(48 + i % 24), velocity: 0)))
+            other.insert(MIDIEvent(tick: tick, .controlChange(channel: 1, controller: 7, value: UInt8(i % 128))))
+            other.insert(MIDIEvent(tick: tick + 60, .pitchBend(channel: 1, value: UInt16(i * 37 % 16384))))
+            if i % 16 == 0 {
+                other.insert(MIDIEvent(tick: tick, .sysex([0x7E, 0x7F, 0x09, 0x01, 0xF7])))
+                other.insert(MIDIEvent(tick: tick + 10, .noteOn(channel: 1, note: 60, velocity: 80)))
+                other.insert(MIDIEvent(tick: tick + 400, .noteOff(channel: 1, note: 60, velocity: 0)))
+            }
+        }
+        let sequence = Sequence(division: .ticksPerQuarter(480), tracks: [notes, other])
+        let harness = try RenderHarness(sequence, reverb: true, maxFrames: 256)
+        harness.player.setLoop(startTick: 0, endTick: 480 * 8, count: 0)
+        // Warm-up: every code path once (the Swift runtime fills its type caches on first use).
+        func transportChanges(_ round: Int) {
+            harness.player.setMuted(round % 2 == 0, track: 1)
+            harness.player.setSoloed(round % 2 == 0, track: 0)
+            harness.player.seek(toTick: 480 * (3 + round))
+            harness.player.setTranspose(semitones: round)
+            harness.player.setRate(percent: 100 + 25 * round)
+            harness.player.pause()
+            harness.player.start()
+        }
+        for round in 0..<2 {
+            _ = harness.render(frames: 24_000, slice: 256)
+            transportChanges(round)
+        }
+        _ = harness.render(frames: 24_000, slice: 256)
+        let buffer = harness.buffer
+        // Only the render calls are counted: the control calls stand for another thread.
+        var allocations = 0, openMP = 0
+        for cycle in 0..<1000 {
+            if cycle % 250 == 100 { transportChanges(cycle / 250 + 2) }
+            pianola_allocations_start()
+            harness.graph.render(into: buffer.slice(frames: 256))
+            allocations += pianola_allocations_stop()
+            openMP += pianola_allocations_by_openmp()
+        }
+        #expect(allocations == 0, "\(allocations) allocations in 1,000 render cycles")
+        // Debian's libfluidsynth renders inside an OpenMP region of one thread, and libgomp
+        // allocates (and frees) that team on every call: a known limitation of that build,
+        // reported here so it stays visible; the project's own code allocates nothing.
+        print("render allocations: Pianola \(allocations), libgomp inside libfluidsynth \(openMP) in 1,000 cycles")
+        #expect(harness.sampler.droppedEvents == 0)
+        #expect(harness.sampler.synthesizer.activeVoiceCount > 0)
+    }
+}
