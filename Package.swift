@@ -24,7 +24,9 @@ let package = Package(
         // The sequence model: Sequence, Track, load options, editing.
         .target(name: "Sequencing", dependencies: ["MIDI", "Engine"]),
         // The public library product: a façade over the modules above.
-        .target(name: "Pianola", dependencies: ["MIDI", "Sequencing"]),
+        .target(name: "Pianola", dependencies: ["MIDI", "Sequencing", "Engine", "FluidSynth", "AudioFile"]),
+        // libsndfile, wrapped: the only module that imports CSndFile.
+        .target(name: "AudioFile", dependencies: ["CSndFile"]),
         // libfluidsynth, wrapped: the only module that imports CFluidSynth.
         .target(name: "FluidSynth", dependencies: ["CFluidSynth", "CShims"]),
         // The audio graph: nodes, mixer, sampler, the render loop, the lock-free queues.
@@ -36,7 +38,7 @@ let package = Package(
         .target(name: "SongBook", dependencies: ["MIDI"]),
 
         .executableTarget(name: "pianola", dependencies: [
-            "MIDI", "Sequencing",
+            "MIDI", "Sequencing", "Pianola", "AudioFile",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Regenerates songs/*.mid from SongBook: `swift run make-songs`.

@@ -53,8 +53,11 @@ public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable 
                      "the synthesizer renders at the graph's sample rate")
     }
 
-    /// One block of lookahead is enough for nearest-edge rounding. Any thread.
-    public var schedulingLookahead: Int { SamplerNode.block }
+    /// Two blocks. An event due at t must arrive before the block nearest t (which starts no
+    /// earlier than t − 32) is computed; the node has computed up to the block boundary after
+    /// the last frame pulled, up to 63 frames past it. So a scheduler that hands over events
+    /// due before `end + lookahead` needs lookahead ≥ 95 frames. Any thread.
+    public var schedulingLookahead: Int { 2 * SamplerNode.block }
 
     /// Schedules a channel message. Render thread only.
     public func schedule(_ event: ScheduledMIDI) {

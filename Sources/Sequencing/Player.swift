@@ -47,7 +47,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     private var soloCount = 0
     private var loopStart: (tick: Int, frame: Int64, index: Int)?
     private var loopEndFrame: Int64 = 0
-    private var loopsLeft = 0                     // 0 = forever
+    private var loopWrapsLeft = 0                 // wraps still to make; -1 = forever
     private var held: [UInt8]                     // per destination × channel × key: note-ons not yet released
     private var heldSounding: [UInt8]             // the key that sounds (after transposition)
     private var heldTrack: [Int32]
@@ -85,7 +85,9 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     public func seek(toSeconds seconds: Double) { seek(toTick: score.tempoMap.tick(atSeconds: seconds)) }
     /// Plays at `percent` of the written tempo (1...1000). Control thread.
     public func setRate(percent: Int) { send(.rate(percent: min(1000, max(1, percent)))) }
-    /// Loops `startTick ..< endTick` `count` times (0 = forever), seamlessly. Control thread.
+    /// Plays `startTick ..< endTick` `count` times in all (0 = forever), seamlessly: at the
+    /// region's end, held notes are released and play goes on from its start with the state
+    /// chased there. Control thread.
     public func setLoop(startTick: Int, endTick: Int, count: Int) {
         precondition(startTick >= 0 && endTick > startTick && count >= 0)
         send(.loop(startTick: startTick, endTick: endTick, count: count))
@@ -135,7 +137,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
                 anchorTime = wrap
                 anchorFrame = start.frame
                 cursor = start.index
-                if loopsLeft == 1 { loopStart = nil } else if loopsLeft > 1 { loopsLeft -= 1 }
+                if loopWrapsLeft == 1 { loopStart = nil } else if loopWrapsLeft > 1 { loopWrapsLeft -= 1 }
                 chaseState(toIndex: start.index, at: wrap)
                 continue
             }
@@ -194,9 +196,10 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             if playing { chaseState(toIndex: cursor, at: time) }
         case .loop(let startTick, let endTick, let count):
             let map = score.tempoMap
-            loopStart = (startTick, map.sampleFrame(atTick: startTick, sampleRate: score.sampleRate), score.firstIndex(atOrAfterTick: startTick))
+            loopWrapsLeft = count == 0 ? -1 : count - 1
+            loopStart = loopWrapsLeft == 0 ? nil
+                : (startTick, map.sampleFrame(atTick: startTick, sampleRate: score.sampleRate), score.firstIndex(atOrAfterTick: startTick))
             loopEndFrame = map.sampleFrame(atTick: endTick, sampleRate: score.sampleRate)
-            loopsLeft = count
         case .clearLoop:
             loopStart = nil
         case .mute(let track, let isMuted):

@@ -7,13 +7,18 @@ struct PianolaCommand: ParsableCommand {
         commandName: "pianola",
         abstract: "A MIDI sequencer and SoundFont synthesizer for Linux.",
         version: "0.1.0",
-        subcommands: [Info.self]
+        subcommands: [Info.self, Render.self]
     )
 }
 
 /// Prints `pianola: message` on standard error and exits with status 1: how every bad input ends.
 func fail(_ message: String) -> ExitCode {
+    printError(message)
+    return ExitCode(1)
+}
+
+/// Prints `pianola: message` on standard error.
+func printError(_ message: String) {
     var stderr = StandardError()
     print("pianola: \(message)", to: &stderr)
-    return ExitCode(1)
 }

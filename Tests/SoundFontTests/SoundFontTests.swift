@@ -37,7 +37,7 @@ struct SoundFontTests {
         #expect {
             _ = try synth.loadSoundFont(path: path)
         } throws: { error in
-            "\(error)".hasPrefix("\(path): not a SoundFont libfluidsynth can load")
+            "\(error)" == "\(path): cannot load SoundFont: not a SoundFont (no RIFF header)"
         }
     }
 

@@ -1,0 +1,111 @@
+import CSndFile
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes stereo float audio to a WAV or FLAC file through libsndfile. An existing file is
+/// never replaced unless asked. Not for the render thread (it does file I/O).
+public final class AudioFileWriter {
+    /// The container. Any thread.
+    public enum Container: String, Sendable, CaseIterable {
+        /// RIFF WAVE. Any thread.
+        case wav
+        /// FLAC (16 or 24 bits). Any thread.
+        case flac
+
+        /// The container for a path's extension (`.wav`, `.flac`), `nil` for any other. Any thread.
+        public init?(path: String) {
+            let ext = path.split(separator: "/").last?.split(separator: ".", omittingEmptySubsequences: false).last.map { $0.lowercased() }
+            guard let ext, let container = Container(rawValue: ext) else { return nil }
+            self = container
+        }
+    }
+
+    /// Sample encoding. Any thread.
+    public enum Encoding: String, Sendable, CaseIterable {
+        /// 16-bit integer (clipped, no dither). Any thread.
+        case int16 = "16"
+        /// 24-bit integer. Any thread.
+        case int24 = "24"
+        /// 32-bit float (WAV only). Any thread.
+        case float32 = "32f"
+    }
+
+    private let file: OpaquePointer
+    private let descriptor: Int32
+    private var isClosed = false
+    /// The path written. Any thread.
+    public let path: String
+    private var interleaved: [Float] = []
+
+    /// Creates `path` (refusing an existing file unless `overwrite`) for stereo audio at
+    /// `sampleRate`. Control thread.
+    public init(path: String, container: Container, encoding: Encoding, sampleRate: Int, overwrite: Bool = false) throws(AudioFileError) {
+        self.path = path
+        if container == .flac && encoding == .float32 {
+            throw AudioFileError(path: path, reason: "FLAC holds 16 or 24 bits, not 32-bit float")
+        }
+        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (overwrite ? O_TRUNC : O_EXCL)
+        let fd = open(path, flags, 0o644)
+        guard fd >= 0 else {
+            let reason = errno == EEXIST ? "already exists (use --force to replace it)" : String(cString: strerror(errno))
+            throw AudioFileError(path: path, reason: reason)
+        }
+        let major = container == .wav ? SF_FORMAT_WAV : SF_FORMAT_FLAC
+        let minor: Int
+        switch encoding {
+        case .int16: minor = SF_FORMAT_PCM_16
+        case .int24: minor = SF_FORMAT_PCM_24
+        case .float32: minor = SF_FORMAT_FLOAT
+        }
+        var info = SF_INFO(frames: 0, samplerate: Int32(sampleRate), channels: 2, format: Int32(major | minor), sections: 0, seekable: 0)
+        guard let file = sf_open_fd(fd, Int32(SFM_WRITE), &info, 0) else {
+            let reason = String(cString: sf_strerror(nil))
+            Glibc.close(fd)
+            unlink(path)   // the empty file this call created
+            throw AudioFileError(path: path, reason: reason)
+        }
+        // Integer formats clip instead of wrapping around.
+        sf_command(file, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
+        self.file = file
+        self.descriptor = fd
+    }
+
+    deinit {
+        if !isClosed {
+            sf_close(file)
+            Glibc.close(descriptor)
+        }
+    }
+
+    /// Appends `frames` frames from two channel buffers. Control thread.
+    public func write(left: UnsafePointer<Float>, right: UnsafePointer<Float>, frames: Int) throws(AudioFileError) {
+        if interleaved.count < frames * 2 { interleaved = [Float](repeating: 0, count: frames * 2) }
+        for i in 0..<frames {
+            interleaved[2 * i] = left[i]
+            interleaved[2 * i + 1] = right[i]
+        }
+        let written = interleaved.withUnsafeBufferPointer { sf_writef_float(file, $0.baseAddress, sf_count_t(frames)) }
+        guard written == frames else { throw AudioFileError(path: path, reason: String(cString: sf_strerror(file))) }
+    }
+
+    /// Finishes the file (headers, FLAC stream end). Control thread.
+    public func close() throws(AudioFileError) {
+        guard !isClosed else { return }
+        isClosed = true
+        let status = sf_close(file)
+        Glibc.close(descriptor)
+        guard status == 0 else { throw AudioFileError(path: path, reason: String(cString: sf_error_number(status))) }
+    }
+}
+
+/// An audio file that could not be written: path and libsndfile's or the system's reason. Any thread.
+public struct AudioFileError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The file. Any thread.
+    public var path: String
+    /// Why. Any thread.
+    public var reason: String
+
+    /// `path: reason`. Any thread.
+    public var description: String { "\(path): \(reason)" }
+}

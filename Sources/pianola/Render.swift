@@ -1,0 +1,191 @@
+import ArgumentParser
+import AudioFile
+import Foundation
+import MIDI
+import Pianola
+
+/// `pianola render`: a song to an audio file, offline, through the same graph as playback.
+struct Render: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Render a MIDI file to WAV or FLAC, faster than real time.",
+        discussion: """
+            Positions for --from and --to are seconds (12.5) or bar:beat[:tick] counted from 1 \
+            as musicians count (3:1 is the first beat of the third bar). Tracks are numbered \
+            from 1 as 'pianola info' lists them.
+            """)
+
+    @Argument(help: "The MIDI file.")
+    var song: String
+
+    @Option(name: [.short, .customLong("output")], help: "The audio file to write (.wav or .flac).")
+    var output: String
+
+    @Option(help: "SoundFont (default: $PIANOLA_SOUNDFONT, the system GM font, then Pianola's own).")
+    var soundfont: String?
+
+    @Option(help: "Sample rate in Hz.")
+    var sampleRate = 48_000
+
+    @Option(help: "Reverb: on or off.")
+    var reverb: Switch = .on
+
+    @Option(help: "Chorus: on or off.")
+    var chorus: Switch = .on
+
+    @Option(help: "Most voices sounding at once.")
+    var polyphony = 256
+
+    @Option(help: "Synthesizer output gain.")
+    var gain = 0.2
+
+    @Option(help: "File format: wav or flac (default: from the output's extension).")
+    var format: AudioFileWriter.Container?
+
+    @Option(help: "Sample format: 16, 24 or 32f.")
+    var bits: AudioFileWriter.Encoding = .int16
+
+    @Option(help: "Longest time to let notes ring after the music, in seconds.")
+    var tail = 5.0
+
+    @Option(help: "Play the song (or the --from/--to region) this many times in all.")
+    var loop = 1
+
+    @Option(help: "Tempo in percent of the written tempo.")
+    var tempo = 100
+
+    @Option(help: "Transpose by semitones (drums on channel 10 stay).")
+    var transpose = 0
+
+    @Option(parsing: .upToNextOption, help: "Tracks to silence.")
+    var mute: [Int] = []
+
+    @Option(parsing: .upToNextOption, help: "Tracks to hear alone.")
+    var solo: [Int] = []
+
+    @Option(help: "Start here: seconds or bar:beat.")
+    var from: String?
+
+    @Option(help: "Stop here: seconds or bar:beat.")
+    var to: String?
+
+    @Flag(help: "Replace the output file if it exists.")
+    var force = false
+
+    func run() throws {
+        guard let container = format ?? AudioFileWriter.Container(path: output) else {
+            throw fail("\(output): unknown audio file type; name it .wav or .flac, or give --format")
+        }
+        guard (8_000...384_000).contains(sampleRate) else { throw fail("--sample-rate \(sampleRate): use 8000 to 384000 Hz") }
+        guard (1...65_535).contains(polyphony) else { throw fail("--polyphony \(polyphony): use 1 to 65535 voices") }
+        guard gain >= 0 && gain <= 10 else { throw fail("--gain \(gain): use 0 to 10") }
+        guard tail >= 0 && tail <= 60 else { throw fail("--tail \(tail): use 0 to 60 seconds") }
+        guard (1...1000).contains(loop) else { throw fail("--loop \(loop): play 1 to 1000 times") }
+        guard (10...1000).contains(tempo) else { throw fail("--tempo \(tempo): use 10 to 1000 percent") }
+        guard (-48...48).contains(transpose) else { throw fail("--transpose \(transpose): use -48 to 48 semitones") }
+
+        let file: MIDIFile
+        do { file = try MIDIFile(contentsOf: song) } catch { throw fail(error.description) }
+        for warning in file.warnings { printError("\(song): warning: \(warning)") }
+        let sequence = Sequence(file: file)
+        for track in mute + solo where !(1...max(1, sequence.tracks.count)).contains(track) || sequence.tracks.isEmpty {
+            throw fail("track \(track) does not exist: \(song) has \(sequence.tracks.count) track\(sequence.tracks.count == 1 ? "" : "s")")
+        }
+        guard let font = SoundFontChoice.choose(explicit: soundfont) else {
+            throw fail("no SoundFont found: give --soundfont PATH or install fluid-soundfont-gm")
+        }
+
+        var settings = SongRenderer.Settings()
+        settings.sampleRate = sampleRate
+        settings.reverb = reverb == .on
+        settings.chorus = chorus == .on
+        settings.polyphony = polyphony
+        settings.gain = gain
+        settings.plays = loop
+        settings.tempoPercent = tempo
+        settings.transpose = transpose
+        settings.mutedTracks = Set(mute.map { $0 - 1 })
+        settings.soloTracks = Set(solo.map { $0 - 1 })
+        settings.tailSeconds = tail
+        if let from { settings.fromTick = try position(from, "--from", in: sequence) }
+        if let to { settings.toTick = try position(to, "--to", in: sequence) }
+        if let end = settings.toTick, end <= settings.fromTick { throw fail("--to \(to!) is not after --from \(from ?? "0")") }
+
+        let renderer: SongRenderer
+        do {
+            renderer = try SongRenderer(sequence: sequence, soundFontPath: font.path, settings: settings)
+        } catch {
+            throw fail(error.description)
+        }
+        let writer: AudioFileWriter
+        do {
+            writer = try AudioFileWriter(path: output, container: container, encoding: bits, sampleRate: sampleRate, overwrite: force)
+        } catch {
+            throw fail(error.description)
+        }
+        print("SoundFont: \(font.path) (\(font.source))")
+        let progress = ProgressBar(enabled: isatty(STDOUT_FILENO) == 1)
+        let started = Date()
+        var frames = 0
+        do {
+            try renderer.render { (slice, done) throws(AudioFileError) in
+                try writer.write(left: slice.left, right: slice.right, frames: slice.frames)
+                frames += slice.frames
+                progress.update(done)
+            }
+            try writer.close()
+        } catch {
+            progress.finish()
+            throw fail(error.description)
+        }
+        progress.finish()
+        let seconds = Double(frames) / Double(sampleRate)
+        let took = Date().timeIntervalSince(started)
+        print("wrote \(output): \(seconds.formatted2) s of audio in \(took.formatted2) s (\(Int(seconds / max(took, 1e-6)))× real time)")
+    }
+
+    /// A tick from `12.5` (seconds) or `3:1[:tick]` (bar:beat from 1).
+    func position(_ text: String, _ option: String, in sequence: Sequence) throws -> Int {
+        if let seconds = Double(text), seconds >= 0, seconds.isFinite {
+            return sequence.tempoMap.tick(atSeconds: seconds)
+        }
+        guard let position = BarBeatTick(text) else {
+            throw fail("\(option) \(text): give seconds (12.5) or bar:beat (3:1), counted from 1")
+        }
+        guard let meter = sequence.meterMap else {
+            throw fail("\(option) \(text): this song counts SMPTE time, which has no bars; give seconds")
+        }
+        return meter.tick(at: position)
+    }
+}
+
+/// `on` or `off`.
+enum Switch: String, ExpressibleByArgument, CaseIterable {
+    case on, off
+}
+
+extension AudioFileWriter.Container: ExpressibleByArgument {}
+extension AudioFileWriter.Encoding: ExpressibleByArgument {}
+
+/// A one-line progress bar on a terminal; nothing when output is not a terminal.
+final class ProgressBar {
+    private let enabled: Bool
+    private var shown = -1
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func update(_ fraction: Double) {
+        guard enabled else { return }
+        let percent = Int(min(1, max(0, fraction)) * 100)
+        guard percent != shown else { return }
+        shown = percent
+        let filled = percent * 30 / 100
+        print("\r[\(String(repeating: "#", count: filled))\(String(repeating: " ", count: 30 - filled))] \(percent)%", terminator: "")
+        fflush(nil)
+    }
+
+    func finish() {
+        guard enabled, shown >= 0 else { return }
+        print("\r\(String(repeating: " ", count: 40))\r", terminator: "")
+        fflush(nil)
+    }
+}

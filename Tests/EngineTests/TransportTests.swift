@@ -1,0 +1,111 @@
+import Testing
+@testable import Engine
+import MIDI
+@testable import Sequencing
+
+@Suite("Player transport: seek with chase, seamless loops, nothing left sounding")
+struct TransportTests {
+    /// Mean absolute value over RMS: 2√2/π ≈ 0.900 for a sine, 1 for a square (robust to the
+    /// overshoot interpolation puts on a square's edges).
+    static func formFactor(_ samples: ArraySlice<Float>) -> Double {
+        let mean = samples.reduce(0) { $0 + Double(abs($1)) } / Double(samples.count)
+        let rms = (samples.reduce(0) { $0 + Double($1 * $1) } / Double(samples.count)).squareRoot()
+        return mean / rms
+    }
+
+    @Test("seeking into a held note: it is not re-struck, and the next note plays the chased program")
+    func seekChasesProgram() throws {
+        // Sine (program 0) at 0, square (program 1) at beat 2; a note held over beats 4–12,
+        // another at beat 10. Seek to beat 8: silence until beat 10, then a square.
+        var track = Track(events: [
+            MIDIEvent(tick: 0, .programChange(channel: 0, program: 0)),
+            MIDIEvent(tick: 960, .programChange(channel: 0, program: 1)),
+        ])
+        track.insert(MIDIEvent(tick: 1920, .noteOn(channel: 0, note: 69, velocity: 100)))
+        track.insert(MIDIEvent(tick: 5760, .noteOff(channel: 0, note: 69, velocity: 0)))
+        track.insert(MIDIEvent(tick: 4800, .noteOn(channel: 0, note: 81, velocity: 100)))
+        track.insert(MIDIEvent(tick: 6720, .noteOff(channel: 0, note: 81, velocity: 0)))
+        let harness = try RenderHarness(Sequence(division: .ticksPerQuarter(480), tracks: [track]))
+        harness.player.seek(toTick: 3840)
+        let audio = harness.render(frames: 48_000 * 2)
+        // Beat 8 → 10 at 120 bpm is one second: silent.
+        #expect(audio[0..<47_900].allSatisfy { $0 == 0 })
+        let note = audio[(48_000 + 4_800)..<(48_000 + 40_000)]
+        #expect(Self.formFactor(note) > 0.97, "form factor \(Self.formFactor(note)): the square was chased")
+        let sine = try RenderHarness(RenderHarness.sequence(program: 0, notes: [(0, 960, 81)])).render(frames: 40_000)
+        #expect(abs(Self.formFactor(sine[4_800...]) - 0.9003) < 0.005, "the measure tells a sine")
+        #expect(abs(RenderHarness.frequency(note) - 880) < 0.1)
+    }
+
+    @Test("a note that begins exactly at the seek point sounds at once")
+    func noteAtSeekPoint() throws {
+        let sequence = RenderHarness.sequence(program: 0, notes: [(960, 480, 69), (1920, 480, 72)])
+        let harness = try RenderHarness(sequence)
+        harness.player.seek(toTick: 1920)
+        let audio = harness.render(frames: 9_600)
+        let onset = RenderHarness.onsets(audio).first
+        #expect(onset == 1)
+    }
+
+    @Test("loop ×4 of a 2-bar region: four identical copies, no gap at the seams")
+    func seamlessLoop() throws {
+        // Legato sine notes filling two bars at 120 bpm: 3840 ticks = 192,000 frames.
+        let notes = (0..<8).map { (tick: $0 * 480, length: 480, key: UInt8(60 + [0, 4, 7, 12, 7, 4, 0, 7][$0])) }
+        let sequence = RenderHarness.sequence(program: 0, notes: notes + [(3840, 960, 48)])
+        let harness = try RenderHarness(sequence)
+        harness.player.setLoop(startTick: 0, endTick: 3840, count: 4)
+        let region = 192_000
+        let audio = harness.render(frames: region * 4 + 48_000, slice: 777)
+        // Each later pass opens while the previous pass's last note is in its release (about
+        // 15 ms); from there on, passes 2, 3 and 4 are exact copies. Pass 1 is too but for one
+        // 64-frame block: libfluidsynth glides a voice's filter coefficients over its first
+        // block from the voice slot's previous note, and in pass 1 the slots are fresh.
+        let release = 1_024
+        func pass(_ k: Int) -> [Float] { Array(audio[(k * region + release)..<((k + 1) * region)]) }
+        let second = pass(1)
+        #expect(pass(2) == second)
+        #expect(pass(3) == second)
+        let differing = zip(pass(0), second).enumerated().filter { $0.element.0 != $0.element.1 }.map(\.offset)
+        #expect(differing.count < 64 && (differing.last ?? 0) - (differing.first ?? 0) < 64,
+                "pass 1 differs from pass 2 at \(differing.count) frames")
+        // No silent run at or near a seam.
+        for seam in 1...3 {
+            let around = audio[(seam * region - 2_000)..<(seam * region + 2_000)]
+            var run = 0, longest = 0
+            for s in around { run = s == 0 ? run + 1 : 0; longest = max(longest, run) }
+            #expect(longest < 8, "a silent run of \(longest) frames at seam \(seam)")
+        }
+        // After the fourth pass the song goes on to its last note (key 48 at 130.8 Hz).
+        #expect(abs(RenderHarness.frequency(audio[(region * 4 + 4_800)..<(region * 4 + 40_000)]) - 130.81) < 0.05)
+    }
+
+    @Test("stop and pause release every sounding note: silence after the release time")
+    func stopLeavesNothingSounding() throws {
+        let sequence = RenderHarness.sequence(program: 0, notes: [(0, 48_000, 60), (0, 48_000, 64), (240, 48_000, 67)])
+        for action in ["stop", "pause"] {
+            let harness = try RenderHarness(sequence)
+            _ = harness.render(frames: 24_000)
+            if action == "stop" { harness.player.stop() } else { harness.player.pause() }
+            let after = harness.render(frames: 24_000)
+            #expect(after[0..<64].contains { $0 != 0 }, "\(action): sound right up to the stop")
+            #expect(after[960...].allSatisfy { $0 == 0 }, "\(action): notes still sounding after 20 ms")
+            #expect(harness.sampler.synthesizer.activeVoiceCount == 0)
+        }
+    }
+
+    @Test("muting a track releases its notes; solo silences the others")
+    func muteAndSolo() throws {
+        let a = Track(events: [MIDIEvent(tick: 0, .noteOn(channel: 0, note: 69, velocity: 100)), MIDIEvent(tick: 9600, .noteOff(channel: 0, note: 69, velocity: 0))])
+        let b = Track(events: [MIDIEvent(tick: 0, .noteOn(channel: 1, note: 81, velocity: 100)), MIDIEvent(tick: 9600, .noteOff(channel: 1, note: 81, velocity: 0))])
+        let sequence = Sequence(division: .ticksPerQuarter(480), tracks: [a, b])
+        let harness = try RenderHarness(sequence)
+        _ = harness.render(frames: 9_600)
+        harness.player.setMuted(true, track: 0)
+        let muted = harness.render(frames: 24_000)
+        #expect(abs(RenderHarness.frequency(muted[4_800...]) - 880) < 0.1)
+        harness.player.setMuted(false, track: 0)
+        harness.player.setSoloed(true, track: 0)
+        let solo = harness.render(frames: 9_600)
+        #expect(solo[4_800...].allSatisfy { $0 == 0 }, "track 2 silenced by the solo, track 1's note was released by the mute")
+    }
+}
