@@ -46,7 +46,7 @@ let package = Package(
         // Regenerates soundfonts/*.sf2 from SoundFontBook: `swift run make-soundfonts`.
         .executableTarget(name: "make-soundfonts", dependencies: ["SoundFontBook"], path: "Sources/MakeSoundFonts"),
         // Benchmarks that print figures (never pass/fail): `swift run -c release pianola-bench`.
-        .executableTarget(name: "pianola-bench", dependencies: ["MIDI"], path: "Sources/PianolaBench"),
+        .executableTarget(name: "pianola-bench", dependencies: ["MIDI", "Pianola", "AudioFile"], path: "Sources/PianolaBench"),
 
         .testTarget(name: "MIDITests", dependencies: ["MIDI"]),
         .testTarget(name: "SequencingTests", dependencies: ["Sequencing", "MIDI", "SongBook"]),

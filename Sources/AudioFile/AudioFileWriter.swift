@@ -81,11 +81,14 @@ public final class AudioFileWriter {
     /// Appends `frames` frames from two channel buffers. Control thread.
     public func write(left: UnsafePointer<Float>, right: UnsafePointer<Float>, frames: Int) throws(AudioFileError) {
         if interleaved.count < frames * 2 { interleaved = [Float](repeating: 0, count: frames * 2) }
-        for i in 0..<frames {
-            interleaved[2 * i] = left[i]
-            interleaved[2 * i + 1] = right[i]
+        let written = interleaved.withUnsafeMutableBufferPointer { buffer in
+            let out = buffer.baseAddress!
+            for i in 0..<frames {
+                out[2 * i] = left[i]
+                out[2 * i + 1] = right[i]
+            }
+            return sf_writef_float(file, out, sf_count_t(frames))
         }
-        let written = interleaved.withUnsafeBufferPointer { sf_writef_float(file, $0.baseAddress, sf_count_t(frames)) }
         guard written == frames else { throw AudioFileError(path: path, reason: String(cString: sf_strerror(file))) }
     }
 

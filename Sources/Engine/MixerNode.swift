@@ -99,6 +99,16 @@ public final class MixerNode: AudioNode, @unchecked Sendable {
             case .outputGain(let gain): outputGain = gain
             }
         }
+        // A lone input at unity renders straight into the output: no copy, no sum.
+        var live = 0, lone = -1
+        for index in inputs.indices where inputs[index].node != nil {
+            live += 1
+            lone = index
+        }
+        if live == 1 && outputGain == 1 && inputs[lone].settings == InputSettings(), let node = inputs[lone].node {
+            node.render(output, at: time)
+            return
+        }
         output.clear()
         guard let scratch else { return }
         let part = scratch.slice(frames: output.frames)

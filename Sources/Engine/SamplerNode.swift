@@ -17,10 +17,9 @@ public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable 
     /// The synthesizer it plays. Render thread only once rendering has started.
     public let synthesizer: Synthesizer
     private static let block = Synthesizer.blockSize
-    private let blockLeft = UnsafeMutablePointer<Float>.allocate(capacity: SamplerNode.block)
-    private let blockRight = UnsafeMutablePointer<Float>.allocate(capacity: SamplerNode.block)
-    private var blockPosition = SamplerNode.block          // next unread frame of the block; 64 = none
-    private var blockStart: SampleTime = -SampleTime(SamplerNode.block)
+    private var spill: AudioBuffer?                        // the part of the last block rendered past a pull's end
+    private var spillStart = 0, spillEnd = 0               // unread frames of `spill`
+    private var computed: SampleTime = 0                   // the synth has rendered every frame before this
     private let pending: UnsafeMutablePointer<Pending>
     private let pendingCapacity: Int
     private var pendingHead = 0, pendingCount = 0
@@ -41,16 +40,15 @@ public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable 
     }
 
     deinit {
-        blockLeft.deallocate()
-        blockRight.deallocate()
         pending.deallocate()
         arena.deallocate()
     }
 
-    /// Nothing to allocate: the node renders in its own 64-frame blocks. Control thread.
+    /// Allocates room for the block that straddles the end of a pull. Control thread.
     public func prepare(format: AudioFormat, maxFrames: Int) {
         precondition(Double(format.sampleRate) == synthesizer.configuration.sampleRate,
                      "the synthesizer renders at the graph's sample rate")
+        spill = AudioBuffer(capacity: SamplerNode.block)
     }
 
     /// Two blocks. An event due at t must arrive before the block nearest t (which starts no
@@ -105,31 +103,56 @@ public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable 
         return rounded * b
     }
 
-    /// Renders the synth's audio for `time ..< time + frames`. Render thread only.
+    /// Renders the synth's audio for `time ..< time + frames`. Between events, whole runs of
+    /// blocks go to libfluidsynth in one call, straight into the output; only the block that
+    /// straddles the end of the pull is rendered aside, and its rest is played next time.
+    /// Render thread only.
     public func render(_ output: StereoSlice, at time: SampleTime) {
+        let block = SamplerNode.block
         var produced = 0
+        if spillStart < spillEnd, let spill {
+            let count = min(spillEnd - spillStart, output.frames)
+            output.left.update(from: spill.left + spillStart, count: count)
+            output.right.update(from: spill.right + spillStart, count: count)
+            spillStart += count
+            produced = count
+        }
         while produced < output.frames {
-            if blockPosition == SamplerNode.block {
-                computeBlock(at: blockStart + SampleTime(SamplerNode.block))
+            applyDueEvents()
+            let remaining = output.frames - produced
+            var blocks = (remaining + block - 1) / block
+            if pendingCount > 0 {
+                let next = SamplerNode.nearestBlockStart(pending[pendingHead].time)
+                blocks = max(1, min(blocks, Int((next - computed) / SampleTime(block))))
             }
-            let count = min(SamplerNode.block - blockPosition, output.frames - produced)
-            (output.left + produced).update(from: blockLeft + blockPosition, count: count)
-            (output.right + produced).update(from: blockRight + blockPosition, count: count)
-            blockPosition += count
-            produced += count
+            if remaining >= block {
+                // Whole blocks, straight into the output.
+                let frames = min(blocks, remaining / block) * block
+                synthesizer.render(left: output.left + produced, right: output.right + produced, frames: frames)
+                produced += frames
+                computed += SampleTime(frames)
+            } else {
+                // The block that straddles the end of the pull: render it aside, hand over its start.
+                guard let spill else { preconditionFailure("prepare the sampler before rendering") }
+                synthesizer.render(left: spill.left, right: spill.right, frames: block)
+                (output.left + produced).update(from: spill.left, count: remaining)
+                (output.right + produced).update(from: spill.right, count: remaining)
+                spillStart = remaining
+                spillEnd = block
+                produced = output.frames
+                computed += SampleTime(block)
+            }
         }
     }
 
-    private func computeBlock(at start: SampleTime) {
-        while pendingCount > 0 && SamplerNode.nearestBlockStart(pending[pendingHead].time) <= start {
+    /// Sends libfluidsynth every scheduled event whose nearest block starts at `computed` or before.
+    private func applyDueEvents() {
+        while pendingCount > 0 && SamplerNode.nearestBlockStart(pending[pendingHead].time) <= computed {
             apply(pending[pendingHead])
             pendingHead = (pendingHead + 1) % pendingCapacity
             pendingCount -= 1
         }
         if pendingCount == 0 { arenaTail = 0 }
-        synthesizer.render(left: blockLeft, right: blockRight, frames: SamplerNode.block)
-        blockStart = start
-        blockPosition = 0
     }
 
     @inline(__always) private func apply(_ e: Pending) {

@@ -1,43 +1,134 @@
-// Benchmarks that print figures (never pass/fail): `swift run -c release pianola-bench [CORPUS_DIR]`.
-// SMF read throughput over the shared corpus, per mode, on one core; and the slowest single file.
+// Benchmarks that print figures (never pass/fail):
+//   swift run -c release pianola-bench smf [CORPUS_DIR]      SMF read MB/s over the corpus
+//   swift run -c release pianola-bench render [SONG] [FONT]  render CPU time vs `fluidsynth -F`
+// With no argument, both, on ../shared/corpus and its densest song with FluidR3_GM if installed.
 import Foundation
+import AudioFile
 import MIDI
+import Pianola
 
-let directory = CommandLine.arguments.dropFirst().first ?? "../shared/corpus/midi"
-guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory).sorted(), !names.isEmpty else {
-    FileHandle.standardError.write(Data("pianola-bench: no MIDI files in \(directory)\n".utf8))
-    exit(1)
-}
-let files = names.compactMap { name -> (String, [UInt8])? in
-    guard let data = FileManager.default.contents(atPath: (directory as NSString).appendingPathComponent(name)) else { return nil }
-    return (name, Array(data))
-}
-let totalBytes = files.reduce(0) { $0 + $1.1.count }
+let corpus = "../shared/corpus/midi"
+let arguments = Array(CommandLine.arguments.dropFirst())
 let clock = ContinuousClock()
 
 func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18 }
 
-print("SMF read: \(files.count) files, \(String(format: "%.2f", Double(totalBytes) / 1e6)) MB, \(directory)")
-for mode in [MIDIFile.ReadMode.lenient, .strict] {
-    var passes = 0, events = 0
-    let start = clock.now
-    repeat {
-        for (_, bytes) in files {
-            if let file = try? MIDIFile(bytes: bytes, mode: mode) { events &+= file.tracks.count }
-        }
-        passes += 1
-    } while clock.now - start < .seconds(3)
-    let elapsed = seconds(clock.now - start)
-    let rate = Double(totalBytes * passes) / elapsed / 1e6
-    print("  \(mode == .lenient ? "lenient" : "strict ") \(String(format: "%7.1f", rate)) MB/s  (\(passes) passes in \(String(format: "%.2f", elapsed)) s)")
-    precondition(events != 0)
+/// CPU seconds (user + system) used by this process, or by its finished children.
+func cpuSeconds(children: Bool = false) -> Double {
+    var usage = rusage()
+    getrusage(children ? RUSAGE_CHILDREN.rawValue : RUSAGE_SELF.rawValue, &usage)
+    func s(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+    return s(usage.ru_utime) + s(usage.ru_stime)
 }
 
-var slowest = ("", 0.0)
-for (name, bytes) in files {
-    let start = clock.now
-    _ = try? MIDIFile(bytes: bytes)
-    let t = seconds(clock.now - start)
-    if t > slowest.1 { slowest = (name, t) }
+func smfBenchmark(_ directory: String) {
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory).sorted(), !names.isEmpty else {
+        print("smf: no MIDI files in \(directory)")
+        return
+    }
+    let files = names.compactMap { name -> (String, [UInt8])? in
+        FileManager.default.contents(atPath: (directory as NSString).appendingPathComponent(name)).map { (name, Array($0)) }
+    }
+    let totalBytes = files.reduce(0) { $0 + $1.1.count }
+    print("SMF read: \(files.count) files, \(String(format: "%.2f", Double(totalBytes) / 1e6)) MB, \(directory)")
+    for mode in [MIDIFile.ReadMode.lenient, .strict] {
+        var passes = 0, tracks = 0
+        let start = clock.now
+        repeat {
+            for (_, bytes) in files {
+                if let file = try? MIDIFile(bytes: bytes, mode: mode) { tracks &+= file.tracks.count }
+            }
+            passes += 1
+        } while clock.now - start < .seconds(3)
+        let elapsed = seconds(clock.now - start)
+        print("  \(mode == .lenient ? "lenient" : "strict ") \(String(format: "%7.1f", Double(totalBytes * passes) / elapsed / 1e6)) MB/s  (\(passes) passes in \(String(format: "%.2f", elapsed)) s)")
+        precondition(tracks != 0)
+    }
+    var slowest = ("", 0.0)
+    for (name, bytes) in files {
+        let start = clock.now
+        _ = try? MIDIFile(bytes: bytes)
+        let t = seconds(clock.now - start)
+        if t > slowest.1 { slowest = (name, t) }
+    }
+    print("  slowest file: \(slowest.0) \(String(format: "%.2f", slowest.1 * 1000)) ms")
 }
-print("  slowest file: \(slowest.0) \(String(format: "%.2f", slowest.1 * 1000)) ms")
+
+func renderBenchmark(song: String, font: String) throws {
+    let sequence = Sequence(file: try MIDIFile(contentsOf: song))
+    print("Render: \(song) (\(String(format: "%.1f", sequence.durationSeconds)) s), \(font), 48 kHz, reverb and chorus on, polyphony 256")
+    let ours = FileManager.default.temporaryDirectory.appendingPathComponent("pianola-bench-\(getpid()).wav").path
+    let theirs = FileManager.default.temporaryDirectory.appendingPathComponent("fluidsynth-bench-\(getpid()).wav").path
+    defer { try? FileManager.default.removeItem(atPath: ours); try? FileManager.default.removeItem(atPath: theirs) }
+
+    // Each renderer three times, alternating, so the machine's load falls on both alike.
+    var ratios: [Double] = []
+    for round in 1...3 {
+        let (ourCPU, ourWall, frames) = try renderWithPianola(sequence: sequence, font: font, to: ours)
+        let (theirCPU, theirWall, status) = try renderWithFluidSynth(song: song, font: font, to: theirs)
+        let audio = Double(frames) / 48_000
+        print(String(format: "  round %d: pianola CPU %6.2f s (%4.0f× real time, wall %6.2f s) | fluidsynth -F CPU %6.2f s (%4.0f×, wall %6.2f s, exit %d) | ratio %.2f×",
+                     round, ourCPU, audio / ourCPU, ourWall, theirCPU, audio / theirCPU, theirWall, status, theirCPU / ourCPU))
+        ratios.append(theirCPU / ourCPU)
+    }
+    print(String(format: "  median ratio (fluidsynth CPU / pianola CPU): %.2f×", ratios.sorted()[1]))
+}
+
+/// Pianola: the same graph and player as `pianola render`, writing a 16-bit WAV. CPU and wall
+/// seconds, and frames written.
+func renderWithPianola(sequence: Sequence, font: String, to path: String) throws -> (Double, Double, Int) {
+    var settings = SongRenderer.Settings()
+    settings.tailSeconds = 0
+    let cpuBefore = cpuSeconds()
+    let wallBefore = clock.now
+    let renderer = try SongRenderer(sequence: sequence, soundFontPath: font, settings: settings)
+    let writer = try AudioFileWriter(path: path, container: .wav, encoding: .int16, sampleRate: 48_000, overwrite: true)
+    var frames = 0
+    try renderer.render { (slice, _) throws(AudioFileError) in
+        try writer.write(left: slice.left, right: slice.right, frames: slice.frames)
+        frames += slice.frames
+    }
+    try writer.close()
+    return (cpuSeconds() - cpuBefore, seconds(clock.now - wallBefore), frames)
+}
+
+/// fluidsynth's fast render, same font, rate and synthesis settings: CPU and wall seconds, exit status.
+func renderWithFluidSynth(song: String, font: String, to path: String) throws -> (Double, Double, Int32) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/fluidsynth")
+    process.arguments = ["-ni", "-q", "-F", path, "-r", "48000", "-o", "synth.polyphony=256", "-o", "synth.reverb.active=1",
+                         "-o", "synth.chorus.active=1", font, song]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    let childBefore = cpuSeconds(children: true)
+    let wallBefore = clock.now
+    try process.run()
+    process.waitUntilExit()
+    return (cpuSeconds(children: true) - childBefore, seconds(clock.now - wallBefore), process.terminationStatus)
+}
+
+func densestCorpusSong() -> String {
+    let dense = (corpus as NSString).appendingPathComponent("tonejs__concerto_for_orchestra_1.mid")
+    return FileManager.default.fileExists(atPath: dense) ? dense : "songs/ode-to-joy.mid"
+}
+
+func defaultFont() -> String {
+    let fluid = "/usr/share/sounds/sf2/FluidR3_GM.sf2"
+    return FileManager.default.fileExists(atPath: fluid) ? fluid : "soundfonts/pianola-gm.sf2"
+}
+
+do {
+    switch arguments.first {
+    case "smf": smfBenchmark(arguments.count > 1 ? arguments[1] : corpus)
+    case "render": try renderBenchmark(song: arguments.count > 1 ? arguments[1] : densestCorpusSong(), font: arguments.count > 2 ? arguments[2] : defaultFont())
+    case nil:
+        smfBenchmark(corpus)
+        try renderBenchmark(song: densestCorpusSong(), font: defaultFont())
+    default:
+        print("usage: pianola-bench [smf [DIR] | render [SONG] [FONT]]")
+        exit(2)
+    }
+} catch {
+    FileHandle.standardError.write(Data("pianola-bench: \(error)\n".utf8))
+    exit(1)
+}

@@ -11,7 +11,9 @@ struct CLIRun {
         return me.deletingLastPathComponent().appendingPathComponent("pianola")
     }()
 
-    static func pianola(_ arguments: String...) throws -> CLIRun {
+    static func pianola(_ arguments: String...) throws -> CLIRun { try pianola(arguments) }
+
+    static func pianola(_ arguments: [String]) throws -> CLIRun {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
