@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+import Pianola
+
+/// The README's library examples, copied as written, run from the package folder. Keep the two in step.
+@Test("the README's library examples compile and run")
+func readmeExamples() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    // The examples use paths relative to the package folder, as a reader runs them there.
+    FileManager.default.changeCurrentDirectoryPath(root.path)
+    defer { try? FileManager.default.removeItem(atPath: "ode.wav") }
+    
+    // Render a song to a WAV file with the project's General MIDI font.
+    let song = Sequence(file: try MIDIFile(contentsOf: "songs/ode-to-joy.mid"))
+    let renderer = try SongRenderer(sequence: song, soundFontPath: "soundfonts/pianola-gm.sf2")
+    let wav = try AudioFileWriter(path: "ode.wav", container: .wav, encoding: .int16, sampleRate: 48_000)
+    try renderer.render { slice, _ in try wav.write(left: slice.left, right: slice.right, frames: slice.frames) }
+    try wav.close()
+    
+    
+    let file = try MIDIFile(contentsOf: "songs/ode-to-joy.mid")     // lenient; .strict refuses defects
+    for warning in file.warnings { print(warning) }                 // "byte 38, track 1: …"
+    let sequence = Sequence(file: file)                             // or layout: .channelsToTracks
+    let tempo = sequence.tempoMap
+    print(tempo.seconds(atTick: 1920))                              // exact, per tempo segment
+    print(tempo.sampleFrame(atTick: 1920, sampleRate: 48_000))      // the same answer however reached
+    print(sequence.meterMap!.position(atTick: 1920))                // 2:1:0 (bar:beat:tick, from 1)
+    var melody = sequence.tracks[1]
+    melody.insert(MIDIEvent(tick: 0, .controlChange(channel: 0, controller: 7, value: 100)))
+    let bytes = sequence.midiFile().serialized()                    // a format 1 Standard MIDI File
+    
+    // The graph: a sampler (libfluidsynth) into a mixer, pulled block by block; the player
+    // schedules the sequence onto the sample clock.
+    let synth = try Synthesizer()                                   // 48 kHz, reverb and chorus on
+    _ = try synth.loadSoundFont(path: "soundfonts/pianola-gm.sf2")  // before it renders
+    let sampler = SamplerNode(synthesizer: synth)
+    let mixer = MixerNode()
+    let graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: 48_000))
+    mixer.connect(sampler)
+    let player = Player(sequence: sequence, sampleRate: 48_000, destinations: [sampler])
+    graph.add(player)
+    player.setLoop(startTick: 0, endTick: 7680, count: 2)          // bars 1–4 twice
+    player.start()
+    let buffer = AudioBuffer(capacity: 4096)
+    graph.render(into: buffer.slice(frames: 4096))                  // the render thread's call
+    #expect(FileManager.default.fileExists(atPath: "ode.wav"))
+    #expect(tempo.seconds(atTick: 1920) > 0 && bytes.count > 100)
+}
