@@ -1,6 +1,7 @@
 // Benchmarks that print figures (never pass/fail):
 //   swift run -c release pianola-bench smf [CORPUS_DIR]      SMF read MB/s over the corpus
 //   swift run -c release pianola-bench render [SONG] [FONT]  render CPU time vs `fluidsynth -F`
+//   swift run -c release pianola-bench font [FONT]           RSS and time to first block, lazy vs eager
 // With no argument, both, on ../shared/corpus and its densest song with FluidR3_GM if installed.
 import Foundation
 import AudioFile
@@ -56,6 +57,7 @@ func smfBenchmark(_ directory: String) {
 
 func renderBenchmark(song: String, font: String) throws {
     let sequence = Sequence(file: try MIDIFile(contentsOf: song))
+    fflush(nil)
     print("Render: \(song) (\(String(format: "%.1f", sequence.durationSeconds)) s), \(font), 48 kHz, reverb and chorus on, polyphony 256")
     let ours = FileManager.default.temporaryDirectory.appendingPathComponent("pianola-bench-\(getpid()).wav").path
     let theirs = FileManager.default.temporaryDirectory.appendingPathComponent("fluidsynth-bench-\(getpid()).wav").path
@@ -107,6 +109,42 @@ func renderWithFluidSynth(song: String, font: String, to path: String) throws ->
     return (cpuSeconds(children: true) - childBefore, seconds(clock.now - wallBefore), process.terminationStatus)
 }
 
+/// Resident memory of this process in MB, from /proc/self/statm.
+func residentMB() -> Double {
+    guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let pages = Double(statm.split(separator: " ")[1]) ?? 0
+    return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
+}
+
+/// In a child process: load `font` eagerly or lazily, play one note on each of programs 0,
+/// 24, 48 and the drums, and report load time, time to the first rendered block and RSS.
+func fontChild(font: String, lazy: Bool) throws {
+    let start = clock.now
+    var configuration = Synthesizer.Configuration()
+    configuration.lazySampleLoading = lazy
+    let synth = try Synthesizer(configuration: configuration)
+    _ = try synth.loadSoundFont(path: font)
+    let loaded = seconds(clock.now - start)
+    let left = UnsafeMutablePointer<Float>.allocate(capacity: 64), right = UnsafeMutablePointer<Float>.allocate(capacity: 64)
+    for (channel, program) in [(0, 0), (1, 24), (2, 48)] { synth.programChange(channel: channel, program: program) }
+    for channel in [0, 1, 2, 9] { synth.noteOn(channel: channel, key: channel == 9 ? 38 : 60, velocity: 100) }
+    synth.render(left: left, right: right, frames: 64)
+    let firstBlock = seconds(clock.now - start)
+    print(String(format: "  %@ load %6.3f s, first block %6.3f s after start, RSS %6.1f MB", lazy ? "lazy " : "eager", loaded, firstBlock, residentMB()))
+}
+
+func fontBenchmark(font: String) throws {
+    print("SoundFont: \(font), 4 programs sounding")
+    fflush(nil)   // before the children write to the same stdout
+    for mode in ["eager", "lazy"] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        process.arguments = ["font-child", mode, font]
+        try process.run()
+        process.waitUntilExit()
+    }
+}
+
 func densestCorpusSong() -> String {
     let dense = (corpus as NSString).appendingPathComponent("tonejs__concerto_for_orchestra_1.mid")
     return FileManager.default.fileExists(atPath: dense) ? dense : "songs/ode-to-joy.mid"
@@ -121,11 +159,14 @@ do {
     switch arguments.first {
     case "smf": smfBenchmark(arguments.count > 1 ? arguments[1] : corpus)
     case "render": try renderBenchmark(song: arguments.count > 1 ? arguments[1] : densestCorpusSong(), font: arguments.count > 2 ? arguments[2] : defaultFont())
+    case "font": try fontBenchmark(font: arguments.count > 1 ? arguments[1] : defaultFont())
+    case "font-child": try fontChild(font: arguments[2], lazy: arguments[1] == "lazy")
     case nil:
         smfBenchmark(corpus)
         try renderBenchmark(song: densestCorpusSong(), font: defaultFont())
+        try fontBenchmark(font: defaultFont())
     default:
-        print("usage: pianola-bench [smf [DIR] | render [SONG] [FONT]]")
+        print("usage: pianola-bench [smf [DIR] | render [SONG] [FONT] | font [FONT]]")
         exit(2)
     }
 } catch {
