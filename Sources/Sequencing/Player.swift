@@ -26,12 +26,34 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         case transpose(Int)
     }
 
+    /// What the player reports to the control thread (`pollEvents`). Any thread.
+    public enum Event: Hashable, Sendable {
+        /// A marker meta event was scheduled to sound at `sampleTime`. Any thread.
+        case marker(text: String, tick: Int, sampleTime: SampleTime)
+        /// A cue-point meta event. Any thread.
+        case cuePoint(text: String, tick: Int, sampleTime: SampleTime)
+        /// A sequencer-specific meta event: the song's own user data. Any thread.
+        case userEvent(track: Int, data: [UInt8], tick: Int, sampleTime: SampleTime)
+        /// Play went back to the loop's start at `sampleTime`. Any thread.
+        case loopWrapped(sampleTime: SampleTime)
+        /// The song ended at `sampleTime`. Any thread.
+        case ended(sampleTime: SampleTime)
+    }
+
+    /// A notification as the render thread records it: no strings, no arrays.
+    private struct Notification {
+        var kind: UInt8          // 0 score event (marker, cue, user), 1 loop wrap, 2 end
+        var index: Int
+        var time: SampleTime
+    }
+
     /// The score being played. Any thread.
     public let score: Score
     private let destinations: [any MIDIDestination]
     private let trackDestination: [Int]
     private let lookahead: Int64
     private let commands = SPSCQueue<Command>(capacity: 1024)
+    private let notifications = SPSCQueue<Notification>(capacity: 4096)
     private let finishedFlag = Atomic<Bool>(false)
     private let positionTick = Atomic<Int>(0)
 
@@ -110,6 +132,28 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         while !commands.push(command) { sched_yield() }
     }
 
+    /// Takes the markers, cue points, user events, loop wraps and song end reported since the
+    /// last call, oldest first. Call it from one control thread (a game's frame, a UI timer);
+    /// it never runs on the audio thread. Control thread.
+    public func pollEvents() -> [Event] {
+        var events: [Event] = []
+        while let n = notifications.pop() {
+            switch n.kind {
+            case 1: events.append(.loopWrapped(sampleTime: n.time))
+            case 2: events.append(.ended(sampleTime: n.time))
+            default:
+                let e = score.events[n.index]
+                switch e.message {
+                case .meta(.text(.marker, let bytes)): events.append(.marker(text: String(latin1: bytes), tick: e.tick, sampleTime: n.time))
+                case .meta(.text(.cuePoint, let bytes)): events.append(.cuePoint(text: String(latin1: bytes), tick: e.tick, sampleTime: n.time))
+                case .meta(.sequencerSpecific(let data)): events.append(.userEvent(track: e.track, data: data, tick: e.tick, sampleTime: n.time))
+                default: break
+                }
+            }
+        }
+        return events
+    }
+
     // MARK: Render thread
 
     /// Output time of a score frame under the current anchor and rate.
@@ -134,6 +178,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
                 let wrap = outputTime(ofFrame: loopEndFrame)
                 guard wrap < horizon else { break }
                 releaseAll(at: wrap)
+                notifications.push(Notification(kind: 1, index: 0, time: wrap))
                 anchorTime = wrap
                 anchorFrame = start.frame
                 cursor = start.index
@@ -145,6 +190,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
                 let end = outputTime(ofFrame: score.endFrame)
                 if end < horizon {
                     releaseAll(at: max(end, time))
+                    notifications.push(Notification(kind: 2, index: 0, time: max(end, time)))
                     playing = false
                     finishedFlag.store(true, ordering: .releasing)
                 }
@@ -152,7 +198,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             }
             let due = outputTime(ofFrame: nextFrame)
             guard due < horizon else { break }
-            emit(events[cursor], at: max(due, time))
+            emit(events[cursor], index: cursor, at: max(due, time))
             cursor += 1
         }
         positionTick.store(cursor < events.count ? events[cursor].tick : score.endTick, ordering: .relaxed)
@@ -232,7 +278,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         !muted[track] && (soloCount == 0 || soloed[track])
     }
 
-    private func emit(_ event: Score.Event, at time: SampleTime) {
+    private func emit(_ event: Score.Event, index: Int, at time: SampleTime) {
         let d = trackDestination[event.track]
         let destination = destinations[d]
         switch event.message {
@@ -260,6 +306,8 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             destination.schedule(ScheduledMIDI(time: time, status: 0xA0 | c, data1: heldSounding[slot], data2: p))
         case .sysex(let bytes):
             bytes.withUnsafeBufferPointer { destination.scheduleSysex(Player.sysexBody($0), at: time) }
+        case .meta(.text(.marker, _)), .meta(.text(.cuePoint, _)), .meta(.sequencerSpecific):
+            notifications.push(Notification(kind: 0, index: index, time: time))
         default:
             if let packed = ScheduledMIDI(time: time, event.message) { destination.schedule(packed) }
         }

@@ -109,3 +109,37 @@ struct TransportTests {
         #expect(solo[4_800...].allSatisfy { $0 == 0 }, "track 2 silenced by the solo, track 1's note was released by the mute")
     }
 }
+
+@Suite("Player events reach the control thread")
+struct PlayerEventTests {
+    @Test("markers, cue points and user events arrive in order with their exact sample times; loop wraps and the end too")
+    func events() throws {
+        var track = Track(events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: 2))])
+        track.insert(MIDIEvent(tick: 0, .meta(.text(.marker, string: "intro"))))
+        track.insert(MIDIEvent(tick: 700, .meta(.text(.cuePoint, string: "door"))))
+        track.insert(MIDIEvent(tick: 960, .meta(.text(.marker, string: "verse"))))
+        track.insert(MIDIEvent(tick: 1234, .meta(.sequencerSpecific([0x7D, 1, 2]))))
+        track.insert(MIDIEvent(tick: 1500, .noteOn(channel: 0, note: 60, velocity: 90)))
+        track.insert(MIDIEvent(tick: 1900, .noteOff(channel: 0, note: 60, velocity: 0)))
+        var tempo = Track()
+        tempo.insert(MIDIEvent(tick: 480, .meta(.tempo(microsecondsPerQuarter: 333_333))))
+        let sequence = Sequence(division: .ticksPerQuarter(480), tempoTrack: tempo, tracks: [track])
+        let harness = try RenderHarness(sequence)
+        harness.player.setLoop(startTick: 960, endTick: 1920, count: 2)
+        _ = harness.renderSong(slice: 500)
+        let map = sequence.tempoMap
+        func at(_ tick: Int) -> SampleTime { map.sampleFrame(atTick: tick, sampleRate: RenderHarness.rate) }
+        let loopLength = at(1920) - at(960)
+        #expect(harness.player.pollEvents() == [
+            .marker(text: "intro", tick: 0, sampleTime: 0),
+            .cuePoint(text: "door", tick: 700, sampleTime: at(700)),
+            .marker(text: "verse", tick: 960, sampleTime: at(960)),
+            .userEvent(track: 0, data: [0x7D, 1, 2], tick: 1234, sampleTime: at(1234)),
+            .loopWrapped(sampleTime: at(1920)),
+            .marker(text: "verse", tick: 960, sampleTime: at(960) + loopLength),
+            .userEvent(track: 0, data: [0x7D, 1, 2], tick: 1234, sampleTime: at(1234) + loopLength),
+            .ended(sampleTime: at(1900) + loopLength),   // the song ends with its last event, at tick 1900
+        ])
+        #expect(harness.player.pollEvents().isEmpty)
+    }
+}
