@@ -1,4 +1,7 @@
 import FluidSynth
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A SoundFont sampler over libfluidsynth: plays MIDI scheduled at sample times. libfluidsynth
 /// computes 64-frame blocks, so the node renders block by block on a fixed grid from sample
@@ -14,8 +17,14 @@ public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable 
         var sysexOffset: Int32, sysexLength: Int32
     }
 
-    /// The synthesizer it plays. Render thread only once rendering has started.
-    public let synthesizer: Synthesizer
+    /// The synthesizer it plays now. Render thread only once rendering has started.
+    public private(set) var synthesizer: Synthesizer
+    private var fading: Synthesizer?                       // the replaced synth, releasing its notes
+    private var fadingFrames = 0
+    private var fadeBuffer: AudioBuffer?
+    private let incoming = SPSCQueue<Synthesizer>(capacity: 4)
+    private let retired = SPSCQueue<Synthesizer>(capacity: 8)
+    private var channelState: [Int16]                      // per channel: 128 CCs, program, pitch bend; -1 unknown
     private static let block = Synthesizer.blockSize
     private var spill: AudioBuffer?                        // the part of the last block rendered past a pull's end
     private var spillStart = 0, spillEnd = 0               // unread frames of `spill`
@@ -37,6 +46,7 @@ public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable 
         pending = .allocate(capacity: capacity)
         arenaCapacity = sysexCapacity
         arena = .allocate(capacity: sysexCapacity)
+        channelState = Array(repeating: -1, count: 16 * 130)
     }
 
     deinit {
@@ -49,6 +59,26 @@ public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable 
         precondition(Double(format.sampleRate) == synthesizer.configuration.sampleRate,
                      "the synthesizer renders at the graph's sample rate")
         spill = AudioBuffer(capacity: SamplerNode.block)
+        fadeBuffer = AudioBuffer(capacity: maxFrames + SamplerNode.block)
+    }
+
+    /// Plays `replacement` from the next render cycle on: a synthesizer built and loaded off
+    /// the audio thread (`fluid_synth_sfload` holds a synth for the whole load, so a font
+    /// change is a new synth). The new one gets the bank, program, controllers and pitch bend
+    /// each channel had; the old one releases its sounding notes and rings out (at most two
+    /// seconds), then comes back through `collectRetired`. Rendering never waits. Control thread.
+    public func replaceSynthesizer(with replacement: Synthesizer) {
+        precondition(replacement.configuration.sampleRate == synthesizer.configuration.sampleRate,
+                     "a replacement synthesizer renders at the same sample rate")
+        while !incoming.push(replacement) {
+            collectRetired()
+            sched_yield()
+        }
+    }
+
+    /// Frees the synthesizers the render thread has finished with. Control thread.
+    public func collectRetired() {
+        while retired.pop() != nil {}
     }
 
     /// Two blocks. An event due at t must arrive before the block nearest t (which starts no
@@ -108,6 +138,7 @@ public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable 
     /// straddles the end of the pull is rendered aside, and its rest is played next time.
     /// Render thread only.
     public func render(_ output: StereoSlice, at time: SampleTime) {
+        if let replacement = incoming.pop() { swapIn(replacement) }
         let block = SamplerNode.block
         var produced = 0
         if spillStart < spillEnd, let spill {
@@ -129,12 +160,14 @@ public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable 
                 // Whole blocks, straight into the output.
                 let frames = min(blocks, remaining / block) * block
                 synthesizer.render(left: output.left + produced, right: output.right + produced, frames: frames)
+                mixFading(into: output.dropFirst(produced, count: frames))
                 produced += frames
                 computed += SampleTime(frames)
             } else {
                 // The block that straddles the end of the pull: render it aside, hand over its start.
                 guard let spill else { preconditionFailure("prepare the sampler before rendering") }
                 synthesizer.render(left: spill.left, right: spill.right, frames: block)
+                mixFading(into: spill.slice(frames: block))
                 (output.left + produced).update(from: spill.left, count: remaining)
                 (output.right + produced).update(from: spill.right, count: remaining)
                 spillStart = remaining
@@ -142,6 +175,43 @@ public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable 
                 produced = output.frames
                 computed += SampleTime(block)
             }
+        }
+    }
+
+    /// Makes `replacement` the playing synth: the channel state goes over, the old synth
+    /// releases its notes and fades out through `mixFading`.
+    private func swapIn(_ replacement: Synthesizer) {
+        for channel in 0..<16 {
+            let base = channel * 130
+            func cc(_ n: Int) {
+                if channelState[base + n] >= 0 { replacement.controlChange(channel: channel, controller: n, value: Int(channelState[base + n])) }
+            }
+            cc(0)
+            cc(32)
+            if channelState[base + 128] >= 0 { replacement.programChange(channel: channel, program: Int(channelState[base + 128])) }
+            for n in 1..<120 where n != 32 { cc(n) }
+            if channelState[base + 129] >= 0 { replacement.pitchBend(channel: channel, value: Int(channelState[base + 129])) }
+        }
+        if let previous = fading { _ = retired.push(previous) }
+        synthesizer.allNotesOff()
+        fading = synthesizer
+        fadingFrames = 0
+        synthesizer = replacement
+    }
+
+    /// Adds the replaced synth's release to `output`, and retires it once silent or after two
+    /// seconds.
+    @inline(__always) private func mixFading(into output: StereoSlice) {
+        guard let old = fading, let fadeBuffer else { return }
+        old.render(left: fadeBuffer.left, right: fadeBuffer.right, frames: output.frames)
+        for i in 0..<output.frames {
+            output.left[i] += fadeBuffer.left[i]
+            output.right[i] += fadeBuffer.right[i]
+        }
+        fadingFrames += output.frames
+        if old.activeVoiceCount == 0 || Double(fadingFrames) > 2 * old.configuration.sampleRate {
+            _ = retired.push(old)
+            fading = nil
         }
     }
 
@@ -161,10 +231,16 @@ public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable 
         case 0x80: synthesizer.noteOff(channel: channel, key: Int(e.data1))
         case 0x90: synthesizer.noteOn(channel: channel, key: Int(e.data1), velocity: Int(e.data2))
         case 0xA0: synthesizer.keyPressure(channel: channel, key: Int(e.data1), pressure: Int(e.data2))
-        case 0xB0: synthesizer.controlChange(channel: channel, controller: Int(e.data1), value: Int(e.data2))
-        case 0xC0: synthesizer.programChange(channel: channel, program: Int(e.data1))
+        case 0xB0:
+            synthesizer.controlChange(channel: channel, controller: Int(e.data1), value: Int(e.data2))
+            if e.data1 < 120 { channelState[channel * 130 + Int(e.data1)] = Int16(e.data2) }
+        case 0xC0:
+            synthesizer.programChange(channel: channel, program: Int(e.data1))
+            channelState[channel * 130 + 128] = Int16(e.data1)
         case 0xD0: synthesizer.channelPressure(channel: channel, pressure: Int(e.data1))
-        case 0xE0: synthesizer.pitchBend(channel: channel, value: Int(e.data1) | Int(e.data2) << 7)
+        case 0xE0:
+            synthesizer.pitchBend(channel: channel, value: Int(e.data1) | Int(e.data2) << 7)
+            channelState[channel * 130 + 129] = Int16(Int(e.data1) | Int(e.data2) << 7)
         default:
             synthesizer.systemExclusive(UnsafeBufferPointer(start: arena + Int(e.sysexOffset), count: Int(e.sysexLength)))
         }
