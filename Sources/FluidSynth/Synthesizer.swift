@@ -31,6 +31,21 @@ public final class Synthesizer: @unchecked Sendable {
         public var lazySampleLoading = false
         /// MIDI channels. Any thread.
         public var channels = 16
+        /// How bank select (CC0/CC32) and the resets are read: the MIDI standard each song was
+        /// written for. Any thread.
+        public var bankSelect: BankSelect = .gs
+
+        /// libfluidsynth's `synth.midi-bank-select` styles. Any thread.
+        public enum BankSelect: String, Hashable, Sendable, CaseIterable {
+            /// General MIDI: bank select ignored. Any thread.
+            case gm
+            /// Roland GS: CC0 selects the bank, CC32 ignored (libfluidsynth's default). Any thread.
+            case gs
+            /// Yamaha XG: CC0 127 selects drums, CC32 the bank. Any thread.
+            case xg
+            /// MMA: CC0 × 128 + CC32. Any thread.
+            case mma
+        }
 
         /// The defaults. Any thread.
         public init() {}
@@ -70,6 +85,7 @@ public final class Synthesizer: @unchecked Sendable {
         fluid_settings_setnum(settings, "synth.gain", configuration.gain)
         fluid_settings_setint(settings, "synth.dynamic-sample-loading", configuration.lazySampleLoading ? 1 : 0)
         fluid_settings_setint(settings, "synth.midi-channels", Int32(clamping: configuration.channels))
+        fluid_settings_setstr(settings, "synth.midi-bank-select", configuration.bankSelect.rawValue)
         guard let synth = new_fluid_synth(settings) else {
             delete_fluid_settings(settings)
             throw SynthesizerError(.creation, Self.lastLibraryError())

@@ -105,6 +105,14 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     public func seek(toTick tick: Int) { send(.seek(tick: max(0, tick))) }
     /// Moves to a time in seconds. Control thread.
     public func seek(toSeconds seconds: Double) { seek(toTick: score.tempoMap.tick(atSeconds: seconds)) }
+    /// Moves to a position in quarter-note beats from the start. Control thread.
+    public func seek(toBeats beats: Double) { seek(toTick: score.tempoMap.tick(atBeats: beats)) }
+    /// Moves to a bar:beat position (from 1, in the song's meter); songs in SMPTE time have no
+    /// bars and stay where they are. Control thread.
+    public func seek(to position: BarBeatTick) {
+        guard let meter = score.meterMap else { return }
+        seek(toTick: meter.tick(at: position))
+    }
     /// Plays at `percent` of the written tempo (1...1000). Control thread.
     public func setRate(percent: Int) { send(.rate(percent: min(1000, max(1, percent)))) }
     /// Plays `startTick ..< endTick` `count` times in all (0 = forever), seamlessly: at the

@@ -25,6 +25,8 @@ public final class Score: Sendable {
     public let endFrame: Int64
     /// The tempo map the frames come from. Any thread.
     public let tempoMap: TempoMap
+    /// The bar:beat map, `nil` for SMPTE time. Any thread.
+    public let meterMap: MeterMap?
     /// The sample rate of the frames. Any thread.
     public let sampleRate: Int
     /// Number of tracks. Any thread.
@@ -44,6 +46,7 @@ public final class Score: Sendable {
         endTick = sequence.length
         endFrame = map.sampleFrame(atTick: sequence.length, sampleRate: sampleRate)
         tempoMap = map
+        meterMap = sequence.meterMap
         self.sampleRate = sampleRate
         trackCount = sequence.tracks.count
         trackChannels = sequence.tracks.map(\.channels)

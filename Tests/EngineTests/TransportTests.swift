@@ -143,3 +143,51 @@ struct PlayerEventTests {
         #expect(harness.player.pollEvents().isEmpty)
     }
 }
+
+@Suite("Seeking by beats and bar:beat; changing the graph while it renders")
+struct SeekAndGraphTests {
+    @Test("seek by beats and by bar:beat lands where the meter says")
+    func seekPositions() throws {
+        // 3/4: bar 3 beat 1 is tick 2880 = 3 s at 120 bpm. Clicks on every beat.
+        let notes = (0..<12).map { (tick: $0 * 480, length: 100, key: UInt8(60)) }
+        var sequence = RenderHarness.sequence(program: 2, notes: notes)
+        sequence.tempoTrack.insert(MIDIEvent(tick: 0, .meta(.timeSignature(TimeSignature(3, 4)))))
+        for (seek, expectedTick) in [("bar", 2880), ("beats", 1440)] {
+            let harness = try RenderHarness(sequence)
+            if seek == "bar" { harness.player.seek(to: BarBeatTick(bar: 3, beat: 1)) } else { harness.player.seek(toBeats: 3) }
+            let audio = harness.render(frames: 24_000 * 2)
+            // The note at the seek point sounds at once; the next comes one beat later.
+            #expect(RenderHarness.onsets(audio).prefix(2) == [1, 24_001], "seek by \(seek) to tick \(expectedTick)")
+        }
+    }
+
+    @Test("a node connected and disconnected while rendering joins and leaves the mix, and is freed off the render thread")
+    func connectWhileRendering() throws {
+        let harness = try RenderHarness(RenderHarness.sequence(program: 0, notes: [(0, 4_800, 69)]))
+        let mixer = harness.graph.root as! MixerNode
+        _ = harness.render(frames: 4_800)
+        final class Constant: AudioNode, @unchecked Sendable {
+            func prepare(format: AudioFormat, maxFrames: Int) {}
+            func render(_ output: StereoSlice, at time: SampleTime) {
+                output.left.update(repeating: 0.25, count: output.frames)
+                output.right.update(repeating: 0.25, count: output.frames)
+            }
+        }
+        weak var weakNode: Constant?
+        let input: Int
+        do {
+            let node = Constant()
+            weakNode = node
+            input = mixer.connect(node)
+        }
+        let alone = try RenderHarness(RenderHarness.sequence(program: 0, notes: [(0, 4_800, 69)])).render(frames: 9_600)
+        let mixed = harness.render(frames: 4_800)
+        #expect(zip(mixed, alone[4_800...]).allSatisfy { abs($0 - ($1 + 0.25)) < 1e-6 })
+        mixer.disconnect(input: input)
+        let after = harness.render(frames: 4_800)
+        #expect(after.allSatisfy { abs($0) < 0.2 })
+        #expect(weakNode != nil, "still waiting in the mixer's return queue")
+        mixer.collectDisconnected()
+        #expect(weakNode == nil)
+    }
+}
