@@ -92,23 +92,20 @@ public final class SongRenderer {
     public func render<E: Error>(sliceFrames: Int = 4096, _ body: (StereoSlice, Double) throws(E) -> Void) throws(E) {
         let buffer = AudioBuffer(capacity: sliceFrames)
         var rendered: Int64 = 0
-        while rendered < musicFrames {
-            let n = Int(min(Int64(sliceFrames), musicFrames - rendered))
-            let slice = buffer.slice(frames: n)
+        /// Renders up to `sliceFrames` more frames, stopping at `end`; hands them to `body`.
+        func next(until end: Int64) throws(E) -> StereoSlice {
+            let slice = buffer.slice(frames: Int(min(Int64(sliceFrames), end - rendered)))
             graph.render(into: slice)
-            rendered += Int64(n)
+            rendered += Int64(slice.frames)
             try body(slice, Double(rendered) / Double(max(1, maximumFrames)))
+            return slice
         }
+        while rendered < musicFrames { _ = try next(until: musicFrames) }
         player.pause()   // releases every held note at the music's last frame
-        let tailEnd = maximumFrames
-        while rendered < tailEnd {
-            let n = Int(min(Int64(sliceFrames), tailEnd - rendered))
-            let slice = buffer.slice(frames: n)
-            graph.render(into: slice)
-            rendered += Int64(n)
-            try body(slice, Double(rendered) / Double(max(1, maximumFrames)))
+        while rendered < maximumFrames {
+            let slice = try next(until: maximumFrames)
             var peak: Float = 0
-            for i in 0..<n { peak = max(peak, abs(slice.left[i]), abs(slice.right[i])) }
+            for i in 0..<slice.frames { peak = max(peak, abs(slice.left[i]), abs(slice.right[i])) }
             if synthesizer.activeVoiceCount == 0 && peak < 1e-4 { break }
         }
     }

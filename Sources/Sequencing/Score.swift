@@ -53,21 +53,18 @@ public final class Score: Sendable {
     }
 
     /// Index of the first event at or after `tick`. Any thread.
-    public func firstIndex(atOrAfterTick tick: Int) -> Int {
-        var low = 0, high = events.count
-        while low < high {
-            let mid = (low + high) / 2
-            if events[mid].tick < tick { low = mid + 1 } else { high = mid }
-        }
-        return low
-    }
+    public func firstIndex(atOrAfterTick tick: Int) -> Int { partitionPoint { $0.tick < tick } }
 
     /// Index of the first event at or after `frame`. Any thread.
-    public func firstIndex(atOrAfterFrame frame: Int64) -> Int {
+    public func firstIndex(atOrAfterFrame frame: Int64) -> Int { partitionPoint { $0.frame < frame } }
+
+    /// The first index whose event is not `before` (events are in time order, so `before`
+    /// holds for a prefix).
+    private func partitionPoint(_ before: (Event) -> Bool) -> Int {
         var low = 0, high = events.count
         while low < high {
             let mid = (low + high) / 2
-            if events[mid].frame < frame { low = mid + 1 } else { high = mid }
+            if before(events[mid]) { low = mid + 1 } else { high = mid }
         }
         return low
     }

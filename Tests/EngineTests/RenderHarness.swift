@@ -80,6 +80,14 @@ struct RenderHarness {
         return Double(rate) * Double(crossings.count - 1) / (crossings.last! - crossings.first!)
     }
 
+    /// Mean absolute value over RMS: 2√2/π ≈ 0.900 for a sine, 1 for a square (robust to the
+    /// overshoot interpolation puts on a square's edges).
+    static func formFactor(_ samples: ArraySlice<Float>) -> Double {
+        let mean = samples.reduce(0) { $0 + Double(abs($1)) } / Double(samples.count)
+        let rms = (samples.reduce(0) { $0 + Double($1 * $1) } / Double(samples.count)).squareRoot()
+        return mean / rms
+    }
+
     /// A one-track sequence (480 ticks per quarter) on channel 1 with `program`, notes given as
     /// (tick, length, key), and tempo changes as (tick, µs per quarter).
     static func sequence(program: UInt8, notes: [(tick: Int, length: Int, key: UInt8)], tempos: [(Int, Int)] = []) -> Sequence {

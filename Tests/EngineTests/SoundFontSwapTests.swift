@@ -22,11 +22,6 @@ struct SoundFontSwapTests {
         return path
     }
 
-    static func formFactor(_ samples: ArraySlice<Float>) -> Double {
-        let mean = samples.reduce(0) { $0 + Double(abs($1)) } / Double(samples.count)
-        let rms = (samples.reduce(0) { $0 + Double($1 * $1) } / Double(samples.count)).squareRoot()
-        return mean / rms
-    }
 
     @Test("new notes use the new font with the channel's state; the old synth releases and is handed back")
     func swap() throws {
@@ -54,9 +49,9 @@ struct SoundFontSwapTests {
         // Before: sines bent a whole tone up (B4, 493.88 Hz, within 5 cents: libfluidsynth's
         // full bend is about 2 cents over); after: squares, bent the same.
         let bent = RenderHarness.frequency(before[2_400..<18_000])
-        #expect(abs(Self.formFactor(before[2_400..<18_000]) - 0.9003) < 0.01)
+        #expect(abs(RenderHarness.formFactor(before[2_400..<18_000]) - 0.9003) < 0.01)
         #expect(abs(1200 * log2(bent / 493.88)) < 5)
-        #expect(Self.formFactor(after[2_400..<18_000]) > 0.97)
+        #expect(RenderHarness.formFactor(after[2_400..<18_000]) > 0.97)
         #expect(abs(RenderHarness.frequency(after[2_400..<18_000]) - bent) < 0.05)
         #expect(harness.sampler.synthesizer === replacement)
         // The old synth rang out, came back through the queue, and is freed here.

@@ -5,13 +5,6 @@ import MIDI
 
 @Suite("Player transport: seek with chase, seamless loops, nothing left sounding")
 struct TransportTests {
-    /// Mean absolute value over RMS: 2√2/π ≈ 0.900 for a sine, 1 for a square (robust to the
-    /// overshoot interpolation puts on a square's edges).
-    static func formFactor(_ samples: ArraySlice<Float>) -> Double {
-        let mean = samples.reduce(0) { $0 + Double(abs($1)) } / Double(samples.count)
-        let rms = (samples.reduce(0) { $0 + Double($1 * $1) } / Double(samples.count)).squareRoot()
-        return mean / rms
-    }
 
     @Test("seeking into a held note: it is not re-struck, and the next note plays the chased program")
     func seekChasesProgram() throws {
@@ -31,9 +24,9 @@ struct TransportTests {
         // Beat 8 → 10 at 120 bpm is one second: silent.
         #expect(audio[0..<47_900].allSatisfy { $0 == 0 })
         let note = audio[(48_000 + 4_800)..<(48_000 + 40_000)]
-        #expect(Self.formFactor(note) > 0.97, "form factor \(Self.formFactor(note)): the square was chased")
+        #expect(RenderHarness.formFactor(note) > 0.97, "form factor \(RenderHarness.formFactor(note)): the square was chased")
         let sine = try RenderHarness(RenderHarness.sequence(program: 0, notes: [(0, 960, 81)])).render(frames: 40_000)
-        #expect(abs(Self.formFactor(sine[4_800...]) - 0.9003) < 0.005, "the measure tells a sine")
+        #expect(abs(RenderHarness.formFactor(sine[4_800...]) - 0.9003) < 0.005, "the measure tells a sine")
         #expect(abs(RenderHarness.frequency(note) - 880) < 0.1)
     }
 
