@@ -259,12 +259,12 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         case .mute(let track, let isMuted):
             guard score.trackCount > track, track >= 0 else { return }
             muted[track] = isMuted
-            if isMuted { release(track: track, at: time) }
+            releaseInaudible(at: time)
         case .solo(let track, let isSoloed):
             guard score.trackCount > track, track >= 0, soloed[track] != isSoloed else { return }
             soloed[track] = isSoloed
             soloCount += isSoloed ? 1 : -1
-            for t in 0..<score.trackCount where !isAudible(t) { release(track: t, at: time) }
+            releaseInaudible(at: time)
         case .transpose(let semitones):
             // Held notes keep the key they sound on, so their note-offs still match.
             transpose = semitones
@@ -328,9 +328,10 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         }
     }
 
-    /// Note-offs for the held notes a track started, at `time`.
-    private func release(track: Int, at time: SampleTime) {
-        for slot in held.indices where held[slot] > 0 && heldTrack[slot] == Int32(track) {
+    /// Note-offs, at `time`, for the held notes of tracks that mute or solo has silenced: one
+    /// pass over the held notes, however many tracks the song has.
+    private func releaseInaudible(at time: SampleTime) {
+        for slot in held.indices where held[slot] > 0 && !isAudible(Int(heldTrack[slot])) {
             sendNoteOff(slot: slot, at: time)
         }
     }
