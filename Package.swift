@@ -31,6 +31,8 @@ let package = Package(
         .target(name: "FluidSynth", dependencies: ["CFluidSynth", "CShims"]),
         // The audio graph: nodes, mixer, sampler, the render loop, the lock-free queues.
         .target(name: "Engine", dependencies: ["MIDI", "FluidSynth"]),
+        // ALSA, wrapped: the only module that imports CALSA. PCM output (later: the sequencer).
+        .target(name: "ALSA", dependencies: ["CALSA", "CShims", "Engine"]),
         // A SoundFont 2 writer, and the project's own fonts made with it.
         .target(name: "SF2"),
         .target(name: "SoundFontBook", dependencies: ["SF2"]),
@@ -38,7 +40,7 @@ let package = Package(
         .target(name: "SongBook", dependencies: ["MIDI"]),
 
         .executableTarget(name: "pianola", dependencies: [
-            "MIDI", "Sequencing", "Pianola", "AudioFile",
+            "MIDI", "Sequencing", "Pianola", "AudioFile", "ALSA",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Regenerates songs/*.mid from SongBook: `swift run make-songs`.

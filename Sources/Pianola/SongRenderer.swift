@@ -3,87 +3,15 @@ import FluidSynth
 import MIDI
 import Sequencing
 
-/// Renders a sequence offline, faster than real time, through the same graph and player as
-/// live playback: sampler → mixer → graph, pulled by a loop instead of a device. Control
-/// thread (the loop is the render thread).
+/// Renders a song offline, faster than real time: its `SongGraph` pulled in a loop instead
+/// of by a device. Control thread (the loop is the render thread).
 public final class SongRenderer {
-    /// How to render. Any thread.
-    public struct Settings: Hashable, Sendable {
-        /// Output sample rate. Any thread.
-        public var sampleRate = 48_000
-        /// Reverb on (FluidSynth's default). Any thread.
-        public var reverb = true
-        /// Chorus on (FluidSynth's default). Any thread.
-        public var chorus = true
-        /// Most voices at once. Any thread.
-        public var polyphony = 256
-        /// Synth output gain (FluidSynth's default 0.2). Any thread.
-        public var gain = 0.2
-        /// Times the region plays in all. Any thread.
-        public var plays = 1
-        /// Tempo in percent of the written tempo. Any thread.
-        public var tempoPercent = 100
-        /// Semitones, every channel but 10. Any thread.
-        public var transpose = 0
-        /// Tracks (0-based) to silence. Any thread.
-        public var mutedTracks: Set<Int> = []
-        /// Tracks (0-based) to hear alone. Any thread.
-        public var soloTracks: Set<Int> = []
-        /// First tick of the region (chased from the start). Any thread.
-        public var fromTick = 0
-        /// End of the region, `nil` for the song's end. Any thread.
-        public var toTick: Int?
-        /// Longest time to let voices ring after the music, in seconds. Any thread.
-        public var tailSeconds = 5.0
-
-        /// The defaults. Any thread.
-        public init() {}
-    }
-
-    /// The sequence rendered. Any thread.
-    public let sequence: Sequence
-    /// The settings. Any thread.
-    public let settings: Settings
-    private let graph: AudioGraph
-    private let player: Player
-    private let synthesizer: Synthesizer
-    /// Frames of music: the region, times the plays, at the tempo. Any thread.
-    public let musicFrames: Int64
-    /// The most frames the render can take, tail included. Any thread.
-    public var maximumFrames: Int64 { musicFrames + Int64(settings.tailSeconds * Double(settings.sampleRate)) }
+    /// The graph rendered. Control thread.
+    public let song: SongGraph
 
     /// Builds the graph for `sequence` with the font at `soundFontPath`. Control thread.
-    public init(sequence: Sequence, soundFontPath: String, settings: Settings = Settings()) throws(SynthesizerError) {
-        self.sequence = sequence
-        self.settings = settings
-        var configuration = Synthesizer.Configuration()
-        configuration.sampleRate = Double(settings.sampleRate)
-        configuration.reverb = settings.reverb
-        configuration.chorus = settings.chorus
-        configuration.polyphony = settings.polyphony
-        configuration.gain = settings.gain
-        synthesizer = try Synthesizer(configuration: configuration)
-        _ = try synthesizer.loadSoundFont(path: soundFontPath)
-        let sampler = SamplerNode(synthesizer: synthesizer)
-        let mixer = MixerNode()
-        graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: settings.sampleRate))
-        mixer.connect(sampler)
-        player = Player(sequence: sequence, sampleRate: settings.sampleRate, destinations: [sampler])
-        graph.add(player)
-
-        let map = sequence.tempoMap
-        let from = min(settings.fromTick, sequence.length)
-        let to = max(from, min(settings.toTick ?? sequence.length, sequence.length))
-        let regionFrames = map.sampleFrame(atTick: to, sampleRate: settings.sampleRate) - map.sampleFrame(atTick: from, sampleRate: settings.sampleRate)
-        musicFrames = regionFrames * Int64(max(1, settings.plays)) * 100 / Int64(settings.tempoPercent)
-
-        for track in settings.mutedTracks { player.setMuted(true, track: track) }
-        for track in settings.soloTracks { player.setSoloed(true, track: track) }
-        if settings.transpose != 0 { player.setTranspose(semitones: settings.transpose) }
-        if settings.tempoPercent != 100 { player.setRate(percent: settings.tempoPercent) }
-        if settings.plays > 1 { player.setLoop(startTick: from, endTick: to, count: settings.plays) }
-        if from > 0 { player.seek(toTick: from) }
-        player.start()
+    public init(sequence: Sequence, soundFontPath: String, settings: SongGraph.Settings = SongGraph.Settings()) throws(SynthesizerError) {
+        song = try SongGraph(sequence: sequence, soundFontPath: soundFontPath, settings: settings)
     }
 
     /// Renders everything: the music, then until the voices have died and the output has
@@ -91,6 +19,8 @@ public final class SongRenderer {
     /// fraction done. Control thread.
     public func render<E: Error>(sliceFrames: Int = 4096, _ body: (StereoSlice, Double) throws(E) -> Void) throws(E) {
         let buffer = AudioBuffer(capacity: sliceFrames)
+        let (graph, player, synthesizer) = (song.graph, song.player, song.synthesizer)
+        let (musicFrames, maximumFrames) = (song.musicFrames, song.maximumFrames)
         var rendered: Int64 = 0
         /// Renders up to `sliceFrames` more frames, stopping at `end`; hands them to `body`.
         func next(until end: Int64) throws(E) -> StereoSlice {

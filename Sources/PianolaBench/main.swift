@@ -79,7 +79,7 @@ func renderBenchmark(song: String, font: String) throws {
 /// Pianola: the same graph and player as `pianola render`, writing a 16-bit WAV. CPU and wall
 /// seconds, and frames written.
 func renderWithPianola(sequence: Sequence, font: String, to path: String) throws -> (Double, Double, Int) {
-    var settings = SongRenderer.Settings()
+    var settings = SongGraph.Settings()
     settings.tailSeconds = 0
     let cpuBefore = cpuSeconds()
     let wallBefore = clock.now

@@ -17,26 +17,10 @@ struct Render: ParsableCommand {
     @Argument(help: "The MIDI file.")
     var song: String
 
+    @OptionGroup var options: SongOptions
+
     @Option(name: [.short, .customLong("output")], help: "The audio file to write (.wav or .flac).")
     var output: String
-
-    @Option(help: "SoundFont (default: $PIANOLA_SOUNDFONT, the system GM font, then Pianola's own).")
-    var soundfont: String?
-
-    @Option(help: "Sample rate in Hz.")
-    var sampleRate = 48_000
-
-    @Option(help: "Reverb: on or off.")
-    var reverb: Switch = .on
-
-    @Option(help: "Chorus: on or off.")
-    var chorus: Switch = .on
-
-    @Option(help: "Most voices sounding at once.")
-    var polyphony = 256
-
-    @Option(help: "Synthesizer output gain.")
-    var gain = 0.2
 
     @Option(help: "File format: wav or flac (default: from the output's extension).")
     var format: AudioFileWriter.Container?
@@ -47,27 +31,6 @@ struct Render: ParsableCommand {
     @Option(help: "Longest time to let notes ring after the music, in seconds.")
     var tail = 5.0
 
-    @Option(help: "Play the song (or the --from/--to region) this many times in all.")
-    var loop = 1
-
-    @Option(help: "Tempo in percent of the written tempo.")
-    var tempo = 100
-
-    @Option(help: "Transpose by semitones (drums on channel 10 stay).")
-    var transpose = 0
-
-    @Option(parsing: .upToNextOption, help: "Tracks to silence.")
-    var mute: [Int] = []
-
-    @Option(parsing: .upToNextOption, help: "Tracks to hear alone.")
-    var solo: [Int] = []
-
-    @Option(help: "Start here: seconds or bar:beat.")
-    var from: String?
-
-    @Option(help: "Stop here: seconds or bar:beat.")
-    var to: String?
-
     @Flag(help: "Replace the output file if it exists.")
     var force = false
 
@@ -75,40 +38,10 @@ struct Render: ParsableCommand {
         guard let container = format ?? AudioFileWriter.Container(path: output) else {
             throw fail("\(output): unknown audio file type; name it .wav or .flac, or give --format")
         }
-        guard (8_000...384_000).contains(sampleRate) else { throw fail("--sample-rate \(sampleRate): use 8000 to 384000 Hz") }
-        guard (1...65_535).contains(polyphony) else { throw fail("--polyphony \(polyphony): use 1 to 65535 voices") }
-        guard gain >= 0 && gain <= 10 else { throw fail("--gain \(gain): use 0 to 10") }
         guard tail >= 0 && tail <= 60 else { throw fail("--tail \(tail): use 0 to 60 seconds") }
-        guard (1...1000).contains(loop) else { throw fail("--loop \(loop): play 1 to 1000 times") }
-        guard (10...1000).contains(tempo) else { throw fail("--tempo \(tempo): use 10 to 1000 percent") }
-        guard (-48...48).contains(transpose) else { throw fail("--transpose \(transpose): use -48 to 48 semitones") }
-
-        let file: MIDIFile
-        do { file = try MIDIFile(contentsOf: song) } catch { throw fail(error.description) }
-        for warning in file.warnings { printError("\(song): warning: \(warning)") }
-        let sequence = Sequence(file: file)
-        for track in mute + solo where !(1...max(1, sequence.tracks.count)).contains(track) || sequence.tracks.isEmpty {
-            throw fail("track \(track) does not exist: \(song) has \(sequence.tracks.count) track\(sequence.tracks.count == 1 ? "" : "s")")
-        }
-        guard let font = SoundFontChoice.choose(explicit: soundfont) else {
-            throw fail("no SoundFont found: give --soundfont PATH or install fluid-soundfont-gm")
-        }
-
-        var settings = SongRenderer.Settings()
-        settings.sampleRate = sampleRate
-        settings.reverb = reverb == .on
-        settings.chorus = chorus == .on
-        settings.polyphony = polyphony
-        settings.gain = gain
-        settings.plays = loop
-        settings.tempoPercent = tempo
-        settings.transpose = transpose
-        settings.mutedTracks = Set(mute.map { $0 - 1 })
-        settings.soloTracks = Set(solo.map { $0 - 1 })
+        var (sequence, font, settings) = try options.load(song)
         settings.tailSeconds = tail
-        if let from { settings.fromTick = try position(from, "--from", in: sequence) }
-        if let to { settings.toTick = try position(to, "--to", in: sequence) }
-        if let end = settings.toTick, end <= settings.fromTick { throw fail("--to \(to!) is not after --from \(from ?? "0")") }
+        let sampleRate = settings.sampleRate
 
         let renderer: SongRenderer
         do {
@@ -141,6 +74,84 @@ struct Render: ParsableCommand {
         let seconds = Double(frames) / Double(sampleRate)
         let took = Date().timeIntervalSince(started)
         print("wrote \(output): \(seconds.formatted2) s of audio in \(took.formatted2) s (\(Int(seconds / max(took, 1e-6)))× real time)")
+    }
+
+}
+
+/// The options `render` and `play` share: the SoundFont, synthesis and what of the song to play.
+struct SongOptions: ParsableArguments {
+    @Option(help: "SoundFont (default: $PIANOLA_SOUNDFONT, the system GM font, then Pianola's own).")
+    var soundfont: String?
+
+    @Option(help: "Sample rate in Hz.")
+    var sampleRate = 48_000
+
+    @Option(help: "Reverb: on or off.")
+    var reverb: Switch = .on
+
+    @Option(help: "Chorus: on or off.")
+    var chorus: Switch = .on
+
+    @Option(help: "Most voices sounding at once.")
+    var polyphony = 256
+
+    @Option(help: "Synthesizer output gain.")
+    var gain = 0.2
+
+    @Option(help: "Play the song (or the --from/--to region) this many times in all.")
+    var loop = 1
+
+    @Option(help: "Tempo in percent of the written tempo.")
+    var tempo = 100
+
+    @Option(help: "Transpose by semitones (drums on channel 10 stay).")
+    var transpose = 0
+
+    @Option(parsing: .upToNextOption, help: "Tracks to silence.")
+    var mute: [Int] = []
+
+    @Option(parsing: .upToNextOption, help: "Tracks to hear alone.")
+    var solo: [Int] = []
+
+    @Option(help: "Start here: seconds or bar:beat.")
+    var from: String?
+
+    @Option(help: "Stop here: seconds or bar:beat.")
+    var to: String?
+
+    /// Reads the song (warnings on stderr), checks every option, chooses the SoundFont.
+    func load(_ song: String) throws -> (Sequence, SoundFontChoice, SongGraph.Settings) {
+        guard (8_000...384_000).contains(sampleRate) else { throw fail("--sample-rate \(sampleRate): use 8000 to 384000 Hz") }
+        guard (1...65_535).contains(polyphony) else { throw fail("--polyphony \(polyphony): use 1 to 65535 voices") }
+        guard gain >= 0 && gain <= 10 else { throw fail("--gain \(gain): use 0 to 10") }
+        guard (1...1000).contains(loop) else { throw fail("--loop \(loop): play 1 to 1000 times") }
+        guard (10...1000).contains(tempo) else { throw fail("--tempo \(tempo): use 10 to 1000 percent") }
+        guard (-48...48).contains(transpose) else { throw fail("--transpose \(transpose): use -48 to 48 semitones") }
+        let file: MIDIFile
+        do { file = try MIDIFile(contentsOf: song) } catch { throw fail(error.description) }
+        for warning in file.warnings { printError("\(song): warning: \(warning)") }
+        let sequence = Sequence(file: file)
+        for track in mute + solo where !(1...max(1, sequence.tracks.count)).contains(track) || sequence.tracks.isEmpty {
+            throw fail("track \(track) does not exist: \(song) has \(sequence.tracks.count) track\(sequence.tracks.count == 1 ? "" : "s")")
+        }
+        guard let font = SoundFontChoice.choose(explicit: soundfont) else {
+            throw fail("no SoundFont found: give --soundfont PATH or install fluid-soundfont-gm")
+        }
+        var settings = SongGraph.Settings()
+        settings.sampleRate = sampleRate
+        settings.reverb = reverb == .on
+        settings.chorus = chorus == .on
+        settings.polyphony = polyphony
+        settings.gain = gain
+        settings.plays = loop
+        settings.tempoPercent = tempo
+        settings.transpose = transpose
+        settings.mutedTracks = Set(mute.map { $0 - 1 })
+        settings.soloTracks = Set(solo.map { $0 - 1 })
+        if let from { settings.fromTick = try position(from, "--from", in: sequence) }
+        if let to { settings.toTick = try position(to, "--to", in: sequence) }
+        if let end = settings.toTick, end <= settings.fromTick { throw fail("--to \(to!) is not after --from \(from ?? "0")") }
+        return (sequence, font, settings)
     }
 
     /// A tick from `12.5` (seconds) or `3:1[:tick]` (bar:beat from 1).

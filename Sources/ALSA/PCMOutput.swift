@@ -1,0 +1,264 @@
+import CALSA
+import CShims
+import Engine
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An ALSA PCM playback device pulling an audio graph in real time: Core Audio's default
+/// output unit for Linux. Open it, read back what the device granted (`negotiated`), build the
+/// graph at that rate, then `start`; its own audio thread pulls one period at a time.
+/// Underruns are recovered and counted; start is primed (nothing plays until the buffer is
+/// full). Control thread for every member, except as noted.
+public final class PCMOutput: @unchecked Sendable {
+    // @unchecked Sendable: `pcm` and the conversion buffer belong to the audio thread between
+    // `start` and `stop`, and to the control thread otherwise; the two talk through atomics.
+
+    /// What to ask the device for. Any thread.
+    public struct Configuration: Hashable, Sendable {
+        /// An ALSA PCM name: `default`, `hw:1,0`, `plughw:…`, any PCM of the user's ALSA config. Any thread.
+        public var device = "default"
+        /// Frames per second asked for. Any thread.
+        public var sampleRate = 48_000
+        /// Frames per period asked for. Any thread.
+        public var periodFrames = 256
+        /// Periods in the buffer asked for. Any thread.
+        public var periods = 3
+
+        /// 48 kHz, 256-frame periods × 3. Any thread.
+        public init() {}
+    }
+
+    /// What the device granted. Any thread.
+    public struct Negotiated: Hashable, Sendable {
+        /// Frames per second. Any thread.
+        public var sampleRate: Int
+        /// Frames per period. Any thread.
+        public var periodFrames: Int
+        /// Frames in the device buffer. Any thread.
+        public var bufferFrames: Int
+        /// The sample format: `FLOAT_LE`, `S32_LE` or `S16_LE`. Any thread.
+        public var format: String
+    }
+
+    /// The granted parameters. Any thread.
+    public let negotiated: Negotiated
+    /// The device name. Any thread.
+    public let device: String
+    private let pcm: OpaquePointer
+    private let sampleFormat: snd_pcm_format_t
+    private let stopRequested = Atomic<Bool>(false)
+    private let underrunCount = Atomic<Int>(0)
+    private let written = Atomic<Int64>(0)
+    private let failure = Atomic<Int>(0)
+    private var thread: pthread_t?
+    private var graph: AudioGraph?
+    private var isClosed = false
+
+    /// Opens and configures `configuration.device`. Throws with the device and ALSA's reason
+    /// when it does not exist, is busy or refuses every usable setting. Control thread.
+    public init(configuration: Configuration = Configuration()) throws(ALSAError) {
+        pianola_alsa_capture_errors()
+        device = configuration.device
+        var handle: OpaquePointer?
+        try ALSAError.check(snd_pcm_open(&handle, configuration.device, SND_PCM_STREAM_PLAYBACK, 0), device: device, call: "snd_pcm_open")
+        guard let pcm = handle else { throw ALSAError(device: device, call: "snd_pcm_open", code: -ENODEV) }
+        self.pcm = pcm
+        do throws(ALSAError) {
+            var hw: OpaquePointer?
+            try ALSAError.check(snd_pcm_hw_params_malloc(&hw), device: device, call: "snd_pcm_hw_params_malloc")
+            defer { snd_pcm_hw_params_free(hw) }
+            try ALSAError.check(snd_pcm_hw_params_any(pcm, hw), device: device, call: "snd_pcm_hw_params_any")
+            try ALSAError.check(snd_pcm_hw_params_set_access(pcm, hw, SND_PCM_ACCESS_RW_INTERLEAVED), device: device, call: "snd_pcm_hw_params_set_access")
+            let formats: [(snd_pcm_format_t, String)] = [(SND_PCM_FORMAT_FLOAT_LE, "FLOAT_LE"), (SND_PCM_FORMAT_S32_LE, "S32_LE"), (SND_PCM_FORMAT_S16_LE, "S16_LE")]
+            guard let format = formats.first(where: { snd_pcm_hw_params_test_format(pcm, hw, $0.0) == 0 }) else {
+                throw ALSAError(device: device, call: "snd_pcm_hw_params_set_format", code: -EINVAL, detail: "no float, 32- or 16-bit format")
+            }
+            try ALSAError.check(snd_pcm_hw_params_set_format(pcm, hw, format.0), device: device, call: "snd_pcm_hw_params_set_format")
+            try ALSAError.check(snd_pcm_hw_params_set_channels(pcm, hw, 2), device: device, call: "snd_pcm_hw_params_set_channels")
+            var rate = UInt32(configuration.sampleRate)
+            try ALSAError.check(snd_pcm_hw_params_set_rate_near(pcm, hw, &rate, nil), device: device, call: "snd_pcm_hw_params_set_rate_near")
+            var period = snd_pcm_uframes_t(configuration.periodFrames)
+            try ALSAError.check(snd_pcm_hw_params_set_period_size_near(pcm, hw, &period, nil), device: device, call: "snd_pcm_hw_params_set_period_size_near")
+            var buffer = snd_pcm_uframes_t(configuration.periodFrames * configuration.periods)
+            try ALSAError.check(snd_pcm_hw_params_set_buffer_size_near(pcm, hw, &buffer), device: device, call: "snd_pcm_hw_params_set_buffer_size_near")
+            try ALSAError.check(snd_pcm_hw_params(pcm, hw), device: device, call: "snd_pcm_hw_params")
+            snd_pcm_hw_params_get_period_size(hw, &period, nil)
+            snd_pcm_hw_params_get_buffer_size(hw, &buffer)
+
+            var sw: OpaquePointer?
+            try ALSAError.check(snd_pcm_sw_params_malloc(&sw), device: device, call: "snd_pcm_sw_params_malloc")
+            defer { snd_pcm_sw_params_free(sw) }
+            try ALSAError.check(snd_pcm_sw_params_current(pcm, sw), device: device, call: "snd_pcm_sw_params_current")
+            // Primed start: the device starts once the whole buffer is written.
+            try ALSAError.check(snd_pcm_sw_params_set_start_threshold(pcm, sw, buffer), device: device, call: "snd_pcm_sw_params_set_start_threshold")
+            try ALSAError.check(snd_pcm_sw_params(pcm, sw), device: device, call: "snd_pcm_sw_params")
+            negotiated = Negotiated(sampleRate: Int(rate), periodFrames: Int(period), bufferFrames: Int(buffer), format: format.1)
+            sampleFormat = format.0
+        } catch {
+            snd_pcm_close(pcm)
+            throw error
+        }
+    }
+
+    deinit {
+        if thread != nil { stop(drain: false) }
+        if !isClosed { snd_pcm_close(pcm) }
+    }
+
+    /// Underruns recovered so far. Any thread.
+    public var underruns: Int { underrunCount.load(ordering: .relaxed) }
+
+    /// Frames handed to the device since `start`. Any thread.
+    public var framesWritten: Int64 { written.load(ordering: .relaxed) }
+
+    /// Starts the audio thread pulling `graph` (built at `negotiated.sampleRate`, with
+    /// `maxFrames` ≥ the period). Real-time priority is asked for; if refused, `start`
+    /// returns a note saying so and playback goes on at normal priority. Control thread.
+    @discardableResult
+    public func start(pulling graph: AudioGraph) -> String? {
+        precondition(thread == nil, "the output is already running")
+        precondition(graph.format.sampleRate == negotiated.sampleRate, "build the graph at the negotiated rate")
+        self.graph = graph
+        stopRequested.store(false, ordering: .relaxed)
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        var note: String?
+        var parameters = sched_param(sched_priority: 70)
+        pthread_attr_setinheritsched(&attributes, Int32(PTHREAD_EXPLICIT_SCHED))
+        pthread_attr_setschedpolicy(&attributes, SCHED_FIFO)
+        pthread_attr_setschedparam(&attributes, &parameters)
+        var created = pthread_t()
+        var status = pthread_create(&created, &attributes, PCMOutput.threadMain, context)
+        if status == EPERM {
+            note = "real-time priority not permitted; playing at normal priority"
+            status = pthread_create(&created, nil, PCMOutput.threadMain, context)
+        }
+        precondition(status == 0, "pthread_create failed: \(status)")
+        thread = created
+        return note
+    }
+
+    /// Stops the audio thread, then lets the device play out what it holds (`drain`) or
+    /// drops it. Never call it from the render path. Control thread.
+    public func stop(drain: Bool) {
+        guard let running = thread else { return }
+        stopRequested.store(true, ordering: .releasing)
+        pthread_join(running, nil)
+        thread = nil
+        if drain { snd_pcm_drain(pcm) } else { snd_pcm_drop(pcm) }
+    }
+
+    /// An ALSA error that ended playback (the device vanished…), `nil` while all is well. Any thread.
+    public var fatalError: ALSAError? {
+        let code = failure.load(ordering: .acquiring)
+        return code == 0 ? nil : ALSAError(device: device, call: "snd_pcm_writei", code: Int32(code))
+    }
+
+    /// Frames written but not yet heard: the output latency now. Control thread.
+    public var delayFrames: Int {
+        var delay: snd_pcm_sframes_t = 0
+        return snd_pcm_delay(pcm, &delay) == 0 ? Int(delay) : negotiated.bufferFrames
+    }
+
+    private static let threadMain: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { context in
+        let output = Unmanaged<PCMOutput>.fromOpaque(context!).takeRetainedValue()
+        output.run()
+        return nil
+    }
+
+    /// The audio thread: render a period, convert it, write it; recover from underruns.
+    private func run() {
+        guard let graph else { return }
+        let period = negotiated.periodFrames
+        let buffer = AudioBuffer(capacity: period)
+        let bytesPerSample = sampleFormat == SND_PCM_FORMAT_S16_LE ? 2 : 4
+        let interleaved = UnsafeMutableRawPointer.allocate(byteCount: period * 2 * bytesPerSample, alignment: 16)
+        defer { interleaved.deallocate() }
+        while !stopRequested.load(ordering: .acquiring) {
+            graph.render(into: buffer.slice(frames: period))
+            convert(buffer, frames: period, into: interleaved)
+            var offset = 0
+            while offset < period && !stopRequested.load(ordering: .relaxed) {
+                let written = snd_pcm_writei(pcm, interleaved + offset * 2 * bytesPerSample, snd_pcm_uframes_t(period - offset))
+                if written >= 0 {
+                    offset += Int(written)
+                } else if written == -snd_pcm_sframes_t(EAGAIN) {
+                    snd_pcm_wait(pcm, 100)
+                } else if written == -snd_pcm_sframes_t(EPIPE) || written == -snd_pcm_sframes_t(ESTRPIPE) {
+                    underrunCount.add(1, ordering: .relaxed)
+                    if snd_pcm_recover(pcm, Int32(written), 1) < 0 { return fail(Int(written)) }
+                } else {
+                    return fail(Int(written))
+                }
+            }
+            self.written.add(Int64(offset), ordering: .relaxed)
+        }
+    }
+
+    private func fail(_ code: Int) {
+        failure.store(code, ordering: .releasing)
+        stopRequested.store(true, ordering: .releasing)
+    }
+
+    /// Float stereo to the device's interleaved format, clipped to full scale.
+    private func convert(_ buffer: AudioBuffer, frames: Int, into out: UnsafeMutableRawPointer) {
+        switch sampleFormat {
+        case SND_PCM_FORMAT_FLOAT_LE:
+            let f = out.assumingMemoryBound(to: Float.self)
+            for i in 0..<frames {
+                f[2 * i] = buffer.left[i]
+                f[2 * i + 1] = buffer.right[i]
+            }
+        case SND_PCM_FORMAT_S32_LE:
+            let s = out.assumingMemoryBound(to: Int32.self)
+            for i in 0..<frames {
+                s[2 * i] = Int32(max(-1, min(1, Double(buffer.left[i]))) * 2_147_483_647)
+                s[2 * i + 1] = Int32(max(-1, min(1, Double(buffer.right[i]))) * 2_147_483_647)
+            }
+        default:
+            let s = out.assumingMemoryBound(to: Int16.self)
+            for i in 0..<frames {
+                s[2 * i] = Int16((max(-1, min(1, buffer.left[i])) * 32_767).rounded())
+                s[2 * i + 1] = Int16((max(-1, min(1, buffer.right[i])) * 32_767).rounded())
+            }
+        }
+    }
+}
+
+/// An ALSA call that failed: device, the function and ALSA's reason. Any thread.
+public struct ALSAError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The PCM name. Any thread.
+    public var device: String
+    /// The alsa-lib function. Any thread.
+    public var call: String
+    /// The negative errno it returned. Any thread.
+    public var code: Int32
+    /// More words, when alsa-lib or Pianola had them. Any thread.
+    public var detail: String
+
+    init(device: String, call: String, code: Int32, detail: String = "") {
+        self.device = device
+        self.call = call
+        self.code = code
+        self.detail = detail
+    }
+
+    /// Throws when `status` is negative, with alsa-lib's own last message as detail.
+    static func check(_ status: Int32, device: String, call: String) throws(ALSAError) {
+        guard status < 0 else { return }
+        var message = [CChar](repeating: 0, count: 512)
+        let length = pianola_take_last_error(&message, message.count)
+        let detail = String(decoding: message.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        throw ALSAError(device: device, call: call, code: status, detail: detail)
+    }
+
+    /// `device 'NAME': reason`, one line. Any thread.
+    public var description: String {
+        let reason = String(cString: snd_strerror(code))
+        return "audio device '\(device)': \(reason)\(detail.isEmpty ? "" : " (\(detail))")"
+    }
+}

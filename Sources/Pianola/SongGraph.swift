@@ -1,0 +1,92 @@
+import Engine
+import FluidSynth
+import MIDI
+import Sequencing
+
+/// The graph a song plays through — sampler (libfluidsynth) → mixer → graph, with the player
+/// scheduling the song — set up from one `Settings`. `pianola render` pulls it in a loop,
+/// `pianola play` from an ALSA output, so a song sounds the same both ways. Control thread.
+public final class SongGraph {
+    /// How to play. Any thread.
+    public struct Settings: Hashable, Sendable {
+        /// Sample rate. Any thread.
+        public var sampleRate = 48_000
+        /// Reverb on (FluidSynth's default). Any thread.
+        public var reverb = true
+        /// Chorus on (FluidSynth's default). Any thread.
+        public var chorus = true
+        /// Most voices at once. Any thread.
+        public var polyphony = 256
+        /// Synth output gain (FluidSynth's default 0.2). Any thread.
+        public var gain = 0.2
+        /// Times the region plays in all. Any thread.
+        public var plays = 1
+        /// Tempo in percent of the written tempo. Any thread.
+        public var tempoPercent = 100
+        /// Semitones, every channel but 10. Any thread.
+        public var transpose = 0
+        /// Tracks (0-based) to silence. Any thread.
+        public var mutedTracks: Set<Int> = []
+        /// Tracks (0-based) to hear alone. Any thread.
+        public var soloTracks: Set<Int> = []
+        /// First tick of the region (chased from the start). Any thread.
+        public var fromTick = 0
+        /// End of the region, `nil` for the song's end. Any thread.
+        public var toTick: Int?
+        /// Longest time to let voices ring after the music, in seconds. Any thread.
+        public var tailSeconds = 5.0
+
+        /// The defaults. Any thread.
+        public init() {}
+    }
+
+    /// The sequence played. Any thread.
+    public let sequence: Sequence
+    /// The settings. Any thread.
+    public let settings: Settings
+    /// The graph to pull. Render thread once pulled.
+    public let graph: AudioGraph
+    /// The conductor. Its control methods are for the control thread.
+    public let player: Player
+    /// The synthesizer. Render thread once pulled.
+    public let synthesizer: Synthesizer
+    /// Frames of music: the region, times the plays, at the tempo. Any thread.
+    public let musicFrames: Int64
+    /// The most frames playing can take, tail included. Any thread.
+    public var maximumFrames: Int64 { musicFrames + Int64(settings.tailSeconds * Double(settings.sampleRate)) }
+
+    /// Builds the graph for `sequence` with the font at `soundFontPath`, pulled in slices of at
+    /// most `maxFrames`, and starts the player. Control thread.
+    public init(sequence: Sequence, soundFontPath: String, settings: Settings, maxFrames: Int = 4096) throws(SynthesizerError) {
+        self.sequence = sequence
+        self.settings = settings
+        var configuration = Synthesizer.Configuration()
+        configuration.sampleRate = Double(settings.sampleRate)
+        configuration.reverb = settings.reverb
+        configuration.chorus = settings.chorus
+        configuration.polyphony = settings.polyphony
+        configuration.gain = settings.gain
+        synthesizer = try Synthesizer(configuration: configuration)
+        _ = try synthesizer.loadSoundFont(path: soundFontPath)
+        let sampler = SamplerNode(synthesizer: synthesizer)
+        let mixer = MixerNode()
+        graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: settings.sampleRate), maxFrames: maxFrames)
+        mixer.connect(sampler)
+        player = Player(sequence: sequence, sampleRate: settings.sampleRate, destinations: [sampler])
+        graph.add(player)
+
+        let map = sequence.tempoMap
+        let from = min(settings.fromTick, sequence.length)
+        let to = max(from, min(settings.toTick ?? sequence.length, sequence.length))
+        let regionFrames = map.sampleFrame(atTick: to, sampleRate: settings.sampleRate) - map.sampleFrame(atTick: from, sampleRate: settings.sampleRate)
+        musicFrames = regionFrames * Int64(max(1, settings.plays)) * 100 / Int64(settings.tempoPercent)
+
+        for track in settings.mutedTracks { player.setMuted(true, track: track) }
+        for track in settings.soloTracks { player.setSoloed(true, track: track) }
+        if settings.transpose != 0 { player.setTranspose(semitones: settings.transpose) }
+        if settings.tempoPercent != 100 { player.setRate(percent: settings.tempoPercent) }
+        if settings.plays > 1 { player.setLoop(startTick: from, endTick: to, count: settings.plays) }
+        if from > 0 { player.seek(toTick: from) }
+        player.start()
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+
+@Suite("pianola play through ALSA's user-space plugins")
+struct PlayCommandTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let testFont = root.appendingPathComponent("soundfonts/pianola-test.sf2").path
+    static let song = root.appendingPathComponent("songs/twinkle.mid").path
+
+    /// 32-bit float stereo samples of a WAV's `data` chunk.
+    static func wavFloats(_ path: String) throws -> [Float] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let marker = data.range(of: Data("data".utf8))!
+        let length = data[marker.upperBound..<marker.upperBound + 4].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
+        let start = marker.upperBound + 4
+        return data[start..<start + Int(length)].withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+
+    @Test("what play sends to the device is what render writes, sample for sample")
+    func playEqualsRender() throws {
+        let scratch = try Scratch()
+        let raw = scratch.url.appendingPathComponent("played.raw").path
+        let wav = scratch.url.appendingPathComponent("rendered.wav").path
+        let common = ["--soundfont", Self.testFont, "--reverb", "off", "--chorus", "off", "--tempo", "150", "--transpose", "3"]
+        // The stock `file` PCM writes what it is sent to a file (through `null`, not paced).
+        let played = try CLIRun.pianola(["play", Self.song, "--device", "file:'\(raw)',raw", "--quiet"] + common)
+        #expect(played.status == 0, "\(played.stderr)")
+        let rendered = try CLIRun.pianola(["render", Self.song, "-o", wav, "--bits", "32f"] + common)
+        #expect(rendered.status == 0, "\(rendered.stderr)")
+        let device = try Data(contentsOf: URL(fileURLWithPath: raw)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        let file = try Self.wavFloats(wav)
+        #expect(file.count > 48_000 * 2 * 10)
+        #expect(device.count >= file.count)
+        #expect(Array(device.prefix(file.count)) == file)
+    }
+
+    @Test("a device that does not exist: one line naming it, exit 1")
+    func missingDevice() throws {
+        let run = try CLIRun.pianola("play", Self.song, "--device", "pianola_no_such_pcm", "--soundfont", Self.testFont)
+        #expect(run.status == 1)
+        #expect(run.stderr.hasPrefix("pianola: audio device 'pianola_no_such_pcm': No such file or directory"))
+        #expect(run.stderr.filter { $0 == "\n" }.count == 1)
+    }
+}
