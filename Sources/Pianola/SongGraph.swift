@@ -50,10 +50,14 @@ public final class SongGraph {
     public let player: Player
     /// The synthesizer. Render thread once pulled.
     public let synthesizer: Synthesizer
+    private let mixer: MixerNode
     /// Frames of music: the region, times the plays, at the tempo. Any thread.
     public let musicFrames: Int64
     /// The most frames playing can take, tail included. Any thread.
     public var maximumFrames: Int64 { musicFrames + Int64(settings.tailSeconds * Double(settings.sampleRate)) }
+
+    /// Sets the output volume (linear gain, 1 = as rendered) from the next render cycle. Control thread.
+    public func setVolume(_ gain: Float) { mixer.setOutputGain(gain) }
 
     /// Builds the graph for `sequence` with the font at `soundFontPath`, pulled in slices of at
     /// most `maxFrames`, and starts the player. Control thread.
@@ -69,7 +73,7 @@ public final class SongGraph {
         synthesizer = try Synthesizer(configuration: configuration)
         _ = try synthesizer.loadSoundFont(path: soundFontPath)
         let sampler = SamplerNode(synthesizer: synthesizer)
-        let mixer = MixerNode()
+        mixer = MixerNode()
         graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: settings.sampleRate), maxFrames: maxFrames)
         mixer.connect(sampler)
         player = Player(sequence: sequence, sampleRate: settings.sampleRate, destinations: [sampler])

@@ -33,18 +33,34 @@ struct Play: ParsableCommand {
         guard !songs.isEmpty else { throw fail("give at least one MIDI file to play") }
     }
 
+    /// How one song's playing ended.
+    enum Outcome {
+        case finished, next, previous, quit
+        case interrupted(signal: Int32)
+    }
+
     func run() throws {
         guard (16...65_536).contains(period) else { throw fail("--period \(period): use 16 to 65536 frames") }
         guard (2...64).contains(periods) else { throw fail("--periods \(periods): use 2 to 64") }
         let interruption = Interruption()
-        for song in songs {
-            let status = try play(song, interruption: interruption)
-            if let status { throw ExitCode(status) }
+        let keys = KeyReader()
+        defer { keys?.restore() }
+        var index = 0
+        var volume: Float = 1
+        while index < songs.count {
+            switch try play(songs[index], interruption: interruption, keys: keys, volume: &volume) {
+            case .finished, .next: index += 1
+            case .previous: index = max(0, index - 1)
+            case .quit: return
+            case .interrupted(let signal):
+                keys?.restore()
+                throw ExitCode(128 + signal)
+            }
         }
     }
 
-    /// Plays one song; returns the exit status when interrupted.
-    func play(_ song: String, interruption: Interruption) throws -> Int32? {
+    /// Plays one song until it ends, a key moves on, or a signal arrives.
+    func play(_ song: String, interruption: Interruption, keys: KeyReader?, volume: inout Float) throws -> Outcome {
         var (sequence, font, settings) = try options.load(song)
         var configuration = PCMOutput.Configuration()
         configuration.device = device
@@ -63,17 +79,41 @@ struct Play: ParsableCommand {
         }
         let status = StatusLine(enabled: !quiet, terminal: isatty(STDOUT_FILENO) == 1, title: song, sequence: sequence)
         status.say("SoundFont: \(font.path) (\(font.source)); \(device): \(output.negotiated.sampleRate) Hz \(output.negotiated.format), \(output.negotiated.periodFrames) × \(output.negotiated.bufferFrames / max(1, output.negotiated.periodFrames)) frames")
+        if volume != 1 { graph.setVolume(volume) }
         if let note = output.start(pulling: graph.graph) { printError(note) }
-        var interrupted: Int32?
-        while true {
+        var outcome = Outcome.finished
+        var paused = false
+        /// Releases every note, lets the release reach the device, then stops it.
+        func stopNow() {
+            graph.player.stop()
+            usleep(useconds_t(min(1_000_000, 1_000_000 * (output.negotiated.bufferFrames * 2) / output.negotiated.sampleRate + 50_000)))
+            output.stop(drain: false)
+        }
+        playing: while true {
             usleep(50_000)
-            status.update(tick: graph.player.currentTick)
+            while let key = keys?.next() {
+                let now = graph.sequence.tempoMap.seconds(atTick: graph.player.currentTick)
+                switch key {
+                case .space:
+                    if paused { graph.player.start() } else { graph.player.pause() }
+                    paused.toggle()
+                case .left: graph.player.seek(toSeconds: max(0, now - 5))
+                case .right: graph.player.seek(toSeconds: now + 5)
+                case .up, .down:
+                    volume = max(0.01, min(4, volume * (key == .up ? 1.26 : 1 / 1.26)))   // ±2 dB
+                    graph.setVolume(volume)
+                case .next: outcome = .next
+                case .previous: outcome = .previous
+                case .quit: outcome = .quit
+                }
+                if case .finished = outcome { continue }
+                stopNow()
+                break playing
+            }
+            status.update(tick: graph.player.currentTick, paused: paused)
             if let signal = interruption.signal {
-                // Release every note, let the release reach the device, then stop it.
-                graph.player.stop()
-                usleep(useconds_t(min(1_000_000, 1_000_000 * (output.negotiated.bufferFrames * 2) / output.negotiated.sampleRate + 50_000)))
-                output.stop(drain: false)
-                interrupted = 128 + signal
+                stopNow()
+                outcome = .interrupted(signal: signal)
                 break
             }
             if let error = output.fatalError {
@@ -88,7 +128,7 @@ struct Play: ParsableCommand {
         }
         status.finish()
         if output.underruns > 0 { printError("\(output.underruns) underrun\(output.underruns == 1 ? "" : "s") recovered while playing \(song)") }
-        return interrupted
+        return outcome
     }
 }
 
@@ -150,10 +190,11 @@ final class StatusLine {
         fflush(nil)
     }
 
-    func update(tick: Int) {
+    func update(tick: Int, paused: Bool) {
         guard enabled else { return }
         let seconds = tempoMap.seconds(atTick: tick)
         var text = "\(title)  \(Info.clock(seconds)) / \(Info.clock(sequence.durationSeconds))"
+        if paused { text += "  [paused]" }
         if let position = meterMap?.position(atTick: tick) { text += "  bar \(position.bar):\(position.beat)" }
         text += "  \(tempoMap.segment(atTick: tick).beatsPerMinute.formatted2) bpm"
         if terminal {
@@ -170,5 +211,60 @@ final class StatusLine {
         guard enabled, terminal, drawn else { return }
         print("")
         fflush(nil)
+    }
+}
+
+/// Single keys from a terminal: the terminal is put in non-canonical, no-echo mode (signals
+/// still work) and restored by `restore`. `nil` when standard input is not a terminal.
+final class KeyReader {
+    enum Key { case space, left, right, up, down, next, previous, quit }
+
+    private var saved = termios()
+    private var restored = false
+
+    init?() {
+        guard isatty(STDIN_FILENO) == 1, tcgetattr(STDIN_FILENO, &saved) == 0 else { return nil }
+        var raw = saved
+        raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
+        withUnsafeMutableBytes(of: &raw.c_cc) { cc in
+            cc[Int(VMIN)] = 0
+            cc[Int(VTIME)] = 0
+        }
+        tcsetattr(STDIN_FILENO, TCSANOW, &raw)
+    }
+
+    deinit { restore() }
+
+    /// Puts the terminal back as it was.
+    func restore() {
+        guard !restored else { return }
+        restored = true
+        tcsetattr(STDIN_FILENO, TCSANOW, &saved)
+    }
+
+    /// The next key pressed, `nil` when none is waiting.
+    func next() -> Key? {
+        guard let byte = readByte() else { return nil }
+        switch byte {
+        case 0x20: return .space
+        case UInt8(ascii: "q"), UInt8(ascii: "Q"): return .quit
+        case UInt8(ascii: "n"): return .next
+        case UInt8(ascii: "p"): return .previous
+        case 0x1B:
+            guard readByte() == UInt8(ascii: "["), let code = readByte() else { return nil }
+            switch code {
+            case UInt8(ascii: "A"): return .up
+            case UInt8(ascii: "B"): return .down
+            case UInt8(ascii: "C"): return .right
+            case UInt8(ascii: "D"): return .left
+            default: return nil
+            }
+        default: return nil
+        }
+    }
+
+    private func readByte() -> UInt8? {
+        var byte: UInt8 = 0
+        return read(STDIN_FILENO, &byte, 1) == 1 ? byte : nil
     }
 }
