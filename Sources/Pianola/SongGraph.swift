@@ -90,6 +90,7 @@ public final class SongGraph {
         if settings.transpose != 0 { player.setTranspose(semitones: settings.transpose) }
         if settings.tempoPercent != 100 { player.setRate(percent: settings.tempoPercent) }
         if settings.plays > 1 { player.setLoop(startTick: from, endTick: to, count: settings.plays) }
+        if to < sequence.length { player.setEnd(tick: to) }
         if from > 0 { player.seek(toTick: from) }
         player.start()
     }

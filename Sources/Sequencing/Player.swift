@@ -21,6 +21,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         case rate(percent: Int)
         case loop(startTick: Int, endTick: Int, count: Int)
         case clearLoop
+        case end(tick: Int)
         case mute(track: Int, Bool)
         case solo(track: Int, Bool)
         case transpose(Int)
@@ -70,6 +71,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     private var loopStart: (tick: Int, frame: Int64, index: Int)?
     private var loopEndFrame: Int64 = 0
     private var loopWrapsLeft = 0                 // wraps still to make; -1 = forever
+    private var endFrame: Int64                   // the song ends here (its length, or setEnd)
     private var held: [UInt8]                     // per destination × channel × key: note-ons not yet released
     private var heldSounding: [UInt8]             // the key that sounds (after transposition)
     private var heldTrack: [Int32]
@@ -90,6 +92,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         heldSounding = held
         heldTrack = Array(repeating: 0, count: destinations.count * 2048)
         chase = Array(repeating: -1, count: destinations.count * 16 * 131)
+        endFrame = score.endFrame
     }
 
     // MARK: Control thread
@@ -124,6 +127,9 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     }
     /// Plays on through the loop region. Control thread.
     public func clearLoop() { send(.clearLoop) }
+    /// Ends the song at `tick` instead of its last event (notes sounding there are released).
+    /// Control thread.
+    public func setEnd(tick: Int) { send(.end(tick: max(0, tick))) }
     /// Mutes or unmutes a track (its notes stop; controllers still apply). Control thread.
     public func setMuted(_ isMuted: Bool, track: Int) { send(.mute(track: track, isMuted)) }
     /// Solos or unsolos a track: while any is soloed, only soloed tracks sound. Control thread.
@@ -194,8 +200,10 @@ public final class Player: RenderScheduler, @unchecked Sendable {
                 chaseState(toIndex: start.index, at: wrap)
                 continue
             }
-            if cursor >= events.count {
-                let end = outputTime(ofFrame: score.endFrame)
+            // The end: past the last event, or past `endFrame` (events exactly there still
+            // play, but a note starting there would only click).
+            if cursor >= events.count || nextFrame > endFrame || (nextFrame == endFrame && events[cursor].message.isSoundingNoteOn) {
+                let end = outputTime(ofFrame: endFrame)
                 if end < horizon {
                     releaseAll(at: max(end, time))
                     notifications.push(Notification(kind: 2, index: 0, time: max(end, time)))
@@ -256,6 +264,8 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             loopEndFrame = map.sampleFrame(atTick: endTick, sampleRate: score.sampleRate)
         case .clearLoop:
             loopStart = nil
+        case .end(let tick):
+            endFrame = score.tempoMap.sampleFrame(atTick: min(tick, score.endTick), sampleRate: score.sampleRate)
         case .mute(let track, let isMuted):
             guard score.trackCount > track, track >= 0 else { return }
             muted[track] = isMuted

@@ -184,3 +184,19 @@ struct SeekAndGraphTests {
         #expect(weakNode == nil)
     }
 }
+
+@Suite("The song's end")
+struct SongEndTests {
+    @Test("setEnd stops the song there: notes released, finished, nothing after")
+    func endEarly() throws {
+        let sequence = RenderHarness.sequence(program: 0, notes: [(0, 1920, 69), (1920, 960, 72)])
+        let harness = try RenderHarness(sequence)
+        harness.player.setEnd(tick: 960)   // one second in (48,000 frames), in the middle of the first note
+        let audio = harness.renderSong(tail: 4_800)
+        #expect(harness.player.isFinished)
+        #expect(harness.player.pollEvents() == [.ended(sampleTime: 48_000)])
+        #expect(audio.count <= 48_000 + 1_000 + 4_800)
+        #expect(audio[47_000..<48_000].contains { $0 != 0 }, "sounding up to the end")
+        #expect(audio[(48_000 + 960)...].allSatisfy { $0 == 0 }, "released at the end, and the later note never starts")
+    }
+}

@@ -42,3 +42,23 @@ struct PlayCommandTests {
         #expect(run.stderr.filter { $0 == "\n" }.count == 1)
     }
 }
+
+@Suite("pianola devices")
+struct DevicesCommandTests {
+    @Test("lists the same playback PCMs as aplay -L")
+    func sameAsAplay() throws {
+        let run = try CLIRun.pianola("devices")
+        #expect(run.status == 0)
+        let aplay = Process()
+        aplay.executableURL = URL(fileURLWithPath: "/usr/bin/aplay")
+        aplay.arguments = ["-L"]
+        let pipe = Pipe()
+        aplay.standardOutput = pipe
+        try aplay.run()
+        let listed = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        aplay.waitUntilExit()
+        func names(_ text: String) -> [String] { text.split(separator: "\n").filter { !$0.hasPrefix(" ") }.map(String.init) }
+        #expect(!names(run.stdout).isEmpty)
+        #expect(names(run.stdout) == names(listed))
+    }
+}
