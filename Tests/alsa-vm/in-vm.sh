@@ -54,5 +54,15 @@ sleep 3
 cmp -s "$OUT/stty-before" "$OUT/stty-after"; check $? "the terminal is restored"
 tmux kill-server 2>/dev/null
 
+# 4. Ctrl-C: every note released, the device stopped, status 130, the terminal restored.
+rm -f "$OUT/exit" "$OUT/stty-before" "$OUT/stty-after"
+tmux new-session -d -x 120 -y 10 -s c "stty -a > $OUT/stty-before; $P play $SONG --soundfont $FONT --device default --period 1024 --periods 4; echo exit=\$? > $OUT/exit; stty -a > $OUT/stty-after; sleep 30"
+sleep 8
+tmux send-keys -t c C-c
+sleep 4
+[ "$(cat $OUT/exit 2>/dev/null)" = "exit=130" ]; check $? "Ctrl-C stops with status 130 ($(cat $OUT/exit 2>/dev/null))"
+cmp -s "$OUT/stty-before" "$OUT/stty-after"; check $? "the terminal is restored after Ctrl-C"
+tmux kill-server 2>/dev/null
+
 echo "alsa-vm: $passed passed, $failed failed"
 [ "$failed" = 0 ]
