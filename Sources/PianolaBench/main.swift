@@ -2,6 +2,7 @@
 //   swift run -c release pianola-bench smf [CORPUS_DIR]      SMF read MB/s over the corpus
 //   swift run -c release pianola-bench render [SONG] [FONT]  render CPU time vs `fluidsynth -F`
 //   swift run -c release pianola-bench font [FONT]           RSS and time to first block, lazy vs eager
+//   swift run -c release pianola-bench play [SONG] [FONT]    CPU of `pianola play` in real time, time to first period
 // With no argument, both, on ../shared/corpus and its densest song with FluidR3_GM if installed.
 import Foundation
 import AudioFile
@@ -145,6 +146,62 @@ func fontBenchmark(font: String) throws {
     }
 }
 
+/// Plays 60 s of `song` with the release `pianola` through ALSA's `file` plugin into a FIFO
+/// that this process drains at exactly real-time speed (48 kHz, stereo float), so the device
+/// paces playback as a sound card would. Reports the player's CPU as a share of one core, and
+/// the time from its start to the first audio reaching the FIFO.
+func playBenchmark(song: String, font: String) throws {
+    let pianola = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("pianola").path
+    guard FileManager.default.isExecutableFile(atPath: pianola) else {
+        print("play: build it first: swift build -c release --product pianola")
+        return
+    }
+    let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("pianola-bench-\(getpid()).fifo").path
+    guard mkfifo(fifo, 0o600) == 0 else { print("play: mkfifo failed"); return }
+    defer { unlink(fifo) }
+    let duration = 60.0
+    print("Play: \(song), \(font), 256 × 3 periods, \(Int(duration)) s paced at 48 kHz through a FIFO")
+    fflush(nil)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: pianola)
+    process.arguments = ["play", song, "--soundfont", font, "--device", "file:'\(fifo)',raw", "--period", "256", "--periods", "3",
+                         "--to", String(Int(duration)), "--quiet"]
+    let childBefore = cpuSeconds(children: true)
+    let start = clock.now
+    try process.run()
+    // Drain the FIFO at 48000 frames × 8 bytes a second, in 10 ms steps.
+    let fd = open(fifo, O_RDONLY)
+    var firstAudio: Double?
+    var buffer = [UInt8](repeating: 0, count: 3_840)
+    var received = 0
+    while true {
+        let step = clock.now
+        var got = 0
+        while got < buffer.count {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + got, $0.count - got) }
+            if n <= 0 { break }
+            got += n
+        }
+        if got == 0 { break }
+        if firstAudio == nil { firstAudio = seconds(clock.now - start) }
+        received += got
+        let elapsed = clock.now - step
+        if elapsed < .milliseconds(10) { sleepFor(.milliseconds(10) - elapsed) }
+    }
+    close(fd)
+    process.waitUntilExit()
+    let wall = seconds(clock.now - start)
+    let cpu = cpuSeconds(children: true) - childBefore
+    print(String(format: "  pianola play: CPU %.2f s over %.1f s of wall time = %.1f %% of one core; first audio %.3f s after start; %.1f s of audio; exit %d",
+                 cpu, wall, 100 * cpu / wall, firstAudio ?? -1, Double(received) / 384_000, process.terminationStatus))
+}
+
+/// Sleeps the calling thread.
+func sleepFor(_ duration: Duration) {
+    var request = timespec(tv_sec: Int(duration.components.seconds), tv_nsec: Int(duration.components.attoseconds / 1_000_000_000))
+    nanosleep(&request, nil)
+}
+
 func densestCorpusSong() -> String {
     let dense = (corpus as NSString).appendingPathComponent("tonejs__concerto_for_orchestra_1.mid")
     return FileManager.default.fileExists(atPath: dense) ? dense : "songs/ode-to-joy.mid"
@@ -160,13 +217,15 @@ do {
     case "smf": smfBenchmark(arguments.count > 1 ? arguments[1] : corpus)
     case "render": try renderBenchmark(song: arguments.count > 1 ? arguments[1] : densestCorpusSong(), font: arguments.count > 2 ? arguments[2] : defaultFont())
     case "font": try fontBenchmark(font: arguments.count > 1 ? arguments[1] : defaultFont())
+    case "play": try playBenchmark(song: arguments.count > 1 ? arguments[1] : densestCorpusSong(), font: arguments.count > 2 ? arguments[2] : defaultFont())
     case "font-child": try fontChild(font: arguments[2], lazy: arguments[1] == "lazy")
     case nil:
         smfBenchmark(corpus)
         try renderBenchmark(song: densestCorpusSong(), font: defaultFont())
         try fontBenchmark(font: defaultFont())
+        try playBenchmark(song: densestCorpusSong(), font: defaultFont())
     default:
-        print("usage: pianola-bench [smf [DIR] | render [SONG] [FONT] | font [FONT]]")
+        print("usage: pianola-bench [smf [DIR] | render [SONG] [FONT] | font [FONT] | play [SONG] [FONT]]")
         exit(2)
     }
 } catch {
