@@ -13,10 +13,11 @@ struct CLIRun {
 
     static func pianola(_ arguments: String...) throws -> CLIRun { try pianola(arguments) }
 
-    static func pianola(_ arguments: [String]) throws -> CLIRun {
+    static func pianola(_ arguments: [String], environment: [String: String] = [:]) throws -> CLIRun {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

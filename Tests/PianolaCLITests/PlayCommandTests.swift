@@ -22,8 +22,13 @@ struct PlayCommandTests {
         let raw = scratch.url.appendingPathComponent("played.raw").path
         let wav = scratch.url.appendingPathComponent("rendered.wav").path
         let common = ["--soundfont", Self.testFont, "--reverb", "off", "--chorus", "off", "--tempo", "150", "--transpose", "3"]
-        // The stock `file` PCM writes what it is sent to a file (through `null`, not paced).
-        let played = try CLIRun.pianola(["play", Self.song, "--device", "file:'\(raw)',raw", "--quiet"] + common)
+        // A `file` PCM of our own (writing what it is sent to a file, through `null`, not
+        // paced), in a config read after the stock one.
+        let config = scratch.url.appendingPathComponent("asound.conf").path
+        try "pcm.pianola_capture { type file; slave.pcm \"null\"; file \"\(raw)\"; format \"raw\" }\n"
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let played = try CLIRun.pianola(["play", Self.song, "--device", "pianola_capture", "--quiet"] + common,
+                                        environment: ["ALSA_CONFIG_PATH": "/usr/share/alsa/alsa.conf:\(config)"])
         #expect(played.status == 0, "\(played.stderr)")
         let rendered = try CLIRun.pianola(["render", Self.song, "-o", wav, "--bits", "32f"] + common)
         #expect(rendered.status == 0, "\(rendered.stderr)")

@@ -35,6 +35,17 @@ cat "$OUT/underrun.err"
 check $status "play with a tiny buffer still finishes with status 0"
 grep -Eq '^pianola: [0-9]+ underruns? recovered while playing' "$OUT/underrun.err"; check $? "the underruns are counted and reported once"
 
+# A busy device: one line saying so, status 1.
+aplay -q -D hw:Loopback,0,0 -f FLOAT_LE -r 48000 -c 2 -t raw /dev/zero &
+APLAY=$!
+sleep 2
+$P play $SONG --soundfont $FONT --device hw:Loopback,0,0 --quiet 2> "$OUT/busy.err"
+status=$?
+kill $APLAY; wait $APLAY 2>/dev/null
+cat "$OUT/busy.err"
+[ $status = 1 ] && [ "$(wc -l < "$OUT/busy.err")" = 1 ] && grep -q "audio device 'hw:Loopback,0,0': Device or resource busy" "$OUT/busy.err"
+check $? "a busy device: one line, status 1"
+
 # 3. The terminal: status line, space pauses (position stops), q quits with 0, terminal restored.
 tmux new-session -d -x 120 -y 10 -s t "stty -a > $OUT/stty-before; $P play $SONG --soundfont $FONT --device default --period 1024 --periods 4; echo exit=\$? > $OUT/exit; stty -a > $OUT/stty-after; sleep 30"
 position() { tmux capture-pane -p -t t | grep -o '[0-9]:[0-9][0-9]\.[0-9][0-9] / 0:28\.80' | tail -1; }
