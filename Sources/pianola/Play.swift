@@ -134,8 +134,8 @@ struct Play: ParsableCommand {
 
 /// SIGINT and SIGTERM, caught so that play can stop cleanly.
 final class Interruption: @unchecked Sendable {
-    // @unchecked Sendable: `received` is only touched on the main queue's signal sources and
-    // read by the main thread through `signal`, guarded by the lock.
+    // @unchecked Sendable: `received` is written by the signal sources' handlers (a global
+    // queue) and read by the main thread through `signal`, always under `lock`.
     private let lock = NSLock()
     private var received: Int32?
     private var sources: [DispatchSourceSignal] = []
