@@ -67,3 +67,22 @@ struct DevicesCommandTests {
         #expect(names(run.stdout) == names(listed))
     }
 }
+
+@Suite("pianola play with a damaged file")
+struct PlayWarningsTests {
+    @Test("a song with defects plays in lenient mode and shows each warning once")
+    func warningsOnce() throws {
+        let scratch = try Scratch()
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: PlayCommandTests.song))
+        bytes.removeLast(4)   // End of Track cut: the chunk is short and the track has no end
+        let song = try scratch.write("damaged.mid", Array(bytes))
+        let raw = scratch.url.appendingPathComponent("out.raw").path
+        let run = try CLIRun.pianola("play", song, "--device", "file:'\(raw)',raw", "--soundfont", PlayCommandTests.testFont, "--quiet")
+        #expect(run.status == 0)
+        let lines = run.stderr.split(separator: "\n")
+        #expect(lines.count == 2, "\(run.stderr)")
+        #expect(lines.allSatisfy { $0.hasPrefix("pianola: \(song): warning: byte ") })
+        #expect(Set(lines).count == lines.count)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: raw)).count > 48_000 * 8 * 20)
+    }
+}

@@ -59,13 +59,44 @@ p4=$(position)
 tmux capture-pane -p -t t | grep -v "^$"
 [ -n "$p1" ] && [ "$p1" != "$p2" ]; check $? "the status line advances while playing ($p1 -> $p2)"
 [ -n "$p3" ] && [ "$p3" = "$p4" ] && [ "$paused" -ge 1 ]; check $? "space pauses: [paused] shown, position stands still ($p3 = $p4)"
+tmux send-keys -t t ' '          # resume
+tmux send-keys -t t Right        # seek +5 s
+sleep 1.5
+p5=$(position)
+# Seconds from one "m:ss.hh / total" reading to another.
+delta() { awk -v a="$1" -v b="$2" 'BEGIN { split(a, x, "[:. ]"); split(b, y, "[:. ]"); printf "%d\n", ((y[1] * 60 + y[2]) * 100 + y[3]) - ((x[1] * 60 + x[2]) * 100 + x[3]) }'; }
+d=$(delta "$p3" "$p5")
+[ -n "$p5" ] && [ "$d" -ge 500 ] && [ "$d" -le 900 ]; check $? "→ seeks 5 s ahead ($p3 -> $p5)"
+# Back 5 s: playing only moves forward, so any step back is the seek (the emulated guest runs
+# this script slowly, so more than the slept time passes in the song meanwhile).
+tmux send-keys -t t Left
+sleep 1.5
+p6=$(position)
+d=$(delta "$p5" "$p6")
+[ -n "$p6" ] && [ "$d" -le -50 ]; check $? "← seeks back ($p5 -> $p6)"
 tmux send-keys -t t q
 sleep 3
 [ "$(cat $OUT/exit 2>/dev/null)" = "exit=0" ]; check $? "q quits with status 0"
 cmp -s "$OUT/stty-before" "$OUT/stty-after"; check $? "the terminal is restored"
 tmux kill-server 2>/dev/null
 
-# 4. Ctrl-C: every note released, the device stopped, status 130, the terminal restored.
+# 4. Two songs: n moves to the next one.
+tmux new-session -d -x 120 -y 10 -s n "$P play $SONG songs/greensleeves.mid --soundfont $FONT --device default --period 1024 --periods 4; sleep 30"
+sleep 8
+tmux send-keys -t n n
+sleep 5
+tmux capture-pane -p -t n | grep -q 'songs/greensleeves.mid  0:'; check $? "n plays the next song"
+tmux kill-server 2>/dev/null
+
+# 5. SIGTERM: stops cleanly with 143.
+$P play $SONG --soundfont $FONT --device default --period 1024 --periods 4 --quiet &
+PLAY=$!
+sleep 8
+kill -TERM $PLAY
+wait $PLAY
+check $([ $? = 143 ] && echo 0 || echo 1) "SIGTERM stops with status 143"
+
+# 6. Ctrl-C: every note released, the device stopped, status 130, the terminal restored.
 rm -f "$OUT/exit" "$OUT/stty-before" "$OUT/stty-after"
 tmux new-session -d -x 120 -y 10 -s c "stty -a > $OUT/stty-before; $P play $SONG --soundfont $FONT --device default --period 1024 --periods 4; echo exit=\$? > $OUT/exit; stty -a > $OUT/stty-after; sleep 30"
 sleep 8

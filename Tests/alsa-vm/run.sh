@@ -6,4 +6,4 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 swift build --product pianola
 out=$(mktemp -d /tmp/pianola-vm.XXXXXX)
-ALSAVM_OUT=$out ../shared/alsa-vm/run-in-alsa-vm.sh --timeout 240 --share "$out" -- sh Tests/alsa-vm/in-vm.sh
+ALSAVM_OUT=$out ../shared/alsa-vm/run-in-alsa-vm.sh --timeout 420 --share "$out" -- sh Tests/alsa-vm/in-vm.sh
