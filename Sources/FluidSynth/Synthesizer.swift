@@ -194,11 +194,6 @@ public final class Synthesizer: @unchecked Sendable {
         _ = fluid_synth_all_sounds_off(synth, Int32(channel))
     }
 
-    /// GM system reset: all voices off, controllers and programs to their defaults. Render thread only.
-    public func systemReset() {
-        _ = fluid_synth_system_reset(synth)
-    }
-
     /// Voices sounding now. Render thread only.
     public var activeVoiceCount: Int { Int(fluid_synth_get_active_voice_count(synth)) }
 

@@ -50,21 +50,6 @@ public enum MIDIMessage: Hashable, Sendable {
         if case .noteOn(_, _, let velocity) = self { return velocity > 0 }
         return false
     }
-
-    /// The same message moved to another channel; non-channel messages are returned unchanged.
-    /// Any thread.
-    public func onChannel(_ channel: MIDIChannel) -> MIDIMessage {
-        switch self {
-        case .noteOff(_, let n, let v): return .noteOff(channel: channel, note: n, velocity: v)
-        case .noteOn(_, let n, let v): return .noteOn(channel: channel, note: n, velocity: v)
-        case .polyPressure(_, let n, let p): return .polyPressure(channel: channel, note: n, pressure: p)
-        case .controlChange(_, let c, let v): return .controlChange(channel: channel, controller: c, value: v)
-        case .programChange(_, let p): return .programChange(channel: channel, program: p)
-        case .channelPressure(_, let p): return .channelPressure(channel: channel, pressure: p)
-        case .pitchBend(_, let v): return .pitchBend(channel: channel, value: v)
-        default: return self
-        }
-    }
 }
 
 /// One event of a track: a message at an absolute tick (the file's resolution). Any thread.

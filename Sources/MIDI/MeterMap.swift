@@ -115,10 +115,4 @@ public struct MeterMap: Hashable, Sendable {
         let tick = s.tick + (beatIndex * beatLength + s.beatUnit - 1) / s.beatUnit + position.tick
         return max(0, tick)
     }
-
-    /// The time signature in force at `tick` as (beats per bar, beat unit). Any thread.
-    public func meter(atTick tick: Int) -> (beatsPerBar: Int, beatUnit: Int) {
-        let s = segments.last { $0.tick <= tick }!
-        return (s.beatsPerBar, s.beatUnit)
-    }
 }

@@ -31,8 +31,6 @@ public final class Score: Sendable {
     public let sampleRate: Int
     /// Number of tracks. Any thread.
     public let trackCount: Int
-    /// The channels each track's channel messages use. Any thread.
-    public let trackChannels: [[MIDIChannel]]
 
     /// Prepares `sequence` for playing at `sampleRate`. Control thread.
     public init(_ sequence: Sequence, sampleRate: Int) {
@@ -49,7 +47,6 @@ public final class Score: Sendable {
         meterMap = sequence.meterMap
         self.sampleRate = sampleRate
         trackCount = sequence.tracks.count
-        trackChannels = sequence.tracks.map(\.channels)
     }
 
     /// Index of the first event at or after `tick`. Any thread.
