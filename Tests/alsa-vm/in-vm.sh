@@ -47,20 +47,20 @@ cat "$OUT/busy.err"
 check $? "a busy device: one line, status 1"
 
 # 3. The terminal: status line, space pauses (position stops), q quits with 0, terminal restored.
-tmux new-session -d -x 120 -y 10 -s t "stty -a > $OUT/stty-before; $P play $SONG --soundfont $FONT --device default --period 1024 --periods 4; echo exit=\$? > $OUT/exit; stty -a > $OUT/stty-after; sleep 30"
-position() { tmux capture-pane -p -t t | grep -o '[0-9]:[0-9][0-9]\.[0-9][0-9] / 0:28\.80' | tail -1; }
+tmux -L keys new-session -d -x 120 -y 10 -s t "stty -a > $OUT/stty-before; $P play $SONG --soundfont $FONT --device default --period 1024 --periods 4; echo exit=\$? > $OUT/exit; stty -a > $OUT/stty-after; sleep 30"
+position() { tmux -L keys capture-pane -p -t t | grep -o '[0-9]:[0-9][0-9]\.[0-9][0-9] / 0:28\.80' | tail -1; }
 sleep 8   # the emulated CPU starts a Swift binary slowly
 p1=$(position); sleep 1.5; p2=$(position)
-tmux send-keys -t t ' '
+tmux -L keys send-keys -t t ' '
 sleep 1.5
-p3=$(position); paused=$(tmux capture-pane -p -t t | grep -c '\[paused\]')
+p3=$(position); paused=$(tmux -L keys capture-pane -p -t t | grep -c '\[paused\]')
 sleep 1.5
 p4=$(position)
-tmux capture-pane -p -t t | grep -v "^$"
+tmux -L keys capture-pane -p -t t | grep -v "^$"
 [ -n "$p1" ] && [ "$p1" != "$p2" ]; check $? "the status line advances while playing ($p1 -> $p2)"
 [ -n "$p3" ] && [ "$p3" = "$p4" ] && [ "$paused" -ge 1 ]; check $? "space pauses: [paused] shown, position stands still ($p3 = $p4)"
-tmux send-keys -t t ' '          # resume
-tmux send-keys -t t Right        # seek +5 s
+tmux -L keys send-keys -t t ' '          # resume
+tmux -L keys send-keys -t t Right        # seek +5 s
 sleep 1.5
 p5=$(position)
 # Seconds from one "m:ss.hh / total" reading to another.
@@ -69,24 +69,33 @@ d=$(delta "$p3" "$p5")
 [ -n "$p5" ] && [ "$d" -ge 500 ] && [ "$d" -le 900 ]; check $? "→ seeks 5 s ahead ($p3 -> $p5)"
 # Back 5 s: playing only moves forward, so any step back is the seek (the emulated guest runs
 # this script slowly, so more than the slept time passes in the song meanwhile).
-tmux send-keys -t t Left
+tmux -L keys send-keys -t t Left
 sleep 1.5
 p6=$(position)
 d=$(delta "$p5" "$p6")
 [ -n "$p6" ] && [ "$d" -le -50 ]; check $? "← seeks back ($p5 -> $p6)"
-tmux send-keys -t t q
+tmux -L keys send-keys -t t q
 sleep 3
 [ "$(cat $OUT/exit 2>/dev/null)" = "exit=0" ]; check $? "q quits with status 0"
 cmp -s "$OUT/stty-before" "$OUT/stty-after"; check $? "the terminal is restored"
-tmux kill-server 2>/dev/null
+tmux -L keys kill-server 2>/dev/null
 
 # 4. Two songs: n moves to the next one.
-tmux new-session -d -x 120 -y 10 -s n "$P play $SONG songs/greensleeves.mid --soundfont $FONT --device default --period 1024 --periods 4; sleep 30"
-sleep 8
-tmux send-keys -t n n
-sleep 5
-tmux capture-pane -p -t n | grep -q 'songs/greensleeves.mid  0:'; check $? "n plays the next song"
-tmux kill-server 2>/dev/null
+# Polls pane $2 of tmux server $1 for pattern $3, up to $4 seconds.
+wait_for() {
+    i=0
+    while [ $i -lt "$4" ]; do
+        tmux -L "$1" capture-pane -p -t "$2" 2>/dev/null | grep -q "$3" && return 0
+        sleep 1
+        i=$((i + 1))
+    done
+    return 1
+}
+tmux -L next new-session -d -x 120 -y 10 -s n "$P play $SONG songs/greensleeves.mid --soundfont $FONT --device default --period 1024 --periods 4; sleep 60"
+wait_for next n 'songs/twinkle.mid  0:' 30
+tmux -L next send-keys -t n n
+wait_for next n 'songs/greensleeves.mid  0:' 30; check $? "n plays the next song"
+tmux -L next kill-server 2>/dev/null
 
 # 5. SIGTERM: stops cleanly with 143.
 $P play $SONG --soundfont $FONT --device default --period 1024 --periods 4 --quiet &
@@ -98,13 +107,13 @@ check $([ $? = 143 ] && echo 0 || echo 1) "SIGTERM stops with status 143"
 
 # 6. Ctrl-C: every note released, the device stopped, status 130, the terminal restored.
 rm -f "$OUT/exit" "$OUT/stty-before" "$OUT/stty-after"
-tmux new-session -d -x 120 -y 10 -s c "stty -a > $OUT/stty-before; $P play $SONG --soundfont $FONT --device default --period 1024 --periods 4; echo exit=\$? > $OUT/exit; stty -a > $OUT/stty-after; sleep 30"
+tmux -L ctrlc new-session -d -x 120 -y 10 -s c "stty -a > $OUT/stty-before; $P play $SONG --soundfont $FONT --device default --period 1024 --periods 4; echo exit=\$? > $OUT/exit; stty -a > $OUT/stty-after; sleep 30"
 sleep 8
-tmux send-keys -t c C-c
+tmux -L ctrlc send-keys -t c C-c
 sleep 4
 [ "$(cat $OUT/exit 2>/dev/null)" = "exit=130" ]; check $? "Ctrl-C stops with status 130 ($(cat $OUT/exit 2>/dev/null))"
 cmp -s "$OUT/stty-before" "$OUT/stty-after"; check $? "the terminal is restored after Ctrl-C"
-tmux kill-server 2>/dev/null
+tmux -L ctrlc kill-server 2>/dev/null
 
 echo "alsa-vm: $passed passed, $failed failed"
 [ "$failed" = 0 ]
