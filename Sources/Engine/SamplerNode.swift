@@ -110,8 +110,8 @@ public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable 
         return false
     }
 
-    /// Drops everything scheduled. Render thread only.
-    public func flushScheduled() {
+    /// Drops everything scheduled (all of it is at or after `time`). Render thread only.
+    public func flushScheduled(from time: SampleTime) {
         pendingHead = 0
         pendingCount = 0
         arenaTail = 0

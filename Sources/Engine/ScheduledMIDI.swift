@@ -40,12 +40,13 @@ public struct ScheduledMIDI {
 /// Render thread only.
 public protocol MIDIDestination: AnyObject, Sendable {
     /// Schedules a channel message at `event.time`; times never go backwards between calls
-    /// except after `flushScheduled()`. Render thread only.
+    /// except after `flushScheduled(from:)`. Render thread only.
     func schedule(_ event: ScheduledMIDI)
     /// Schedules a system-exclusive message (bytes without the F0/F7 framing). Render thread only.
     func scheduleSysex(_ data: UnsafeBufferPointer<UInt8>, at time: SampleTime)
-    /// Drops everything scheduled and not yet sounded (transport jumps). Render thread only.
-    func flushScheduled()
+    /// Drops everything scheduled and not yet sounded: a transport jump at `time`, whose
+    /// note-offs follow at that time. Render thread only.
+    func flushScheduled(from time: SampleTime)
     /// Frames of lookahead the destination needs: events must be scheduled at least this far
     /// before they are due. Any thread.
     var schedulingLookahead: Int { get }

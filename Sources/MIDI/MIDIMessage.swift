@@ -50,6 +50,42 @@ public enum MIDIMessage: Hashable, Sendable {
         if case .noteOn(_, _, let velocity) = self { return velocity > 0 }
         return false
     }
+
+    /// The bytes on a MIDI cable: status and data, sysex framed by F0 … F7; empty for meta
+    /// events, which never leave the file. Any thread.
+    public var wireBytes: [UInt8] {
+        switch self {
+        case .noteOff(let c, let n, let v): return [0x80 | c, n, v]
+        case .noteOn(let c, let n, let v): return [0x90 | c, n, v]
+        case .polyPressure(let c, let n, let p): return [0xA0 | c, n, p]
+        case .controlChange(let c, let n, let v): return [0xB0 | c, n, v]
+        case .programChange(let c, let p): return [0xC0 | c, p]
+        case .channelPressure(let c, let p): return [0xD0 | c, p]
+        case .pitchBend(let c, let v): return [0xE0 | c, UInt8(v & 0x7F), UInt8((v >> 7) & 0x7F)]
+        case .sysex(let data): return [0xF0] + data + (data.last == 0xF7 ? [] : [0xF7])
+        case .sysexEscape(let data): return data
+        case .system(let status, let data): return [status] + data
+        case .meta: return []
+        }
+    }
+
+    /// A channel message from its cable bytes, status first (`wireBytes` of one); `nil` for
+    /// anything else or too few bytes. Data bytes are masked to 7 bits. Any thread.
+    public init?(channelBytes b: [UInt8]) {
+        guard let status = b.first, status >= 0x80, status < 0xF0, b.count >= Self.channelDataLength(status) + 1 else { return nil }
+        let c = status & 0x0F
+        let d1 = b.count > 1 ? b[1] & 0x7F : 0
+        let d2 = b.count > 2 ? b[2] & 0x7F : 0
+        switch status & 0xF0 {
+        case 0x80: self = .noteOff(channel: c, note: d1, velocity: d2)
+        case 0x90: self = .noteOn(channel: c, note: d1, velocity: d2)
+        case 0xA0: self = .polyPressure(channel: c, note: d1, pressure: d2)
+        case 0xB0: self = .controlChange(channel: c, controller: d1, value: d2)
+        case 0xC0: self = .programChange(channel: c, program: d1)
+        case 0xD0: self = .channelPressure(channel: c, pressure: d1)
+        default: self = .pitchBend(channel: c, value: UInt16(d1) | UInt16(d2) << 7)
+        }
+    }
 }
 
 /// One event of a track: a message at an absolute tick (the file's resolution). Any thread.
@@ -88,7 +124,7 @@ extension MIDIMessage {
     }
 
     /// The number of data bytes of a channel message with this status byte. Any thread.
-    static func channelDataLength(_ status: UInt8) -> Int {
+    public static func channelDataLength(_ status: UInt8) -> Int {
         switch status & 0xF0 {
         case 0xC0, 0xD0: return 1
         default: return 2

@@ -285,7 +285,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     /// moves the cursor back to the first event not yet due, so resuming replays nothing twice.
     private func interrupt(at time: SampleTime) {
         let frame = scoreFrame(at: time)
-        for d in destinations.indices { destinations[d].flushScheduled() }
+        for d in destinations.indices { destinations[d].flushScheduled(from: time) }
         releaseAll(at: time)
         anchorFrame = frame
         anchorTime = time
