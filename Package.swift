@@ -31,8 +31,8 @@ let package = Package(
         .target(name: "FluidSynth", dependencies: ["CFluidSynth", "CShims"]),
         // The audio graph: nodes, mixer, sampler, the render loop, the lock-free queues.
         .target(name: "Engine", dependencies: ["MIDI", "FluidSynth"]),
-        // ALSA, wrapped: the only module that imports CALSA. PCM output (later: the sequencer).
-        .target(name: "ALSA", dependencies: ["CALSA", "CShims", "Engine"]),
+        // ALSA, wrapped: the only module that imports CALSA. PCM output, the sequencer's ports.
+        .target(name: "ALSA", dependencies: ["CALSA", "CShims", "Engine", "MIDI"]),
         // A SoundFont 2 writer, and the project's own fonts made with it.
         .target(name: "SF2"),
         .target(name: "SoundFontBook", dependencies: ["SF2"]),
@@ -49,6 +49,9 @@ let package = Package(
         .executableTarget(name: "make-soundfonts", dependencies: ["SoundFontBook"], path: "Sources/MakeSoundFonts"),
         // Benchmarks that print figures (never pass/fail): `swift run -c release pianola-bench`.
         .executableTarget(name: "pianola-bench", dependencies: ["MIDI", "Pianola", "AudioFile"], path: "Sources/PianolaBench"),
+
+        // Measures what the ALSA VM checks captured from the kernel sequencer (Tests/alsa-vm).
+        .executableTarget(name: "sequencer-checks", dependencies: ["MIDI", "Sequencing"], path: "Tests/SequencerChecks"),
 
         .testTarget(name: "MIDITests", dependencies: ["MIDI"]),
         .testTarget(name: "SequencingTests", dependencies: ["Sequencing", "MIDI", "SongBook"]),

@@ -1,0 +1,230 @@
+import CALSA
+import CShims
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A port of the ALSA sequencer, as `aconnect -l` lists it. Any thread.
+public struct SequencerPort: Hashable, Sendable {
+    /// The client number (14 for Midi Through, 24… for VirMIDI). Any thread.
+    public var client: Int
+    /// The port number inside the client. Any thread.
+    public var port: Int
+    /// The client's name: `Midi Through`, `Virtual Raw MIDI 2-0`. Any thread.
+    public var clientName: String
+    /// The port's name: `Midi Through Port-0`, `VirMIDI 2-0`. Any thread.
+    public var name: String
+    /// What other clients may do with it. Any thread.
+    public var capabilities: Capabilities
+    /// Whether the port belongs to a kernel client (a card, Midi Through) rather than a program. Any thread.
+    public var isKernel: Bool
+
+    /// What a port allows. Any thread.
+    public struct Capabilities: OptionSet, Hashable, Sendable {
+        /// Raw `SND_SEQ_PORT_CAP_*` bits. Any thread.
+        public var rawValue: UInt32
+        /// Wraps raw bits. Any thread.
+        public init(rawValue: UInt32) { self.rawValue = rawValue }
+        /// Events can be read from it (it is a source). Any thread.
+        public static let read = Capabilities(rawValue: UInt32(SND_SEQ_PORT_CAP_READ))
+        /// Events can be written to it (it is a destination). Any thread.
+        public static let write = Capabilities(rawValue: UInt32(SND_SEQ_PORT_CAP_WRITE))
+        /// Others may subscribe to what it sends. Any thread.
+        public static let subscribeRead = Capabilities(rawValue: UInt32(SND_SEQ_PORT_CAP_SUBS_READ))
+        /// Others may subscribe it to what they send. Any thread.
+        public static let subscribeWrite = Capabilities(rawValue: UInt32(SND_SEQ_PORT_CAP_SUBS_WRITE))
+        /// Reads and writes at once. Any thread.
+        public static let duplex = Capabilities(rawValue: UInt32(SND_SEQ_PORT_CAP_DUPLEX))
+    }
+
+    /// `client:port`, the way ALSA tools address it. Any thread.
+    public var address: String { "\(client):\(port)" }
+    /// Whether Pianola can send to it. Any thread.
+    public var acceptsEvents: Bool { capabilities.contains([.write, .subscribeWrite]) }
+    /// Whether Pianola can record from it. Any thread.
+    public var sendsEvents: Bool { capabilities.contains([.read, .subscribeRead]) }
+
+    /// `in`, `out`, `in/out`: the port's direction as seen by a program that connects to it. Any thread.
+    public var direction: String {
+        switch (acceptsEvents, sendsEvents) {
+        case (true, true): return "in/out"
+        case (true, false): return "in"
+        case (false, true): return "out"
+        case (false, false): return "none"
+        }
+    }
+}
+
+/// A sequencer call that failed, or a port name that names nothing: one line saying what,
+/// where and why. Any thread.
+public struct SequencerError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The whole message. Any thread.
+    public var description: String
+
+    init(_ description: String) { self.description = description }
+
+    /// Throws when `status` is negative, naming `what` and ALSA's reason.
+    static func check(_ status: Int32, _ what: String) throws(SequencerError) {
+        guard status < 0 else { return }
+        var message = [CChar](repeating: 0, count: 512)
+        let length = pianola_take_last_error(&message, message.count)
+        let detail = String(decoding: message.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        throw SequencerError("\(what): \(String(cString: snd_strerror(status)))\(detail.isEmpty ? "" : " (\(detail))")")
+    }
+}
+
+/// Pianola's client of the ALSA sequencer (`/dev/snd/seq`): lists the system's ports, finds
+/// one by the names ALSA users give them, and makes Pianola's own ports. Core MIDI's client.
+/// Control thread; the sender and recorder threads built on it use their own members.
+public final class SequencerClient: @unchecked Sendable {
+    // @unchecked Sendable: the handle is used by one thread at a time: the control thread
+    // while setting up, then the one sender or recorder thread that owns each direction
+    // (alsa-lib's sequencer calls for output and input touch separate buffers).
+
+    let handle: OpaquePointer
+    /// Pianola's client number. Any thread.
+    public let clientID: Int
+    /// The name other programs see. Any thread.
+    public let name: String
+
+    /// Opens the sequencer as client `name`. Throws one line when there is no sequencer
+    /// (`/dev/snd/seq` missing: the snd-seq module is not loaded) or it refuses. Control thread.
+    public init(name: String = "Pianola") throws(SequencerError) {
+        pianola_alsa_capture_errors()
+        var seq: OpaquePointer?
+        let status = snd_seq_open(&seq, "default", Int32(SND_SEQ_OPEN_DUPLEX), 0)
+        guard status >= 0, let seq else {
+            let hint = access("/dev/snd/seq", F_OK) != 0 ? "; /dev/snd/seq is missing (is the snd-seq kernel module loaded?)" : ""
+            _ = pianola_take_last_error(nil, 0)
+            throw SequencerError("ALSA sequencer: cannot open: \(String(cString: snd_strerror(status)))\(hint)")
+        }
+        handle = seq
+        self.name = name
+        snd_seq_set_client_name(seq, name)
+        clientID = Int(snd_seq_client_id(seq))
+    }
+
+    deinit { snd_seq_close(handle) }
+
+    /// Every port of every client, Pianola's own included, by client then port. Control thread.
+    public func ports() -> [SequencerPort] {
+        var client: OpaquePointer?
+        var port: OpaquePointer?
+        snd_seq_client_info_malloc(&client)
+        snd_seq_port_info_malloc(&port)
+        defer {
+            snd_seq_client_info_free(client)
+            snd_seq_port_info_free(port)
+        }
+        var result: [SequencerPort] = []
+        snd_seq_client_info_set_client(client, -1)
+        while snd_seq_query_next_client(handle, client) >= 0 {
+            let number = snd_seq_client_info_get_client(client)
+            let clientName = String(cString: snd_seq_client_info_get_name(client)).trimmingWhitespace
+            let isKernel = snd_seq_client_info_get_type(client) == SND_SEQ_KERNEL_CLIENT
+            snd_seq_port_info_set_client(port, number)
+            snd_seq_port_info_set_port(port, -1)
+            while snd_seq_query_next_port(handle, port) >= 0 {
+                result.append(SequencerPort(
+                    client: Int(number), port: Int(snd_seq_port_info_get_port(port)), clientName: clientName,
+                    name: String(cString: snd_seq_port_info_get_name(port)).trimmingWhitespace,
+                    capabilities: .init(rawValue: snd_seq_port_info_get_capability(port)), isKernel: isKernel))
+            }
+        }
+        return result
+    }
+
+    /// The port that `name` means, for sending to it (`sending`) or recording from it.
+    /// Accepts `24:0`, `24` (its first port), a port name (`VirMIDI 2-0`), a client name
+    /// (`Midi Through`, `"Virtual Raw MIDI 2-0"`), or `client name:port`; names ignore case.
+    /// Throws one line listing the usable ports when nothing matches. Control thread.
+    public func port(named name: String, sending: Bool) throws(SequencerError) -> SequencerPort {
+        let all = ports().filter { $0.client != clientID }
+        let usable = all.filter { sending ? $0.acceptsEvents : $0.sendsEvents }
+        let wanted = name.trimmingWhitespace
+        func same(_ a: String, _ b: String) -> Bool { a.lowercased() == b.lowercased() }
+        var candidates: [SequencerPort] = []
+        let parts = wanted.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        if parts.count == 2, let portNumber = Int(parts[1]) {
+            candidates = all.filter { $0.port == portNumber && (Int(parts[0]) == $0.client || same(parts[0], $0.clientName)) }
+        } else if let clientNumber = Int(wanted) {
+            candidates = usable.filter { $0.client == clientNumber }
+        } else {
+            candidates = all.filter { same($0.name, wanted) }
+            if candidates.isEmpty { candidates = usable.filter { same($0.clientName, wanted) } }
+        }
+        let list = usable.map { "\($0.address) \($0.clientName): \($0.name)" }.joined(separator: ", ")
+        let role = sending ? "to send to" : "to record from"
+        guard let found = candidates.first else {
+            throw SequencerError("MIDI port '\(name)': no such port \(role); ports: \(list.isEmpty ? "none" : list)")
+        }
+        guard sending ? found.acceptsEvents : found.sendsEvents else {
+            throw SequencerError("MIDI port '\(name)' (\(found.address)) does not let other programs \(sending ? "send to it" : "record from it"); ports \(role): \(list.isEmpty ? "none" : list)")
+        }
+        return found
+    }
+
+    /// Makes one of Pianola's own ports, for sending (others may subscribe to it) or
+    /// receiving (others may send to it); returns its number. Control thread.
+    public func makePort(name: String, sending: Bool) throws(SequencerError) -> Int {
+        let caps = sending ? SND_SEQ_PORT_CAP_READ | SND_SEQ_PORT_CAP_SUBS_READ : SND_SEQ_PORT_CAP_WRITE | SND_SEQ_PORT_CAP_SUBS_WRITE
+        let port = snd_seq_create_simple_port(handle, name, UInt32(caps), UInt32(SND_SEQ_PORT_TYPE_MIDI_GENERIC | SND_SEQ_PORT_TYPE_APPLICATION))
+        try SequencerError.check(port, "ALSA sequencer: cannot create port '\(name)'")
+        return Int(port)
+    }
+
+    /// Routes everything `source` sends straight to `destination`, in the kernel (MIDI thru). Control thread.
+    public func connect(_ source: SequencerPort, to destination: SequencerPort) throws(SequencerError) {
+        var subscription: OpaquePointer?
+        snd_seq_port_subscribe_malloc(&subscription)
+        defer { snd_seq_port_subscribe_free(subscription) }
+        var sender = snd_seq_addr_t(client: UInt8(source.client), port: UInt8(source.port))
+        var dest = snd_seq_addr_t(client: UInt8(destination.client), port: UInt8(destination.port))
+        snd_seq_port_subscribe_set_sender(subscription, &sender)
+        snd_seq_port_subscribe_set_dest(subscription, &dest)
+        let status = snd_seq_subscribe_port(handle, subscription)
+        // Already connected (by aconnect, say) is as good as connected.
+        if status == -EBUSY { return }
+        try SequencerError.check(status, "MIDI thru from \(source.address) to \(destination.address)")
+    }
+
+    /// How many programs are subscribed to what Pianola's port `port` sends. Control thread.
+    public func subscriberCount(port: Int) -> Int {
+        var info: OpaquePointer?
+        snd_seq_port_info_malloc(&info)
+        defer { snd_seq_port_info_free(info) }
+        guard snd_seq_get_port_info(handle, Int32(port), info) >= 0 else { return 0 }
+        return Int(snd_seq_port_info_get_read_use(info))
+    }
+
+    /// Makes a queue (the kernel's scheduler for timestamped events); returns its number. Control thread.
+    func makeQueue() throws(SequencerError) -> Int32 {
+        let queue = snd_seq_alloc_named_queue(handle, name)
+        try SequencerError.check(queue, "ALSA sequencer: cannot allocate a queue")
+        return queue
+    }
+
+    /// Starts or stops `queue` now. Any one thread at a time.
+    func control(queue: Int32, start: Bool) {
+        snd_seq_control_queue(handle, queue, Int32((start ? SND_SEQ_EVENT_START : SND_SEQ_EVENT_STOP).rawValue), 0, nil)
+        snd_seq_drain_output(handle)
+    }
+
+    /// The queue's current time in nanoseconds since it started. Any one thread at a time.
+    func now(queue: Int32) -> Int64 {
+        var status: OpaquePointer?
+        snd_seq_queue_status_malloc(&status)
+        defer { snd_seq_queue_status_free(status) }
+        guard snd_seq_get_queue_status(handle, queue, status) >= 0, let time = snd_seq_queue_status_get_real_time(status) else { return 0 }
+        return Int64(time.pointee.tv_sec) * 1_000_000_000 + Int64(time.pointee.tv_nsec)
+    }
+}
+
+extension String {
+    var trimmingWhitespace: String {
+        var s = Substring(self)
+        while let c = s.first, c.isWhitespace { s.removeFirst() }
+        while let c = s.last, c.isWhitespace { s.removeLast() }
+        return String(s)
+    }
+}
