@@ -52,6 +52,7 @@ public final class PCMOutput: @unchecked Sendable {
     private let underrunCount = Atomic<Int>(0)
     private let written = Atomic<Int64>(0)
     private let failure = Atomic<Int>(0)
+    private let frameZero = Atomic<Int64>(.max)
     private var thread: pthread_t?
     private var graph: AudioGraph?
     private var isClosed = false
@@ -158,6 +159,15 @@ public final class PCMOutput: @unchecked Sendable {
         return code == 0 ? nil : ALSAError(device: device, call: "snd_pcm_writei", code: Int32(code))
     }
 
+    /// When frame 0 of the graph's clock left (or leaves) the device, in CLOCK_MONOTONIC
+    /// nanoseconds, so frame F sounds at this + F / rate; `nil` until the device runs. It is
+    /// the earliest of the estimates made after each period (a stale hardware pointer only
+    /// ever makes one late) and starts again after an underrun. Any thread.
+    public var frameZeroNanos: Int64? {
+        let value = frameZero.load(ordering: .acquiring)
+        return value == .max ? nil : value
+    }
+
     /// Frames written but not yet heard: the output latency now. Control thread.
     public var delayFrames: Int {
         var delay: snd_pcm_sframes_t = 0
@@ -190,13 +200,26 @@ public final class PCMOutput: @unchecked Sendable {
                     snd_pcm_wait(pcm, 100)
                 } else if written == -snd_pcm_sframes_t(EPIPE) || written == -snd_pcm_sframes_t(ESTRPIPE) {
                     underrunCount.add(1, ordering: .relaxed)
+                    frameZero.store(.max, ordering: .releasing)
                     if snd_pcm_recover(pcm, Int32(written), 1) < 0 { return fail(Int(written)) }
                 } else {
                     return fail(Int(written))
                 }
             }
-            self.written.add(Int64(offset), ordering: .relaxed)
+            let total = self.written.add(Int64(offset), ordering: .relaxed).newValue
+            if total >= Int64(negotiated.bufferFrames) { estimateFrameZero(written: total) }
         }
+    }
+
+    /// The device thread's estimate of when frame 0 sounded, from the frames still queued.
+    private func estimateFrameZero(written: Int64) {
+        var delay: snd_pcm_sframes_t = 0
+        guard snd_pcm_delay(pcm, &delay) == 0 else { return }
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let nanos = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+        let estimate = nanos + (Int64(delay) - written) * 1_000_000_000 / Int64(negotiated.sampleRate)
+        if estimate < frameZero.load(ordering: .relaxed) { frameZero.store(estimate, ordering: .releasing) }
     }
 
     private func fail(_ code: Int) {

@@ -60,8 +60,10 @@ public final class SongGraph {
     public func setVolume(_ gain: Float) { mixer.setOutputGain(gain) }
 
     /// Builds the graph for `sequence` with the font at `soundFontPath`, pulled in slices of at
-    /// most `maxFrames`, and starts the player. Control thread.
-    public init(sequence: Sequence, soundFontPath: String, settings: Settings, maxFrames: Int = 4096) throws(SynthesizerError) {
+    /// most `maxFrames`, and starts the player. `routing` sends chosen tracks and channels to
+    /// the `external` destinations (ALSA ports) instead of the synthesizer. Control thread.
+    public init(sequence: Sequence, soundFontPath: String, settings: Settings, maxFrames: Int = 4096,
+                routing: Routing = Routing(), external: [any MIDIDestination] = []) throws(SynthesizerError) {
         self.sequence = sequence
         self.settings = settings
         var configuration = Synthesizer.Configuration()
@@ -76,22 +78,36 @@ public final class SongGraph {
         mixer = MixerNode()
         graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: settings.sampleRate), maxFrames: maxFrames)
         mixer.connect(sampler)
-        player = Player(sequence: sequence, sampleRate: settings.sampleRate, destinations: [sampler])
+        let routes = routing.destinations(trackCount: sequence.tracks.count, synth: sampler, external: external)
+        player = Player(sequence: sequence, sampleRate: settings.sampleRate, destinations: routes.destinations, trackDestinations: routes.trackDestinations)
         graph.add(player)
+        musicFrames = settings.musicFrames(of: sequence)
+        settings.configure(player, for: sequence)
+        player.start()
+    }
+}
 
+extension SongGraph.Settings {
+    /// Frames of music: the region, times the plays, at the tempo. Any thread.
+    public func musicFrames(of sequence: Sequence) -> Int64 {
         let map = sequence.tempoMap
-        let from = min(settings.fromTick, sequence.length)
-        let to = max(from, min(settings.toTick ?? sequence.length, sequence.length))
-        let regionFrames = map.sampleFrame(atTick: to, sampleRate: settings.sampleRate) - map.sampleFrame(atTick: from, sampleRate: settings.sampleRate)
-        musicFrames = regionFrames * Int64(max(1, settings.plays)) * 100 / Int64(settings.tempoPercent)
+        let from = min(fromTick, sequence.length)
+        let to = max(from, min(toTick ?? sequence.length, sequence.length))
+        let regionFrames = map.sampleFrame(atTick: to, sampleRate: sampleRate) - map.sampleFrame(atTick: from, sampleRate: sampleRate)
+        return regionFrames * Int64(max(1, plays)) * 100 / Int64(tempoPercent)
+    }
 
-        for track in settings.mutedTracks { player.setMuted(true, track: track) }
-        for track in settings.soloTracks { player.setSoloed(true, track: track) }
-        if settings.transpose != 0 { player.setTranspose(semitones: settings.transpose) }
-        if settings.tempoPercent != 100 { player.setRate(percent: settings.tempoPercent) }
-        if settings.plays > 1 { player.setLoop(startTick: from, endTick: to, count: settings.plays) }
+    /// Gives `player` (of `sequence`, not yet started) these mutes, solos, transposition,
+    /// tempo, loop and region. Control thread.
+    public func configure(_ player: Player, for sequence: Sequence) {
+        let from = min(fromTick, sequence.length)
+        let to = max(from, min(toTick ?? sequence.length, sequence.length))
+        for track in mutedTracks { player.setMuted(true, track: track) }
+        for track in soloTracks { player.setSoloed(true, track: track) }
+        if transpose != 0 { player.setTranspose(semitones: transpose) }
+        if tempoPercent != 100 { player.setRate(percent: tempoPercent) }
+        if plays > 1 { player.setLoop(startTick: from, endTick: to, count: plays) }
         if to < sequence.length { player.setEnd(tick: to) }
         if from > 0 { player.seek(toTick: from) }
-        player.start()
     }
 }

@@ -17,14 +17,9 @@ struct Play: ParsableCommand {
 
     @OptionGroup var options: SongOptions
 
-    @Option(help: "ALSA PCM device: default, hw:1,0, plughw:…, or any PCM of your ALSA configuration.")
-    var device = "default"
+    @OptionGroup(title: "MIDI ports") var midiOptions: MIDIOptions
 
-    @Option(help: "Frames per period asked of the device.")
-    var period = 256
-
-    @Option(help: "Periods in the device buffer.")
-    var periods = 3
+    @OptionGroup(title: "Audio device") var audio: AudioDeviceOptions
 
     @Flag(help: "No status line.")
     var quiet = false
@@ -40,8 +35,7 @@ struct Play: ParsableCommand {
     }
 
     func run() throws {
-        guard (16...65_536).contains(period) else { throw fail("--period \(period): use 16 to 65536 frames") }
-        guard (2...64).contains(periods) else { throw fail("--periods \(periods): use 2 to 64") }
+        try audio.check()
         let interruption = Interruption()
         let keys = KeyReader()
         defer { keys?.restore() }
@@ -62,73 +56,198 @@ struct Play: ParsableCommand {
     /// Plays one song until it ends, a key moves on, or a signal arrives.
     func play(_ song: String, interruption: Interruption, keys: KeyReader?, volume: inout Float) throws -> Outcome {
         var (sequence, font, settings) = try options.load(song)
-        var configuration = PCMOutput.Configuration()
-        configuration.device = device
-        configuration.sampleRate = settings.sampleRate
-        configuration.periodFrames = period
-        configuration.periods = periods
-        let output: PCMOutput
-        do { output = try PCMOutput(configuration: configuration) } catch { throw fail(error.description) }
-        settings.sampleRate = output.negotiated.sampleRate
-        settings.tailSeconds = 2
-        let graph: SongGraph
-        do {
-            graph = try SongGraph(sequence: sequence, soundFontPath: font.path, settings: settings, maxFrames: max(4096, output.negotiated.periodFrames))
-        } catch {
-            throw fail(error.description)
-        }
-        let status = StatusLine(enabled: !quiet, terminal: isatty(STDOUT_FILENO) == 1, title: song, sequence: sequence)
-        status.say("SoundFont: \(font.path) (\(font.source)); \(device): \(output.negotiated.sampleRate) Hz \(output.negotiated.format), \(output.negotiated.periodFrames) × \(output.negotiated.bufferFrames / max(1, output.negotiated.periodFrames)) frames")
-        if volume != 1 { graph.setVolume(volume) }
-        if let note = output.start(pulling: graph.graph) { printError(note) }
+        let midi = try midiOptions.open(trackCount: sequence.tracks.count, sampleRate: settings.sampleRate)
+        let (playback, status) = try Play.start(sequence: sequence, title: song, font: font, settings: &settings, midi: midi,
+                                                audio: audio, quiet: quiet, interruption: interruption, volume: volume)
+        let player = playback.player
         var outcome = Outcome.finished
         var paused = false
-        /// Releases every note, lets the release reach the device, then stops it.
-        func stopNow() {
-            graph.player.stop()
-            usleep(useconds_t(min(1_000_000, 1_000_000 * (output.negotiated.bufferFrames * 2) / output.negotiated.sampleRate + 50_000)))
-            output.stop(drain: false)
-        }
         playing: while true {
             usleep(50_000)
             while let key = keys?.next() {
-                let now = graph.sequence.tempoMap.seconds(atTick: graph.player.currentTick)
+                let now = sequence.tempoMap.seconds(atTick: player.currentTick)
                 switch key {
                 case .space:
-                    if paused { graph.player.start() } else { graph.player.pause() }
+                    if paused { player.start() } else { player.pause() }
                     paused.toggle()
-                case .left: graph.player.seek(toSeconds: max(0, now - 5))
-                case .right: graph.player.seek(toSeconds: now + 5)
+                case .left: player.seek(toSeconds: max(0, now - 5))
+                case .right: player.seek(toSeconds: now + 5)
                 case .up, .down:
                     volume = max(0.01, min(4, volume * (key == .up ? 1.26 : 1 / 1.26)))   // ±2 dB
-                    graph.setVolume(volume)
+                    playback.setVolume(volume)
                 case .next: outcome = .next
                 case .previous: outcome = .previous
                 case .quit: outcome = .quit
                 }
                 if case .finished = outcome { continue }
-                stopNow()
+                playback.stopNow()
                 break playing
             }
-            status.update(tick: graph.player.currentTick, paused: paused)
+            status.update(tick: player.currentTick, paused: paused)
             if let signal = interruption.signal {
-                stopNow()
+                playback.stopNow()
                 outcome = .interrupted(signal: signal)
                 break
             }
-            if let error = output.fatalError {
-                output.stop(drain: false)
+            if let error = playback.fatalError {
+                playback.stopNow()
                 status.finish()
-                throw fail(error.description)
+                throw fail(error)
             }
-            if graph.player.isFinished && output.framesWritten >= graph.maximumFrames {
-                output.stop(drain: true)
+            if playback.hasFinished {
+                playback.finish()
                 break
             }
         }
         status.finish()
-        if output.underruns > 0 { printError("\(output.underruns) underrun\(output.underruns == 1 ? "" : "s") recovered while playing \(song)") }
+        for warning in playback.warnings(song: song) { printError(warning) }
         return outcome
+    }
+}
+
+extension Play {
+    /// Starts `sequence` playing: to MIDI ports alone when nothing is routed to the synth,
+    /// else through the synth and the audio device (and to the ports `midi` routes to,
+    /// in time with the audio). Prints the status line's opening lines.
+    static func start(sequence: Sequence, title: String, font: SoundFontChoice?, settings: inout SongGraph.Settings, midi: MIDIOptions.Opened?,
+                      audio: AudioDeviceOptions, quiet: Bool, interruption: Interruption, volume: Float) throws -> (any Playback, StatusLine) {
+        let status = StatusLine(enabled: !quiet, terminal: isatty(STDOUT_FILENO) == 1, title: title, sequence: sequence)
+        if let midi, !midi.routing.usesSynth {
+            try midi.waitForSubscribers(interruption: interruption, status: status)
+            status.say("MIDI: \(midi.description)")
+            return (MIDIPlayback(sequence: sequence, settings: settings, midi: midi), status)
+        }
+        guard let font else { throw fail("no SoundFont found: give --soundfont PATH or install fluid-soundfont-gm") }
+        let output: PCMOutput
+        do { output = try PCMOutput(configuration: audio.configuration(sampleRate: settings.sampleRate)) } catch { throw fail(error.description) }
+        settings.sampleRate = output.negotiated.sampleRate
+        settings.tailSeconds = 2
+        let graph: SongGraph
+        do {
+            graph = try SongGraph(sequence: sequence, soundFontPath: font.path, settings: settings, maxFrames: max(4096, output.negotiated.periodFrames),
+                                  routing: midi?.routing ?? Routing(), external: midi?.destinations ?? [])
+        } catch {
+            throw fail(error.description)
+        }
+        try midi?.waitForSubscribers(interruption: interruption, status: status)
+        let n = output.negotiated
+        status.say("SoundFont: \(font.path) (\(font.source)); \(audio.device): \(n.sampleRate) Hz \(n.format), \(n.periodFrames) × \(n.bufferFrames / max(1, n.periodFrames)) frames")
+        if let midi { status.say("MIDI: \(midi.description)") }
+        if volume != 1 { graph.setVolume(volume) }
+        if let note = output.start(pulling: graph.graph) { printError(note) }
+        midi?.output.start(following: output)
+        return (AudioPlayback(graph: graph, output: output, midi: midi), status)
+    }
+}
+
+/// The audio device options of `play` and `record --play`.
+struct AudioDeviceOptions: ParsableArguments {
+    @Option(help: "ALSA PCM device: default, hw:1,0, plughw:…, or any PCM of your ALSA configuration.")
+    var device = "default"
+
+    @Option(help: "Frames per period asked of the device.")
+    var period = 256
+
+    @Option(help: "Periods in the device buffer.")
+    var periods = 3
+
+    /// Exits with one line when a value is out of range.
+    func check() throws {
+        guard (16...65_536).contains(period) else { throw fail("--period \(period): use 16 to 65536 frames") }
+        guard (2...64).contains(periods) else { throw fail("--periods \(periods): use 2 to 64") }
+    }
+
+    /// What to ask the device for.
+    func configuration(sampleRate: Int) -> PCMOutput.Configuration {
+        var configuration = PCMOutput.Configuration()
+        configuration.device = device
+        configuration.sampleRate = sampleRate
+        configuration.periodFrames = period
+        configuration.periods = periods
+        return configuration
+    }
+}
+
+/// What the play loop drives: a song through the synthesizer and an audio device (and
+/// perhaps ports too), or to MIDI ports alone.
+protocol Playback {
+    /// The song's player.
+    var player: Player { get }
+    /// Sets the output volume (audio only).
+    func setVolume(_ gain: Float)
+    /// Releases every note, lets the releases out, and stops.
+    func stopNow()
+    /// Whether the song and its tail have played out.
+    var hasFinished: Bool { get }
+    /// Lets what is left play out, after `hasFinished`.
+    func finish()
+    /// A failure that ended playing, one line.
+    var fatalError: String? { get }
+    /// Lines to print when the song is over (underruns, lost events).
+    func warnings(song: String) -> [String]
+}
+
+/// A song through the synthesizer to an audio device, with routed events to MIDI ports.
+struct AudioPlayback: Playback {
+    let graph: SongGraph
+    let output: PCMOutput
+    let midi: MIDIOptions.Opened?
+
+    var player: Player { graph.player }
+    func setVolume(_ gain: Float) { graph.setVolume(gain) }
+
+    func stopNow() {
+        graph.player.stop()
+        usleep(useconds_t(min(1_000_000, 1_000_000 * (output.negotiated.bufferFrames * 2) / output.negotiated.sampleRate + 50_000)))
+        midi?.output.finish(timeout: 1)
+        output.stop(drain: false)
+    }
+
+    var hasFinished: Bool { graph.player.isFinished && output.framesWritten >= graph.maximumFrames }
+
+    func finish() {
+        midi?.output.finish()
+        output.stop(drain: true)
+    }
+
+    var fatalError: String? { output.fatalError?.description }
+
+    func warnings(song: String) -> [String] {
+        var lines: [String] = []
+        if output.underruns > 0 { lines.append("\(output.underruns) underrun\(output.underruns == 1 ? "" : "s") recovered while playing \(song)") }
+        if let midi, midi.output.dropped > 0 { lines.append("\(midi.output.dropped) MIDI events lost while playing \(song)") }
+        return lines
+    }
+}
+
+/// A song to MIDI ports alone: the sequencer output runs the player from the clock.
+struct MIDIPlayback: Playback {
+    let player: Player
+    let midi: MIDIOptions.Opened
+
+    init(sequence: Sequence, settings: SongGraph.Settings, midi: MIDIOptions.Opened) {
+        let routes = midi.routing.destinations(trackCount: sequence.tracks.count, synth: nil, external: midi.destinations)
+        player = Player(sequence: sequence, sampleRate: settings.sampleRate, destinations: routes.destinations, trackDestinations: routes.trackDestinations)
+        self.midi = midi
+        settings.configure(player, for: sequence)
+        player.start()
+        midi.output.start(driving: player)
+    }
+
+    func setVolume(_ gain: Float) {}
+
+    func stopNow() {
+        player.stop()
+        usleep(100_000)   // the sender hands the note-offs to the kernel
+        midi.output.finish(timeout: 1)
+    }
+
+    var hasFinished: Bool { player.isFinished }
+    func finish() { midi.output.finish() }
+    var fatalError: String? { nil }
+
+    func warnings(song: String) -> [String] {
+        midi.output.dropped > 0 ? ["\(midi.output.dropped) MIDI events lost while playing \(song)"] : []
     }
 }
 

@@ -1,0 +1,124 @@
+import ALSA
+import ArgumentParser
+import Engine
+import Foundation
+import Pianola
+
+/// The options that send a song to ALSA sequencer ports: `--port`, `--virtual`, `--route`.
+struct MIDIOptions: ParsableArguments {
+    @Option(help: "Send the song to this MIDI port instead of the synthesizer (24:0, \"Midi Through\"; see 'pianola ports').")
+    var port: String?
+
+    @Flag(help: "Make Pianola's own MIDI port, wait until a program connects to it, and send the song there.")
+    var virtual = false
+
+    @Option(help: ArgumentHelp(
+        "Send chosen tracks or channels somewhere: SELECTORS=TARGET, repeatable, first match wins.",
+        discussion: """
+            SELECTORS is a comma list of chN or chN-M (channels 1-16), trackN or trackN-M \
+            (tracks as 'pianola info' numbers them), or trackN/chM for both. TARGET is synth \
+            or a MIDI port. What no route names goes to --port (or the virtual port) if given, \
+            else to the synth. Example: --route ch10=synth --route ch1-9,ch11-16=24:0
+            """, valueName: "selectors=target"))
+    var route: [String] = []
+
+    /// The sequencer client, its output and the song's routing, once the names are resolved.
+    struct Opened: CustomStringConvertible {
+        let client: SequencerClient
+        let output: SequencerOutput
+        let routing: Routing
+        let destinations: [any MIDIDestination]
+        let names: [String]
+        let virtualPort: Int?
+
+        var description: String {
+            var parts = names
+            if let virtualPort { parts.append("Pianola's port \(client.clientID):\(virtualPort) and whoever connects to it") }
+            return parts.isEmpty ? "no ports" : "sending to " + parts.joined(separator: ", ")
+        }
+
+        /// With `--virtual`: waits until some program has connected to Pianola's port.
+        func waitForSubscribers(interruption: Interruption, status: StatusLine) throws {
+            guard let virtualPort else { return }
+            status.say("Pianola's MIDI port is \(client.clientID):\(virtualPort); waiting for a program to connect to it (aconnect \(client.clientID):\(virtualPort) DEST)")
+            while client.subscriberCount(port: virtualPort) == 0 {
+                if let signal = interruption.signal { throw ExitCode(128 + signal) }
+                usleep(50_000)
+            }
+        }
+    }
+
+    /// Opens the sequencer and resolves every port name when any MIDI option is given; `nil`
+    /// when none is (the song goes to the synthesizer only). Exits with one line on a bad name.
+    func open(trackCount: Int, sampleRate: Int) throws -> Opened? {
+        guard port != nil || virtual || !route.isEmpty else { return nil }
+        do {
+            return try Self.open(client: SequencerClient(), sampleRate: sampleRate, trackCount: trackCount, port: port, virtual: virtual, routes: route)
+        } catch let error as SequencerError {
+            throw fail(error.description)
+        }
+    }
+
+    /// Resolves `port`, `virtual` and `routes` on `client` into an output and a routing.
+    static func open(client: SequencerClient, sampleRate: Int, trackCount: Int, port: String?, virtual: Bool, routes: [String]) throws -> Opened {
+        do {
+            let output = try SequencerOutput(client: client, sampleRate: sampleRate)
+            var destinations: [any MIDIDestination] = []
+            var names: [String] = []
+            var byAddress: [String: Int] = [:]
+            func target(_ name: String) throws -> Routing.Target {
+                if name.lowercased() == "synth" { return .synth }
+                let found = try client.port(named: name, sending: true)
+                if let known = byAddress[found.address] { return .external(known) }
+                destinations.append(output.destination(to: found))
+                names.append("\(found.address) (\(found.clientName): \(found.name))")
+                byAddress[found.address] = destinations.count - 1
+                return .external(destinations.count - 1)
+            }
+            var fallback = Routing.Target.synth
+            var virtualPort: Int?
+            if let port { fallback = try target(port) }
+            if virtual {
+                virtualPort = output.sourcePortNumber
+                destinations.append(output.destination(to: nil))
+                if port == nil { fallback = .external(destinations.count - 1) }
+            }
+            var rules: [Routing.Rule] = []
+            for text in routes {
+                guard let equals = text.firstIndex(of: "=") else {
+                    throw fail("--route \(text): give SELECTORS=TARGET, e.g. ch10=synth or ch1-9=24:0")
+                }
+                let destination = try target(String(text[text.index(after: equals)...]))
+                for selector in text[..<equals].split(separator: ",") {
+                    rules.append(try rule(String(selector), target: destination, trackCount: trackCount, in: text))
+                }
+            }
+            return Opened(client: client, output: output, routing: Routing(rules: rules, fallback: fallback),
+                          destinations: destinations, names: names, virtualPort: virtualPort)
+        } catch let error as SequencerError {
+            throw fail(error.description)
+        }
+    }
+
+    /// One selector: `ch3`, `ch1-9`, `track2`, `track2-4`, `track2/ch10`.
+    static func rule(_ selector: String, target: Routing.Target, trackCount: Int, in text: String) throws -> Routing.Rule {
+        var rule = Routing.Rule(target: target)
+        for part in selector.lowercased().split(separator: "/") {
+            func range(after prefix: String, limit: Int, what: String) throws -> ClosedRange<Int> {
+                let numbers = part.dropFirst(prefix.count).split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+                guard (1...2).contains(numbers.count), let low = numbers.first!, let high = numbers.last!, low >= 1, low <= high, high <= limit else {
+                    throw fail("--route \(text): '\(part)' is not a \(what) or range of them (1-\(limit))")
+                }
+                return (low - 1)...(high - 1)
+            }
+            if part.hasPrefix("ch") {
+                rule.channels = try range(after: "ch", limit: 16, what: "channel")
+            } else if part.hasPrefix("track") {
+                rule.tracks = try range(after: "track", limit: max(1, trackCount), what: "track of this song")
+            } else {
+                throw fail("--route \(text): '\(part)' names no channels (ch1-16) or tracks (track1...)")
+            }
+        }
+        return rule
+    }
+}
