@@ -1,0 +1,142 @@
+import CALSA
+import MIDI
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Records what a sequencer port sends: Pianola's input port is subscribed to the source with
+/// the kernel stamping each event with a queue's real time on arrival, and a reader thread
+/// decodes them to MIDI messages (sysex reassembled from its chunks). arecordmidi's core.
+/// Control thread, except as noted.
+public final class SequencerInput: @unchecked Sendable {
+    // @unchecked Sendable: the reader thread owns the decoder and the partial sysex; the
+    // recorded events cross to the control thread under `recorded`'s lock (not a real-time path).
+
+    /// One recorded message and when it arrived, in nanoseconds of queue time. Any thread.
+    public struct Arrival: Hashable, Sendable {
+        /// Queue time of arrival, in nanoseconds. Any thread.
+        public var nanoseconds: Int64
+        /// The message. Any thread.
+        public var message: MIDIMessage
+    }
+
+    private let client: SequencerClient
+    private let port: Int32
+    private let queue: Int32
+    private let recorded = Mutex<[Arrival]>([])
+    private let stopRequested = Atomic<Bool>(false)
+    private var thread: pthread_t?
+    private var decoder: OpaquePointer?
+    private var sysex: [UInt8] = []
+    private var sysexStart: Int64 = 0
+
+    /// Pianola's input port `portName`, stamping on `queue` (one of the client's queues, e.g.
+    /// a `SequencerOutput`'s, so recording and playing share a clock) or a queue of its own. Control thread.
+    public init(client: SequencerClient, portName: String = "Pianola in", queue: Int32? = nil) throws(SequencerError) {
+        self.client = client
+        port = Int32(try client.makePort(name: portName, sending: false))
+        if let queue { self.queue = queue } else { self.queue = try client.makeQueue() }
+        snd_midi_event_new(256, &decoder)
+        snd_midi_event_no_status(decoder, 1)
+    }
+
+    deinit {
+        _ = stop()
+        snd_midi_event_free(decoder)
+    }
+
+    /// Subscribes Pianola's port to what `source` sends, time-stamped by the queue. Control thread.
+    public func listen(to source: SequencerPort) throws(SequencerError) {
+        var subscription: OpaquePointer?
+        snd_seq_port_subscribe_malloc(&subscription)
+        defer { snd_seq_port_subscribe_free(subscription) }
+        var sender = snd_seq_addr_t(client: UInt8(source.client), port: UInt8(source.port))
+        var dest = snd_seq_addr_t(client: UInt8(client.clientID), port: UInt8(port))
+        snd_seq_port_subscribe_set_sender(subscription, &sender)
+        snd_seq_port_subscribe_set_dest(subscription, &dest)
+        snd_seq_port_subscribe_set_queue(subscription, queue)
+        snd_seq_port_subscribe_set_time_update(subscription, 1)
+        snd_seq_port_subscribe_set_time_real(subscription, 1)
+        try SequencerError.check(snd_seq_subscribe_port(client.handle, subscription), "MIDI port \(source.address): cannot record from it")
+    }
+
+    /// Starts the reader thread; with `startQueue`, also the queue (leave it to the
+    /// `SequencerOutput` that shares it). Control thread.
+    public func start(startQueue: Bool) {
+        if startQueue { client.control(queue: queue, start: true) }
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        pthread_create(&thread, nil, { context in
+            let input = Unmanaged<SequencerInput>.fromOpaque(context!).takeRetainedValue()
+            input.run()
+            return nil
+        }, context)
+        self.thread = thread
+    }
+
+    /// Stops reading and returns everything recorded, in arrival order. Control thread.
+    public func stop() -> [Arrival] {
+        if let thread {
+            self.thread = nil
+            stopRequested.store(true, ordering: .releasing)
+            pthread_join(thread, nil)
+        }
+        return recorded.withLock { $0 }
+    }
+
+    /// How many messages have arrived so far. Any thread.
+    public var count: Int { recorded.withLock { $0.count } }
+
+    private func run() {
+        let descriptors = Int(snd_seq_poll_descriptors_count(client.handle, Int16(POLLIN)))
+        var fds = [pollfd](repeating: pollfd(), count: max(1, descriptors))
+        snd_seq_poll_descriptors(client.handle, &fds, UInt32(fds.count), Int16(POLLIN))
+        while !stopRequested.load(ordering: .acquiring) {
+            guard poll(&fds, nfds_t(fds.count), 20) > 0 else { continue }
+            var event: UnsafeMutablePointer<snd_seq_event_t>?
+            while snd_seq_event_input_pending(client.handle, 1) > 0 {
+                guard snd_seq_event_input(client.handle, &event) >= 0, let event else { break }
+                take(event.pointee)
+            }
+        }
+        // What arrived before the stop request is still in the buffers.
+        var event: UnsafeMutablePointer<snd_seq_event_t>?
+        while snd_seq_event_input_pending(client.handle, 1) > 0, snd_seq_event_input(client.handle, &event) >= 0, let e = event {
+            take(e.pointee)
+        }
+    }
+
+    private func take(_ event: snd_seq_event_t) {
+        var copy = event
+        let at = Int64(event.time.time.tv_sec) * 1_000_000_000 + Int64(event.time.time.tv_nsec)
+        if event.type == UInt8(SND_SEQ_EVENT_SYSEX.rawValue) {
+            let chunk = UnsafeRawBufferPointer(start: event.data.ext.ptr, count: Int(event.data.ext.len))
+            for byte in chunk {
+                if byte == 0xF0 {
+                    sysex = [0xF0]
+                    sysexStart = at
+                } else if !sysex.isEmpty {
+                    sysex.append(byte)
+                    if byte == 0xF7 {
+                        let message = MIDIMessage.sysex(Array(sysex.dropFirst()))
+                        recorded.withLock { $0.append(Arrival(nanoseconds: sysexStart, message: message)) }
+                        sysex = []
+                    }
+                }
+            }
+            return
+        }
+        var bytes = [UInt8](repeating: 0, count: 16)
+        snd_midi_event_reset_decode(decoder)
+        let count = Int(snd_midi_event_decode(decoder, &bytes, bytes.count, &copy))
+        // 14-bit controllers and (N)RPNs decode to several messages.
+        var start = 0
+        while start < count {
+            let length = 1 + MIDIMessage.channelDataLength(bytes[start])
+            guard start + length <= count, let message = MIDIMessage(channelBytes: Array(bytes[start..<start + length])) else { return }
+            recorded.withLock { $0.append(Arrival(nanoseconds: at, message: message)) }
+            start += length
+        }
+    }
+}

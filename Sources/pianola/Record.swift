@@ -1,0 +1,171 @@
+import ALSA
+import ArgumentParser
+import Foundation
+import MIDI
+import Pianola
+
+/// `pianola record`: what a MIDI port sends, into a Standard MIDI File — alone (like
+/// arecordmidi) or overdubbed while a song plays.
+struct Record: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Record a MIDI port into a MIDI file, alone or while a song plays.",
+        discussion: """
+            Times are the kernel's arrival stamps turned into ticks at the file's resolution, \
+            unquantized. With --play the new track is added to the song's own tracks and \
+            recording ends with the song; otherwise it ends after --duration or at Ctrl-C. \
+            Ctrl-C always writes a valid file with everything received until then.
+            """)
+
+    @Argument(help: "The MIDI file to write.")
+    var output: String
+
+    @Option(help: "The MIDI port to record from (24:0, \"Midi Through\"; see 'pianola ports').")
+    var port: String
+
+    @Option(help: "A song to play while recording; the new track is added to it.")
+    var play: String?
+
+    @Option(help: "Where the song plays: synth or a MIDI port.")
+    var playTo = "synth"
+
+    @Option(help: "Also pass what arrives straight on to this MIDI port (kernel routing, no delay).")
+    var thru: String?
+
+    @Option(help: "Tempo of the file in beats per minute, without --play.")
+    var tempo = 120.0
+
+    @Option(help: "Ticks per quarter note of the file, without --play.")
+    var ppq = 480
+
+    @Option(help: "Stop after this many seconds.")
+    var duration: Double?
+
+    @Option(help: "Also write each event as a text line: seconds from the start, then its bytes in hex.")
+    var log: String?
+
+    @Flag(help: "Replace the output file if it exists.")
+    var force = false
+
+    @Flag(help: "No messages but errors.")
+    var quiet = false
+
+    @Option(help: "SoundFont for the song (default: $PIANOLA_SOUNDFONT, the system GM font, then Pianola's own).")
+    var soundfont: String?
+
+    @OptionGroup(title: "Audio device (with --play)") var audio: AudioDeviceOptions
+
+    func run() throws {
+        guard tempo >= 10 && tempo <= 1000 else { throw fail("--tempo \(tempo): use 10 to 1000 beats per minute") }
+        guard (24...32_767).contains(ppq) else { throw fail("--ppq \(ppq): use 24 to 32767") }
+        if let duration, !(duration > 0 && duration <= 86_400) { throw fail("--duration \(duration): use more than 0 and at most 86400 seconds") }
+        try audio.check()
+        try checkWritable()
+        let interruption = Interruption()
+
+        var sequence = Sequence(division: .ticksPerQuarter(ppq))
+        sequence.tempoTrack.insert(MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: UInt32((60_000_000 / tempo).rounded())))))
+        if let play {
+            let file: MIDIFile
+            do { file = try MIDIFile(contentsOf: play) } catch { throw fail(error.description) }
+            for warning in file.warnings { printError("\(play): warning: \(warning)") }
+            sequence = Sequence(file: file)
+        }
+        let say: (String) -> Void = { line in if !quiet { print(line); fflush(nil) } }
+
+        let client: SequencerClient
+        let input: SequencerInput
+        var midi: MIDIOptions.Opened?
+        do {
+            client = try SequencerClient()
+            let source = try client.port(named: port, sending: false)
+            if let thru {
+                let target = try client.port(named: thru, sending: true)
+                try client.connect(source, to: target)
+            }
+            if play != nil {
+                // The song's events and the recording share one queue, so they share one clock.
+                midi = try MIDIOptions.open(client: client, sampleRate: SongGraph.Settings().sampleRate, trackCount: sequence.tracks.count,
+                                             port: playTo.lowercased() == "synth" ? nil : playTo, virtual: false, routes: [])
+            }
+            input = try SequencerInput(client: client, queue: midi?.output.queueID)
+            try input.listen(to: source)
+            say("recording from \(source.address) (\(source.clientName): \(source.name)) into \(output)")
+        } catch let error as SequencerError {
+            throw fail(error.description)
+        }
+
+        var playback: (any Playback)?
+        if let play, let opened = midi {
+            let font = opened.routing.usesSynth ? SoundFontChoice.choose(explicit: soundfont) : nil
+            var settings = SongGraph.Settings()
+            playback = try Play.start(sequence: sequence, title: play, font: font, settings: &settings, midi: opened,
+                                      audio: audio, quiet: true, interruption: interruption, volume: 1).0
+            say("playing \(play) to \(playTo)")
+        }
+        input.start(startQueue: midi == nil)
+
+        let started = Date()
+        while true {
+            usleep(20_000)
+            if interruption.signal != nil { break }
+            if let duration, Date().timeIntervalSince(started) >= duration { break }
+            if let playback, duration == nil, playback.hasFinished { break }
+        }
+        playback?.stopNow()
+        let arrivals = input.stop()
+
+        // Arrival times to ticks of the file's tempo map, from the song's (or recording's) start.
+        let map = sequence.tempoMap
+        var track = Track(name: "Recorded")
+        func seconds(_ arrival: SequencerInput.Arrival) -> Double {
+            midi.map { $0.output.playerSeconds(atQueueTime: arrival.nanoseconds) } ?? Double(arrival.nanoseconds) / 1e9
+        }
+        for arrival in arrivals {
+            let seconds = seconds(arrival)
+            track.insert(MIDIEvent(tick: map.tick(atSeconds: max(0, seconds)), arrival.message))
+        }
+        sequence.addTrack(track)
+        try write(sequence)
+        if let log {
+            let lines = arrivals.map { String(format: "%.6f", seconds($0)) + " " + $0.message.wireBytes.map { String(format: "%02X", $0) }.joined(separator: " ") }
+            guard FileManager.default.createFile(atPath: log, contents: Data((lines.joined(separator: "\n") + "\n").utf8)) else {
+                throw fail("\(log): cannot write the log: \(String(cString: strerror(errno)))")
+            }
+        }
+        say("wrote \(output): \(arrivals.count) event\(arrivals.count == 1 ? "" : "s")")
+        if let signal = interruption.signal { throw ExitCode(128 + signal) }
+    }
+
+    /// Refuses, before anything is recorded, an output that exists (without --force) or a
+    /// folder that cannot take it.
+    func checkWritable() throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory) {
+            if isDirectory.boolValue { throw fail("\(output): is a directory; give a file name") }
+            if !force { throw fail("\(output): already exists; give --force to replace it") }
+        }
+        let folder = (output as NSString).deletingLastPathComponent
+        guard access(folder.isEmpty ? "." : folder, W_OK) == 0 else {
+            throw fail("\(output): cannot write in \(folder.isEmpty ? "." : folder): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Writes the file whole to a temporary name beside it, then renames it into place, so
+    /// an interrupted write never leaves half a file where the user asked for one.
+    func write(_ sequence: Sequence) throws {
+        let bytes = sequence.midiFile().serialized()
+        let temporary = output + ".pianola-\(getpid()).tmp"
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
+            throw fail("\(output): cannot write \(temporary): \(String(cString: strerror(errno)))")
+        }
+        if !force && FileManager.default.fileExists(atPath: output) {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw fail("\(output): appeared while recording; not replaced (give --force)")
+        }
+        guard rename(temporary, output) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw fail("\(output): cannot write: \(reason)")
+        }
+    }
+}
