@@ -197,11 +197,40 @@ public final class SequencerClient: @unchecked Sendable {
         return Int(snd_seq_port_info_get_read_use(info))
     }
 
-    /// Makes a queue (the kernel's scheduler for timestamped events); returns its number. Control thread.
-    func makeQueue() throws(SequencerError) -> Int32 {
+    /// Makes a queue (the kernel's scheduler for timestamped events); returns its number and
+    /// whether it runs on the high-resolution timer. The queue asks for the kernel's hrtimer
+    /// at 4 kHz (0.25 ms steps); where snd-hrtimer is missing it keeps the system timer, whose
+    /// steps are a jiffy (1–10 ms). Control thread.
+    func makeQueue() throws(SequencerError) -> (queue: Int32, precise: Bool) {
         let queue = snd_seq_alloc_named_queue(handle, name)
         try SequencerError.check(queue, "ALSA sequencer: cannot allocate a queue")
-        return queue
+        var timer: OpaquePointer?
+        var id: OpaquePointer?
+        snd_seq_queue_timer_malloc(&timer)
+        snd_timer_id_malloc(&id)
+        defer {
+            snd_seq_queue_timer_free(timer)
+            snd_timer_id_free(id)
+        }
+        snd_timer_id_set_class(id, Int32(SND_TIMER_CLASS_GLOBAL.rawValue))
+        snd_timer_id_set_sclass(id, Int32(SND_TIMER_SCLASS_NONE.rawValue))
+        snd_timer_id_set_card(id, -1)
+        snd_timer_id_set_device(id, SND_TIMER_GLOBAL_HRTIMER)
+        snd_timer_id_set_subdevice(id, 0)
+        guard snd_seq_get_queue_timer(handle, queue, timer) >= 0 else { return (queue, false) }
+        snd_seq_queue_timer_set_id(timer, id)
+        snd_seq_queue_timer_set_resolution(timer, 4_000)
+        let precise = snd_seq_set_queue_timer(handle, queue, timer) >= 0
+        _ = pianola_take_last_error(nil, 0)
+        return (queue, precise)
+    }
+
+    /// Subscribes Pianola's port `port` to `destination`, so the destination takes its events
+    /// (VirMIDI, like many drivers, ignores events from programs not subscribed to it). Control thread.
+    func connect(port: Int, to destination: SequencerPort) throws(SequencerError) {
+        let status = snd_seq_connect_to(handle, Int32(port), Int32(destination.client), Int32(destination.port))
+        if status == -EBUSY { return }
+        try SequencerError.check(status, "MIDI port \(destination.address) (\(destination.name)): cannot connect to it")
     }
 
     /// Starts or stops `queue` now. Any one thread at a time.

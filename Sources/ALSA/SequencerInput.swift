@@ -36,7 +36,7 @@ public final class SequencerInput: @unchecked Sendable {
     public init(client: SequencerClient, portName: String = "Pianola in", queue: Int32? = nil) throws(SequencerError) {
         self.client = client
         port = Int32(try client.makePort(name: portName, sending: false))
-        if let queue { self.queue = queue } else { self.queue = try client.makeQueue() }
+        if let queue { self.queue = queue } else { self.queue = try client.makeQueue().queue }
         snd_midi_event_new(256, &decoder)
         snd_midi_event_no_status(decoder, 1)
     }

@@ -39,6 +39,9 @@ public final class SequencerOutput: @unchecked Sendable {
     private var sampleRate: Int
     private let sourcePort: Int32
     private let queue: Int32
+    /// Whether the kernel times the events with its high-resolution timer (snd-hrtimer); if
+    /// not, with the system tick (a jiffy, 1–10 ms). Any thread.
+    public let isPrecise: Bool
     private var targets: [Target] = []
     private let items = SPSCQueue<Item>(capacity: 1 << 15)
     private let sysexBytes = SPSCQueue<UInt8>(capacity: 1 << 18)
@@ -62,7 +65,7 @@ public final class SequencerOutput: @unchecked Sendable {
         self.sampleRate = sampleRate
         windowFrames = Int64(window * Double(sampleRate))
         sourcePort = Int32(try client.makePort(name: portName, sending: true))
-        queue = try client.makeQueue()
+        (queue, isPrecise) = try client.makeQueue()
         snd_seq_set_client_pool_output(client.handle, 2000)
         snd_seq_set_output_buffer_size(client.handle, 1 << 16)
         snd_midi_event_new(1 << 16, &coder)
@@ -74,9 +77,11 @@ public final class SequencerOutput: @unchecked Sendable {
         snd_midi_event_free(coder)
     }
 
-    /// A destination for the player that sends to `port`, or to whoever subscribes to
-    /// Pianola's port when `port` is nil (a virtual port). Control thread, before `start`.
-    public func destination(to port: SequencerPort?) -> MIDIDestination {
+    /// A destination for the player that sends to `port` (Pianola's port is connected to
+    /// it), or to whoever subscribes to Pianola's port when `port` is nil (a virtual port).
+    /// Control thread, before `start`.
+    public func destination(to port: SequencerPort?) throws(SequencerError) -> MIDIDestination {
+        if let port { try client.connect(port: Int(sourcePort), to: port) }
         let target: Target = port.map { .port(client: UInt8($0.client), port: UInt8($0.port)) } ?? .subscribers
         if let index = targets.firstIndex(of: target) { return PortDestination(output: self, target: UInt8(index)) }
         targets.append(target)
@@ -167,6 +172,15 @@ public final class SequencerOutput: @unchecked Sendable {
     // MARK: The sender thread
 
     private var lastStamp: Int64 = 0
+    private var batchEarliest: Int64 = .max
+    private let lateCount = Atomic<Int>(0)
+    private let worstLate = Atomic<Int64>(0)
+
+    /// Batches of events that reached the kernel after their time (the sender was held up),
+    /// and the worst lateness in seconds. Any thread.
+    public var lateness: (batches: Int, worstSeconds: Double) {
+        (lateCount.load(ordering: .relaxed), Double(worstLate.load(ordering: .relaxed)) / 1e9)
+    }
 
     private var rendered: SampleTime = 0
 
@@ -182,7 +196,7 @@ public final class SequencerOutput: @unchecked Sendable {
                 }
                 offset.store(zero - queueStart, ordering: .relaxed)
             }
-            if let clock, !stopping {
+            if let clock {
                 let now = (monotonicNanos() - queueStart) * Int64(sampleRate) / 1_000_000_000
                 let target = now + windowFrames
                 if target > rendered {
@@ -190,8 +204,17 @@ public final class SequencerOutput: @unchecked Sendable {
                     rendered = target
                 }
             }
+            batchEarliest = .max
             while let item = items.pop() { send(item) }
             snd_seq_drain_output(client.handle)
+            if batchEarliest != .max {
+                // How far ahead of its time the batch reached the kernel; behind means late.
+                let late = client.now(queue: queue) - batchEarliest
+                if late > 0 {
+                    lateCount.add(1, ordering: .relaxed)
+                    if late > worstLate.load(ordering: .relaxed) { worstLate.store(late, ordering: .relaxed) }
+                }
+            }
             if stopping { return }
             usleep(2_000)
         }
@@ -249,6 +272,7 @@ public final class SequencerOutput: @unchecked Sendable {
         event.time.time.tv_sec = UInt32(at / 1_000_000_000)
         event.time.time.tv_nsec = UInt32(at % 1_000_000_000)
         lastStamp = max(lastStamp, at)
+        batchEarliest = min(batchEarliest, at)
         if snd_seq_event_output(client.handle, &event) >= 0 { sentCount.add(1, ordering: .relaxed) }
     }
 

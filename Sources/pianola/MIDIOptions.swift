@@ -12,15 +12,18 @@ struct MIDIOptions: ParsableArguments {
     @Flag(help: "Make Pianola's own MIDI port, wait until a program connects to it, and send the song there.")
     var virtual = false
 
-    @Option(help: ArgumentHelp(
+    @Option(help: MIDIOptions.routeHelp)
+    var route: [String] = []
+
+    /// How `--route` is written (play and record --play share it).
+    static let routeHelp = ArgumentHelp(
         "Send chosen tracks or channels somewhere: SELECTORS=TARGET, repeatable, first match wins.",
         discussion: """
             SELECTORS is a comma list of chN or chN-M (channels 1-16), trackN or trackN-M \
             (tracks as 'pianola info' numbers them), or trackN/chM for both. TARGET is synth \
             or a MIDI port. What no route names goes to --port (or the virtual port) if given, \
             else to the synth. Example: --route ch10=synth --route ch1-9,ch11-16=24:0
-            """, valueName: "selectors=target"))
-    var route: [String] = []
+            """, valueName: "selectors=target")
 
     /// The sequencer client, its output and the song's routing, once the names are resolved.
     struct Opened: CustomStringConvertible {
@@ -34,7 +37,19 @@ struct MIDIOptions: ParsableArguments {
         var description: String {
             var parts = names
             if let virtualPort { parts.append("Pianola's port \(client.clientID):\(virtualPort) and whoever connects to it") }
-            return parts.isEmpty ? "no ports" : "sending to " + parts.joined(separator: ", ")
+            let timing = output.isPrecise ? "" : "; timed by the system tick (load snd-hrtimer for 0.25 ms timing)"
+            return (parts.isEmpty ? "no ports" : "sending to " + parts.joined(separator: ", ")) + timing
+        }
+
+        /// What went wrong with the MIDI out while `song` played, one line each.
+        func warnings(song: String) -> [String] {
+            var lines: [String] = []
+            if output.dropped > 0 { lines.append("\(output.dropped) MIDI events lost while playing \(song)") }
+            let late = output.lateness
+            if late.batches > 0 {
+                lines.append(String(format: "MIDI events reached the kernel late %d time%@ while playing %@ (worst %.1f ms): the system was too busy", late.batches, late.batches == 1 ? "" : "s", song, late.worstSeconds * 1000))
+            }
+            return lines
         }
 
         /// With `--virtual`: waits until some program has connected to Pianola's port.
@@ -70,7 +85,7 @@ struct MIDIOptions: ParsableArguments {
                 if name.lowercased() == "synth" { return .synth }
                 let found = try client.port(named: name, sending: true)
                 if let known = byAddress[found.address] { return .external(known) }
-                destinations.append(output.destination(to: found))
+                destinations.append(try output.destination(to: found))
                 names.append("\(found.address) (\(found.clientName): \(found.name))")
                 byAddress[found.address] = destinations.count - 1
                 return .external(destinations.count - 1)
@@ -80,7 +95,7 @@ struct MIDIOptions: ParsableArguments {
             if let port { fallback = try target(port) }
             if virtual {
                 virtualPort = output.sourcePortNumber
-                destinations.append(output.destination(to: nil))
+                destinations.append(try output.destination(to: nil))
                 if port == nil { fallback = .external(destinations.count - 1) }
             }
             var rules: [Routing.Rule] = []

@@ -215,7 +215,7 @@ struct AudioPlayback: Playback {
     func warnings(song: String) -> [String] {
         var lines: [String] = []
         if output.underruns > 0 { lines.append("\(output.underruns) underrun\(output.underruns == 1 ? "" : "s") recovered while playing \(song)") }
-        if let midi, midi.output.dropped > 0 { lines.append("\(midi.output.dropped) MIDI events lost while playing \(song)") }
+        if let midi { lines += midi.warnings(song: song) }
         return lines
     }
 }
@@ -246,9 +246,7 @@ struct MIDIPlayback: Playback {
     func finish() { midi.output.finish() }
     var fatalError: String? { nil }
 
-    func warnings(song: String) -> [String] {
-        midi.output.dropped > 0 ? ["\(midi.output.dropped) MIDI events lost while playing \(song)"] : []
-    }
+    func warnings(song: String) -> [String] { midi.warnings(song: song) }
 }
 
 /// SIGINT and SIGTERM, caught so that play can stop cleanly.

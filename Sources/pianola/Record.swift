@@ -28,6 +28,9 @@ struct Record: ParsableCommand {
     @Option(help: "Where the song plays: synth or a MIDI port.")
     var playTo = "synth"
 
+    @Option(help: MIDIOptions.routeHelp)
+    var route: [String] = []
+
     @Option(help: "Also pass what arrives straight on to this MIDI port (kernel routing, no delay).")
     var thru: String?
 
@@ -59,6 +62,7 @@ struct Record: ParsableCommand {
         guard (24...32_767).contains(ppq) else { throw fail("--ppq \(ppq): use 24 to 32767") }
         if let duration, !(duration > 0 && duration <= 86_400) { throw fail("--duration \(duration): use more than 0 and at most 86400 seconds") }
         try audio.check()
+        if play == nil && (!route.isEmpty || playTo.lowercased() != "synth") { throw fail("--route and --play-to need --play SONG") }
         try checkWritable()
         let interruption = Interruption()
 
@@ -85,7 +89,7 @@ struct Record: ParsableCommand {
             if play != nil {
                 // The song's events and the recording share one queue, so they share one clock.
                 midi = try MIDIOptions.open(client: client, sampleRate: SongGraph.Settings().sampleRate, trackCount: sequence.tracks.count,
-                                             port: playTo.lowercased() == "synth" ? nil : playTo, virtual: false, routes: [])
+                                             port: playTo.lowercased() == "synth" ? nil : playTo, virtual: false, routes: route)
             }
             input = try SequencerInput(client: client, queue: midi?.output.queueID)
             try input.listen(to: source)
@@ -112,6 +116,7 @@ struct Record: ParsableCommand {
             if let playback, duration == nil, playback.hasFinished { break }
         }
         playback?.stopNow()
+        if let playback, let play { for warning in playback.warnings(song: play) { printError(warning) } }
         let arrivals = input.stop()
 
         // Arrival times to ticks of the file's tempo map, from the song's (or recording's) start.

@@ -1,0 +1,88 @@
+#!/bin/sh
+# Runs inside the ALSA VM (Tests/alsa-vm/run.sh starts it): MIDI through the real kernel
+# sequencer — client 14 Midi Through, VirMIDI clients 24-27 (rawmidi hw:2,0-3) — and its
+# sync with audio through snd-aloop. One result line per check, then 'N passed, N failed'.
+set -u
+P=.build/debug/pianola
+C=.build/debug/sequencer-checks
+SONG=../shared/corpus/midi/prettymidi__example.mid   # 9 channels, controllers, pitch bend, a sysex
+OUT=${ALSAVM_OUT:?}
+passed=0 failed=0
+check() { if [ "$1" = 0 ]; then passed=$((passed + 1)); echo "ok: $2"; else failed=$((failed + 1)); echo "FAILED: $2"; fi; }
+
+# 1. The ports, with their directions, Pianola's own included.
+$P ports > "$OUT/ports.txt"
+cat "$OUT/ports.txt"
+grep -Eq '^14:0 +Midi Through +Midi Through Port-0 +in/out \(kernel\)$' "$OUT/ports.txt"; check $? "ports lists 14:0 Midi Through, in/out"
+ok=0
+for n in 0 1 2 3; do
+    grep -Eq "^$((24 + n)):0 +Virtual Raw MIDI 2-$n +VirMIDI 2-$n +in/out \(kernel\)$" "$OUT/ports.txt" || ok=1
+done
+check $ok "ports lists the VirMIDI clients 24-27, in/out"
+grep -Eq '^[0-9]+:0 +Pianola +Pianola out +out \(this program\)$' "$OUT/ports.txt" && grep -Eq '^[0-9]+:1 +Pianola +Pianola in +in \(this program\)$' "$OUT/ports.txt"
+check $? "ports lists Pianola's own output (out) and input (in) ports"
+$P play songs/twinkle.mid --port 'no such port' 2> "$OUT/noport.err"
+status=$?
+cat "$OUT/noport.err"
+[ $status = 1 ] && [ "$(wc -l < "$OUT/noport.err")" = 1 ] && grep -q "MIDI port 'no such port': no such port to send to; ports: 14:0 Midi Through" "$OUT/noport.err"
+check $? "an unknown port: one line listing the ports, status 1"
+
+# 2. Round trip through Midi Through: the song played to 14:0 and recorded from it on the
+#    same queue (one clock), with aseqdump listening too.
+aseqdump -p 14:0 > "$OUT/aseqdump.txt" &
+DUMP=$!
+sleep 1
+$P record "$OUT/through.mid" --port 14:0 --play "$SONG" --play-to 'Midi Through' --duration 20 --log "$OUT/through.log" --quiet
+check $? "record --play SONG --play-to 'Midi Through' exits 0"
+sleep 1
+kill -INT $DUMP; wait $DUMP 2>/dev/null
+$C round-trip "$SONG" "$OUT/through.log" --to 20; check $? "round trip: the song's events, in order, each within 2 ms"
+$C file-matches-log "$OUT/through.mid" "$OUT/through.log"; check $? "the recorded file holds every logged event at its tick"
+$C aseqdump-matches-log "$OUT/aseqdump.txt" "$OUT/through.log"; check $? "aseqdump saw the same events"
+$C balanced "$OUT/through.log"; check $? "stopping the recording mid-song released every note"
+
+# 3. Through VirMIDI: sent to 24:0, out of rawmidi hw:2,0, bridged into hw:2,1, recorded from 25:0.
+cat /dev/snd/midiC2D0 > /dev/snd/midiC2D1 &
+BRIDGE=$!
+sleep 0.5
+$P record "$OUT/virmidi.mid" --port 25:0 --play "$SONG" --play-to 'VirMIDI 2-0' --duration 12 --log "$OUT/virmidi.log" --quiet
+check $? "record from 25:0 while playing to 'VirMIDI 2-0' exits 0"
+kill $BRIDGE
+$C round-trip "$SONG" "$OUT/virmidi.log" --to 12; check $? "round trip through VirMIDI rawmidi: same events, each within 2 ms"
+
+# 4. Seek and stop in the middle of held notes, while a separate recorder listens; then
+#    Ctrl-C (SIGINT) ends the recorder: a valid file with everything received.
+$P record "$OUT/stop.mid" --port 14:0 --log "$OUT/stop.log" --quiet &
+RECORDER=$!
+aseqdump -p 14:0 > "$OUT/stop-aseqdump.txt" &
+DUMP=$!
+tmux -L midi new-session -d -x 120 -y 10 -s m "$P play $SONG --port 14:0; echo exit=\$? > $OUT/midi-exit; sleep 30"
+sleep 8
+tmux -L midi send-keys -t m Right
+sleep 3
+tmux -L midi send-keys -t m C-c
+sleep 3
+[ "$(cat "$OUT/midi-exit" 2>/dev/null)" = "exit=130" ]; check $? "play --port: Ctrl-C stops with status 130"
+tmux -L midi kill-server 2>/dev/null
+kill -INT $RECORDER; wait $RECORDER
+check $([ $? = 130 ] && echo 0 || echo 1) "record: Ctrl-C ends it with status 130"
+kill -INT $DUMP; wait $DUMP 2>/dev/null
+$C balanced "$OUT/stop.log"; check $? "after a seek and a stop mid-song, every note-on has its note-off"
+grep -Eq '^[0-9.]+ B[0-9A-F] 7B 00$' "$OUT/stop.log"; check $? "the stop also sent All Notes Off"
+$C file-matches-log "$OUT/stop.mid" "$OUT/stop.log"; check $? "the file written at Ctrl-C is valid and holds every event"
+$C aseqdump-matches-log "$OUT/stop-aseqdump.txt" "$OUT/stop.log"; check $? "nothing received before Ctrl-C is missing (aseqdump saw the same)"
+
+# 5. Sync with audio: channel 1 to the synth (into snd-aloop, captured by arecord), the same
+#    notes on channel 2 to Midi Through and recorded on the same clock.
+$C make-sync-song "$OUT/sync-song.mid"
+arecord -q -D hw:Loopback,1,0 -f FLOAT_LE -r 48000 -c 2 -t raw -d 22 "$OUT/sync.raw" &
+CAPTURE=$!
+sleep 1
+$P record "$OUT/sync.mid" --port 14:0 --play "$OUT/sync-song.mid" --route ch2=14:0 --soundfont soundfonts/pianola-test.sf2 \
+    --device hw:Loopback,0,0 --period 1024 --periods 4 --log "$OUT/sync.log" --quiet
+check $? "record --play with ch1 to the synth and ch2 to Midi Through exits 0"
+wait $CAPTURE
+$C audio-sync "$OUT/sync.raw" "$OUT/sync.log"; check $? "MIDI and audio onsets agree within 2 ms"
+
+echo "alsa-vm midi: $passed passed, $failed failed"
+[ "$failed" = 0 ]
