@@ -67,6 +67,7 @@ struct MIDIOptions: ParsableArguments {
     /// when none is (the song goes to the synthesizer only). Exits with one line on a bad name.
     func open(trackCount: Int, sampleRate: Int) throws -> Opened? {
         guard port != nil || virtual || !route.isEmpty else { return nil }
+        _ = try Self.parse(routes: route, trackCount: trackCount)   // a typo fails before any port is opened
         do {
             return try Self.open(client: SequencerClient(), sampleRate: sampleRate, trackCount: trackCount, port: port, virtual: virtual, routes: route)
         } catch let error as SequencerError {
@@ -99,19 +100,26 @@ struct MIDIOptions: ParsableArguments {
                 if port == nil { fallback = .external(destinations.count - 1) }
             }
             var rules: [Routing.Rule] = []
-            for text in routes {
-                guard let equals = text.firstIndex(of: "=") else {
-                    throw fail("--route \(text): give SELECTORS=TARGET, e.g. ch10=synth or ch1-9=24:0")
-                }
-                let destination = try target(String(text[text.index(after: equals)...]))
-                for selector in text[..<equals].split(separator: ",") {
-                    rules.append(try rule(String(selector), target: destination, trackCount: trackCount, in: text))
-                }
+            for (selectors, targetName) in try parse(routes: routes, trackCount: trackCount) {
+                let destination = try target(targetName)
+                rules += selectors.map { Routing.Rule(tracks: $0.tracks, channels: $0.channels, target: destination) }
             }
             return Opened(client: client, output: output, routing: Routing(rules: rules, fallback: fallback),
                           destinations: destinations, names: names, virtualPort: virtualPort)
         } catch let error as SequencerError {
             throw fail(error.description)
+        }
+    }
+
+    /// Each `--route` as its selectors (with a placeholder target) and its target's name;
+    /// exits with one line on a malformed one.
+    static func parse(routes: [String], trackCount: Int) throws -> [(selectors: [Routing.Rule], target: String)] {
+        try routes.map { text in
+            guard let equals = text.firstIndex(of: "="), !text[text.index(after: equals)...].isEmpty, equals != text.startIndex else {
+                throw fail("--route \(text): give SELECTORS=TARGET, e.g. ch10=synth or ch1-9=24:0")
+            }
+            let selectors = try text[..<equals].split(separator: ",").map { try rule(String($0), target: .synth, trackCount: trackCount, in: text) }
+            return (selectors, String(text[text.index(after: equals)...]))
         }
     }
 
@@ -122,7 +130,7 @@ struct MIDIOptions: ParsableArguments {
             func range(after prefix: String, limit: Int, what: String) throws -> ClosedRange<Int> {
                 let numbers = part.dropFirst(prefix.count).split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
                 guard (1...2).contains(numbers.count), let low = numbers.first!, let high = numbers.last!, low >= 1, low <= high, high <= limit else {
-                    throw fail("--route \(text): '\(part)' is not a \(what) or range of them (1-\(limit))")
+                    throw fail("--route \(text): '\(part)' is not a \(what) or range of them within 1-\(limit)")
                 }
                 return (low - 1)...(high - 1)
             }

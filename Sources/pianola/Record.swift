@@ -74,6 +74,7 @@ struct Record: ParsableCommand {
             for warning in file.warnings { printError("\(play): warning: \(warning)") }
             sequence = Sequence(file: file)
         }
+        _ = try MIDIOptions.parse(routes: route, trackCount: sequence.tracks.count)
         let say: (String) -> Void = { line in if !quiet { print(line); fflush(nil) } }
 
         let client: SequencerClient
