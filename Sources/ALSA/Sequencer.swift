@@ -175,17 +175,29 @@ public final class SequencerClient: @unchecked Sendable {
 
     /// Routes everything `source` sends straight to `destination`, in the kernel (MIDI thru). Control thread.
     public func connect(_ source: SequencerPort, to destination: SequencerPort) throws(SequencerError) {
+        try subscribe(from: (source.client, source.port), to: (destination.client, destination.port),
+                      what: "MIDI thru from \(source.address) to \(destination.address)")
+    }
+
+    /// Subscribes `destination` to what `sender` sends; with `stampingOn`, the kernel stamps
+    /// each event with that queue's real time as it delivers it. Already subscribed (by
+    /// aconnect, say) is as good. Control thread.
+    func subscribe(from sender: (client: Int, port: Int), to destination: (client: Int, port: Int), stampingOn queue: Int32? = nil, what: String) throws(SequencerError) {
         var subscription: OpaquePointer?
         snd_seq_port_subscribe_malloc(&subscription)
         defer { snd_seq_port_subscribe_free(subscription) }
-        var sender = snd_seq_addr_t(client: UInt8(source.client), port: UInt8(source.port))
-        var dest = snd_seq_addr_t(client: UInt8(destination.client), port: UInt8(destination.port))
-        snd_seq_port_subscribe_set_sender(subscription, &sender)
-        snd_seq_port_subscribe_set_dest(subscription, &dest)
+        var from = snd_seq_addr_t(client: UInt8(sender.client), port: UInt8(sender.port))
+        var to = snd_seq_addr_t(client: UInt8(destination.client), port: UInt8(destination.port))
+        snd_seq_port_subscribe_set_sender(subscription, &from)
+        snd_seq_port_subscribe_set_dest(subscription, &to)
+        if let queue {
+            snd_seq_port_subscribe_set_queue(subscription, queue)
+            snd_seq_port_subscribe_set_time_update(subscription, 1)
+            snd_seq_port_subscribe_set_time_real(subscription, 1)
+        }
         let status = snd_seq_subscribe_port(handle, subscription)
-        // Already connected (by aconnect, say) is as good as connected.
         if status == -EBUSY { return }
-        try SequencerError.check(status, "MIDI thru from \(source.address) to \(destination.address)")
+        try SequencerError.check(status, what)
     }
 
     /// How many programs are subscribed to what Pianola's port `port` sends. Control thread.
@@ -225,12 +237,11 @@ public final class SequencerClient: @unchecked Sendable {
         return (queue, precise)
     }
 
-    /// Subscribes Pianola's port `port` to `destination`, so the destination takes its events
+    /// Subscribes `destination` to Pianola's port `port`, so it takes the port's events
     /// (VirMIDI, like many drivers, ignores events from programs not subscribed to it). Control thread.
     func connect(port: Int, to destination: SequencerPort) throws(SequencerError) {
-        let status = snd_seq_connect_to(handle, Int32(port), Int32(destination.client), Int32(destination.port))
-        if status == -EBUSY { return }
-        try SequencerError.check(status, "MIDI port \(destination.address) (\(destination.name)): cannot connect to it")
+        try subscribe(from: (clientID, port), to: (destination.client, destination.port),
+                      what: "MIDI port \(destination.address) (\(destination.name)): cannot connect to it")
     }
 
     /// Starts or stops `queue` now. Any one thread at a time.

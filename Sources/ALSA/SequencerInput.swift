@@ -48,17 +48,8 @@ public final class SequencerInput: @unchecked Sendable {
 
     /// Subscribes Pianola's port to what `source` sends, time-stamped by the queue. Control thread.
     public func listen(to source: SequencerPort) throws(SequencerError) {
-        var subscription: OpaquePointer?
-        snd_seq_port_subscribe_malloc(&subscription)
-        defer { snd_seq_port_subscribe_free(subscription) }
-        var sender = snd_seq_addr_t(client: UInt8(source.client), port: UInt8(source.port))
-        var dest = snd_seq_addr_t(client: UInt8(client.clientID), port: UInt8(port))
-        snd_seq_port_subscribe_set_sender(subscription, &sender)
-        snd_seq_port_subscribe_set_dest(subscription, &dest)
-        snd_seq_port_subscribe_set_queue(subscription, queue)
-        snd_seq_port_subscribe_set_time_update(subscription, 1)
-        snd_seq_port_subscribe_set_time_real(subscription, 1)
-        try SequencerError.check(snd_seq_subscribe_port(client.handle, subscription), "MIDI port \(source.address): cannot record from it")
+        try client.subscribe(from: (source.client, source.port), to: (client.clientID, Int(port)), stampingOn: queue,
+                             what: "MIDI port \(source.address): cannot record from it")
     }
 
     /// Starts the reader thread; with `startQueue`, also the queue (leave it to the

@@ -279,18 +279,7 @@ struct SMFReader {
                 p += count
                 running = status
                 cancelledBy = 0
-                let channel = status & 0x0F
-                let message: MIDIMessage
-                switch status & 0xF0 {
-                case 0x80: message = .noteOff(channel: channel, note: d1, velocity: d2)
-                case 0x90: message = .noteOn(channel: channel, note: d1, velocity: d2)
-                case 0xA0: message = .polyPressure(channel: channel, note: d1, pressure: d2)
-                case 0xB0: message = .controlChange(channel: channel, controller: d1, value: d2)
-                case 0xC0: message = .programChange(channel: channel, program: d1)
-                case 0xD0: message = .channelPressure(channel: channel, pressure: d1)
-                default: message = .pitchBend(channel: channel, value: UInt16(d2) << 7 | UInt16(d1))
-                }
-                events.append(MIDIEvent(tick: tick, message))
+                events.append(MIDIEvent(tick: tick, MIDIMessage(channelStatus: status, d1, d2)))
 
             case 0xF0, 0xF7, 0xFF:
                 var metaType: UInt8 = 0

@@ -73,9 +73,13 @@ public enum MIDIMessage: Hashable, Sendable {
     /// anything else or too few bytes. Data bytes are masked to 7 bits. Any thread.
     public init?(channelBytes b: [UInt8]) {
         guard let status = b.first, status >= 0x80, status < 0xF0, b.count >= Self.channelDataLength(status) + 1 else { return nil }
+        self.init(channelStatus: status, b.count > 1 ? b[1] & 0x7F : 0, b.count > 2 ? b[2] & 0x7F : 0)
+    }
+
+    /// The channel message with status `status` (80–EF) and data bytes `d1`, `d2` (`d2` is
+    /// ignored by program change and channel pressure). Any thread.
+    public init(channelStatus status: UInt8, _ d1: UInt8, _ d2: UInt8) {
         let c = status & 0x0F
-        let d1 = b.count > 1 ? b[1] & 0x7F : 0
-        let d2 = b.count > 2 ? b[2] & 0x7F : 0
         switch status & 0xF0 {
         case 0x80: self = .noteOff(channel: c, note: d1, velocity: d2)
         case 0x90: self = .noteOn(channel: c, note: d1, velocity: d2)
