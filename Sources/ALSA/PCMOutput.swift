@@ -123,22 +123,7 @@ public final class PCMOutput: @unchecked Sendable {
         precondition(graph.format.sampleRate == negotiated.sampleRate, "build the graph at the negotiated rate")
         self.graph = graph
         stopRequested.store(false, ordering: .relaxed)
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        defer { pthread_attr_destroy(&attributes) }
-        var note: String?
-        var parameters = sched_param(sched_priority: 70)
-        pthread_attr_setinheritsched(&attributes, Int32(PTHREAD_EXPLICIT_SCHED))
-        pthread_attr_setschedpolicy(&attributes, SCHED_FIFO)
-        pthread_attr_setschedparam(&attributes, &parameters)
-        var created = pthread_t()
-        var status = pthread_create(&created, &attributes, PCMOutput.threadMain, context)
-        if status == EPERM {
-            note = "real-time priority not permitted; playing at normal priority"
-            status = pthread_create(&created, nil, PCMOutput.threadMain, context)
-        }
-        precondition(status == 0, "pthread_create failed: \(status)")
+        let (created, note) = startThread(realTimePriority: 70) { self.run() }
         thread = created
         return note
     }
@@ -174,11 +159,6 @@ public final class PCMOutput: @unchecked Sendable {
         return snd_pcm_delay(pcm, &delay) == 0 ? Int(delay) : negotiated.bufferFrames
     }
 
-    private static let threadMain: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { context in
-        let output = Unmanaged<PCMOutput>.fromOpaque(context!).takeRetainedValue()
-        output.run()
-        return nil
-    }
 
     /// The audio thread: render a period, convert it, write it; recover from underruns.
     private func run() {

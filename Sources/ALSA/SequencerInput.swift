@@ -27,6 +27,7 @@ public final class SequencerInput: @unchecked Sendable {
     private let recorded = Mutex<[Arrival]>([])
     private let stopRequested = Atomic<Bool>(false)
     private var thread: pthread_t?
+    private var thru: ((MIDIMessage) -> Void)?
     private var decoder: OpaquePointer?
     private var sysex: [UInt8] = []
     private var sysexStart: Int64 = 0
@@ -53,16 +54,12 @@ public final class SequencerInput: @unchecked Sendable {
     }
 
     /// Starts the reader thread; with `startQueue`, also the queue (leave it to the
-    /// `SequencerOutput` that shares it). Control thread.
-    public func start(startQueue: Bool) {
+    /// `SequencerOutput` that shares it). `thru` is called on the reader thread with each
+    /// message as it arrives (to play it on the synth). Control thread.
+    public func start(startQueue: Bool, thru: ((MIDIMessage) -> Void)? = nil) {
+        self.thru = thru
         if startQueue { client.control(queue: queue, start: true) }
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        pthread_create(&thread, nil, { context in
-            let input = Unmanaged<SequencerInput>.fromOpaque(context!).takeRetainedValue()
-            input.run()
-            return nil
-        }, context)
+        let (thread, _) = startThread(realTimePriority: nil) { self.run() }
         self.thread = thread
     }
 
@@ -127,6 +124,7 @@ public final class SequencerInput: @unchecked Sendable {
             let length = 1 + MIDIMessage.channelDataLength(bytes[start])
             guard start + length <= count, let message = MIDIMessage(channelBytes: Array(bytes[start..<start + length])) else { return }
             recorded.withLock { $0.append(Arrival(nanoseconds: at, message: message)) }
+            thru?(message)
             start += length
         }
     }

@@ -98,7 +98,7 @@ public final class SequencerOutput: @unchecked Sendable {
         rendered = windowFrames
         while let item = items.pop() { send(item) }
         snd_seq_drain_output(client.handle)
-        startThread()
+        startSender()
     }
 
     /// Starts the queue and the sender thread for a player that `audio` pulls: each event is
@@ -107,22 +107,15 @@ public final class SequencerOutput: @unchecked Sendable {
     public func start(following audio: PCMOutput) {
         self.audio = audio
         sampleRate = audio.negotiated.sampleRate
-        startThread()
+        startSender()
     }
 
-    private func startThread() {
+    private func startSender() {
         client.control(queue: queue, start: true)
         queueStart = monotonicNanos()
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        defer { pthread_attr_destroy(&attributes) }
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        pthread_create(&thread, &attributes, { context in
-            let output = Unmanaged<SequencerOutput>.fromOpaque(context!).takeRetainedValue()
-            output.run()
-            return nil
-        }, context)
+        // Normal priority: it works 50 ms ahead, and a real-time thread here would hold off
+        // the kernel's own deferred work (the timer that fires the queue) on a busy machine.
+        let (thread, _) = startThread(realTimePriority: nil) { self.run() }
         self.thread = thread
     }
 

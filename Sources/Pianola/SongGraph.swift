@@ -50,6 +50,9 @@ public final class SongGraph {
     public let player: Player
     /// The synthesizer. Render thread once pulled.
     public let synthesizer: Synthesizer
+    /// Notes and controllers played into the synthesizer now (a keyboard, MIDI thru), from
+    /// one thread at a time. Any one thread.
+    public let live: LiveMIDI
     private let mixer: MixerNode
     /// Frames of music: the region, times the plays, at the tempo. Any thread.
     public let musicFrames: Int64
@@ -80,6 +83,8 @@ public final class SongGraph {
         mixer.connect(sampler)
         let routes = routing.destinations(trackCount: sequence.tracks.count, synth: sampler, external: external)
         player = Player(sequence: sequence, sampleRate: settings.sampleRate, destinations: routes.destinations, trackDestinations: routes.trackDestinations)
+        live = LiveMIDI(to: sampler)
+        graph.add(live)
         graph.add(player)
         musicFrames = settings.musicFrames(of: sequence)
         settings.configure(player, for: sequence)

@@ -31,7 +31,7 @@ struct Record: ParsableCommand {
     @Option(help: MIDIOptions.routeHelp)
     var route: [String] = []
 
-    @Option(help: "Also pass what arrives straight on to this MIDI port (kernel routing, no delay).")
+    @Option(help: "Also pass what arrives on: to the synth (played through the audio device) or to a MIDI port (kernel routing, no delay).")
     var thru: String?
 
     @Option(help: "Tempo of the file in beats per minute, without --play.")
@@ -83,7 +83,7 @@ struct Record: ParsableCommand {
         do {
             client = try SequencerClient()
             let source = try client.port(named: port, sending: false)
-            if let thru {
+            if let thru, thru.lowercased() != "synth" {
                 let target = try client.port(named: thru, sending: true)
                 try client.connect(source, to: target)
             }
@@ -107,7 +107,22 @@ struct Record: ParsableCommand {
                                       audio: audio, quiet: true, interruption: interruption, volume: 1).0
             say("playing \(play) to \(playTo)")
         }
-        input.start(startQueue: midi == nil)
+        // Thru to the synth: the song's own synth when it plays through one, else a synth of its own.
+        var thruSynth: LiveMIDI?
+        var thruPlayback: (any Playback)?
+        if thru?.lowercased() == "synth" {
+            if let song = playback as? AudioPlayback {
+                thruSynth = song.graph.live
+            } else {
+                var settings = SongGraph.Settings()
+                let (started, _) = try Play.start(sequence: Sequence(), title: "MIDI thru", font: SoundFontChoice.choose(explicit: soundfont), settings: &settings,
+                                                  midi: nil, audio: audio, quiet: true, interruption: interruption, volume: 1)
+                thruPlayback = started
+                thruSynth = (started as? AudioPlayback)?.graph.live
+            }
+            say("passing what arrives on to the synth")
+        }
+        input.start(startQueue: midi == nil, thru: thruSynth.map { live in { live.send($0) } })
 
         let started = Date()
         while true {
@@ -117,6 +132,7 @@ struct Record: ParsableCommand {
             if let playback, duration == nil, playback.hasFinished { break }
         }
         playback?.stopNow()
+        thruPlayback?.stopNow()
         if let playback, let play { for warning in playback.warnings(song: play) { printError(warning) } }
         let arrivals = input.stop()
 

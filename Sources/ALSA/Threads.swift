@@ -1,0 +1,32 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Starts a thread running `body`, with SCHED_FIFO at `priority` when one is given; if the
+/// system refuses real-time scheduling, at normal priority, with a note saying so. Control thread.
+func startThread(realTimePriority priority: Int32?, _ body: @escaping @Sendable () -> Void) -> (thread: pthread_t, note: String?) {
+    final class Box { let body: @Sendable () -> Void; init(_ body: @escaping @Sendable () -> Void) { self.body = body } }
+    let context = Unmanaged.passRetained(Box(body)).toOpaque()
+    let main: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { context in
+        Unmanaged<Box>.fromOpaque(context!).takeRetainedValue().body()
+        return nil
+    }
+    var attributes = pthread_attr_t()
+    pthread_attr_init(&attributes)
+    defer { pthread_attr_destroy(&attributes) }
+    if let priority {
+        var parameters = sched_param(sched_priority: priority)
+        pthread_attr_setinheritsched(&attributes, Int32(PTHREAD_EXPLICIT_SCHED))
+        pthread_attr_setschedpolicy(&attributes, SCHED_FIFO)
+        pthread_attr_setschedparam(&attributes, &parameters)
+    }
+    var thread = pthread_t()
+    var note: String?
+    var status = pthread_create(&thread, &attributes, main, context)
+    if status == EPERM {
+        note = "real-time priority not permitted; playing at normal priority"
+        status = pthread_create(&thread, nil, main, context)
+    }
+    precondition(status == 0, "pthread_create failed: \(status)")
+    return (thread, note)
+}
