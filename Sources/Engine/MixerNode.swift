@@ -1,4 +1,5 @@
-/// Sums its inputs with per-input volume, pan and mute, then an output gain. Inputs are
+/// Sums its inputs with per-input volume, pan and mute, then an output gain. Every change lands
+/// on the sample frame it is given, at once or along a linear ramp (a fade). Inputs are
 /// connected and disconnected while rendering: changes travel to the render thread through
 /// a lock-free queue, and a disconnected node comes back through another queue to be released
 /// off the render thread (`collectDisconnected`). Core Audio's multichannel mixer.
@@ -17,27 +18,31 @@ public final class MixerNode: AudioNode, @unchecked Sendable {
 
         /// Unity, centre, unmuted. Any thread.
         public init() {}
+
+        /// The left and right gains these settings give (pan keeps the near side at full level). Any thread.
+        public var gain: StereoGain {
+            muted ? .silent : StereoGain(left: volume * min(1, 1 - pan), right: volume * min(1, 1 + pan))
+        }
     }
 
     private enum Change {
         case connect(slot: Int, node: any AudioNode, settings: InputSettings)
-        case settings(slot: Int, InputSettings)
+        case gain(slot: Int, GainTimeline.Change)      // slot -1: the output gain
         case disconnect(slot: Int)
-        case outputGain(Float)
     }
 
-    private var inputs: [(node: (any AudioNode)?, settings: InputSettings)]
+    private var inputs: [(node: (any AudioNode)?, gain: GainTimeline)]
     private let changes: SPSCQueue<Change>
     private let released: SPSCQueue<any AudioNode>
     private var scratch: AudioBuffer?
     private var format: AudioFormat?
     private var maxFrames = 0
-    private var outputGain: Float = 1
+    private var outputGain = GainTimeline()
     private var slotsInUse: [Bool]
 
     /// A mixer with room for `capacity` inputs. Control thread.
     public init(capacity: Int = 64) {
-        inputs = Array(repeating: (nil, InputSettings()), count: capacity)
+        inputs = Array(repeating: (nil, GainTimeline()), count: capacity)
         slotsInUse = Array(repeating: false, count: capacity)
         changes = SPSCQueue(capacity: 256)
         released = SPSCQueue(capacity: capacity + 256)
@@ -63,8 +68,11 @@ public final class MixerNode: AudioNode, @unchecked Sendable {
         return slot
     }
 
-    /// Changes an input's volume, pan or mute from the next render cycle. Control thread.
-    public func set(_ settings: InputSettings, forInput input: Int) { send(.settings(slot: input, settings)) }
+    /// Changes an input's volume, pan or mute at sample time `time` (`nil`: at the start of
+    /// the next render cycle), at once or over `rampFrames` frames. Control thread.
+    public func set(_ settings: InputSettings, forInput input: Int, at time: SampleTime? = nil, rampFrames: Int = 0) {
+        send(.gain(slot: input, GainTimeline.Change(time: time ?? .min, gain: settings.gain, ramp: max(0, rampFrames))))
+    }
 
     /// Disconnects an input; the node is released later by `collectDisconnected`. Control thread.
     public func disconnect(input: Int) {
@@ -72,8 +80,11 @@ public final class MixerNode: AudioNode, @unchecked Sendable {
         send(.disconnect(slot: input))
     }
 
-    /// Sets the gain applied to the sum. Control thread.
-    public func setOutputGain(_ gain: Float) { send(.outputGain(gain)) }
+    /// Sets the gain applied to the sum at sample time `time` (`nil`: the start of the next
+    /// render cycle), at once or over `rampFrames` frames. Control thread.
+    public func setOutputGain(_ gain: Float, at time: SampleTime? = nil, rampFrames: Int = 0) {
+        send(.gain(slot: -1, GainTimeline.Change(time: time ?? .min, gain: StereoGain(left: gain, right: gain), ramp: max(0, rampFrames))))
+    }
 
     /// Releases the nodes the render thread has let go of. Control thread.
     public func collectDisconnected() {
@@ -91,37 +102,49 @@ public final class MixerNode: AudioNode, @unchecked Sendable {
     public func render(_ output: StereoSlice, at time: SampleTime) {
         while let change = changes.pop() {
             switch change {
-            case .connect(let slot, let node, let settings): inputs[slot] = (node, settings)
-            case .settings(let slot, let settings): inputs[slot].settings = settings
+            case .connect(let slot, let node, let settings):
+                inputs[slot].node = node
+                inputs[slot].gain.reset(to: settings.gain)
+            case .gain(let slot, let change):
+                if slot < 0 { outputGain.schedule(change) } else { inputs[slot].gain.schedule(change) }
             case .disconnect(let slot):
                 if let node = inputs[slot].node { _ = released.push(node) }
                 inputs[slot].node = nil
-            case .outputGain(let gain): outputGain = gain
             }
         }
-        // A lone input at unity renders straight into the output: no copy, no sum.
+        let frames = output.frames
+        // A lone input at unity all through the cycle renders straight into the output: no copy, no sum.
         var live = 0, lone = -1
         for index in inputs.indices where inputs[index].node != nil {
             live += 1
             lone = index
         }
-        if live == 1 && outputGain == 1 && inputs[lone].settings == InputSettings(), let node = inputs[lone].node {
+        if live == 1, let node = inputs[lone].node, inputs[lone].gain.isSteady(at: .unity, from: time, frames: frames),
+           outputGain.isSteady(at: .unity, from: time, frames: frames) {
             node.render(output, at: time)
             return
         }
         output.clear()
         guard let scratch else { return }
-        let part = scratch.slice(frames: output.frames)
+        let part = scratch.slice(frames: frames)
         for index in inputs.indices {
             guard let node = inputs[index].node else { continue }
             node.render(part, at: time)
-            let s = inputs[index].settings
-            if s.muted { continue }
-            let leftGain = s.volume * min(1, 1 - s.pan) * outputGain
-            let rightGain = s.volume * min(1, 1 + s.pan) * outputGain
-            for i in 0..<output.frames {
-                output.left[i] += part.left[i] * leftGain
-                output.right[i] += part.right[i] * rightGain
+            inputs[index].gain.process(from: time, frames: frames) { range, gain, step in
+                if gain == .silent && step == .silent { return }
+                for i in range {
+                    let k = Float(i - range.lowerBound)
+                    output.left[i] += part.left[i] * (gain.left + step.left * k)
+                    output.right[i] += part.right[i] * (gain.right + step.right * k)
+                }
+            }
+        }
+        outputGain.process(from: time, frames: frames) { range, gain, step in
+            if gain == .unity && step == .silent { return }
+            for i in range {
+                let k = Float(i - range.lowerBound)
+                output.left[i] *= gain.left + step.left * k
+                output.right[i] *= gain.right + step.right * k
             }
         }
     }

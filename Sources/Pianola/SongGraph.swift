@@ -59,8 +59,9 @@ public final class SongGraph {
     /// The most frames playing can take, tail included. Any thread.
     public var maximumFrames: Int64 { musicFrames + Int64(settings.tailSeconds * Double(settings.sampleRate)) }
 
-    /// Sets the output volume (linear gain, 1 = as rendered) from the next render cycle. Control thread.
-    public func setVolume(_ gain: Float) { mixer.setOutputGain(gain) }
+    /// Sets the output volume (linear gain, 1 = as rendered) from the next render cycle,
+    /// gliding there over 10 ms so the change does not click. Control thread.
+    public func setVolume(_ gain: Float) { mixer.setOutputGain(gain, rampFrames: settings.sampleRate / 100) }
 
     /// Builds the graph for `sequence` with the font at `soundFontPath`, pulled in slices of at
     /// most `maxFrames`, and starts the player. `routing` sends chosen tracks and channels to

@@ -15,7 +15,7 @@ struct RealTimeTests {
         #expect(count >= 1)
     }
 
-    @Test("after warm-up, 1,000 render cycles with events, loop wraps, mute, solo, seek, transpose, rate, pause allocate nothing")
+    @Test("after warm-up, 1,000 render cycles with events, loop wraps, mute, solo, seek, transpose, rate, pause and mixer fades allocate nothing")
     func noAllocationWhileRendering() throws {
         // Sixteenth notes on two tracks with controllers, pitch bend and a sysex every bar.
         var notes = Track(events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: 0))])
@@ -36,7 +36,14 @@ struct RealTimeTests {
         let harness = try RenderHarness(sequence, reverb: true, maxFrames: 256)
         harness.player.setLoop(startTick: 0, endTick: 480 * 8, count: 0)
         // Warm-up: every code path once (the Swift runtime fills its type caches on first use).
+        let mixer = harness.graph.root as! MixerNode
         func transportChanges(_ round: Int) {
+            // Mixer fades and exact-frame changes too, landing inside the next cycles.
+            var settings = MixerNode.InputSettings()
+            settings.volume = round % 2 == 0 ? 0.5 : 1
+            settings.pan = round % 2 == 0 ? -0.5 : 0
+            mixer.set(settings, forInput: 0, at: harness.graph.sampleTime + 300, rampFrames: 1_000)
+            mixer.setOutputGain(round % 2 == 0 ? 0.8 : 1, at: harness.graph.sampleTime + 700)
             harness.player.setMuted(round % 2 == 0, track: 1)
             harness.player.setSoloed(round % 2 == 0, track: 0)
             harness.player.seek(toTick: 480 * (3 + round))

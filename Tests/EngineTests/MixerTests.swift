@@ -1,0 +1,80 @@
+import Engine
+import Testing
+
+/// A node that plays a constant level on both sides.
+final class ConstantNode: AudioNode, @unchecked Sendable {
+    let level: Float
+    init(_ level: Float) { self.level = level }
+    func prepare(format: AudioFormat, maxFrames: Int) {}
+    func render(_ output: StereoSlice, at time: SampleTime) {
+        output.left.update(repeating: level, count: output.frames)
+        output.right.update(repeating: level, count: output.frames)
+    }
+}
+
+@Suite("The mixer: changes on the exact frame, fades without steps")
+struct MixerTests {
+    /// A graph of constant inputs into a mixer; returns it and its left and right output
+    /// rendered in slices of `slice` frames after `schedule` has queued its changes.
+    static func render(inputs levels: [Float], frames: Int, slice: Int = 777,
+                       _ schedule: (MixerNode, [Int]) -> Void) -> (left: [Float], right: [Float]) {
+        let mixer = MixerNode()
+        let graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: 48_000), maxFrames: 4096)
+        let slots = levels.map { mixer.connect(ConstantNode($0)) }
+        schedule(mixer, slots)
+        let buffer = AudioBuffer(capacity: 4096)
+        var left: [Float] = [], right: [Float] = []
+        while left.count < frames {
+            let part = buffer.slice(frames: min(slice, frames - left.count))
+            graph.render(into: part)
+            left += UnsafeBufferPointer(start: part.left, count: part.frames)
+            right += UnsafeBufferPointer(start: part.right, count: part.frames)
+        }
+        return (left, right)
+    }
+
+    @Test("a volume change lands on its frame, whatever the slice size", arguments: [64, 777, 1000, 4096])
+    func exactFrame(slice: Int) {
+        let out = Self.render(inputs: [0.5], frames: 6_000, slice: slice) { mixer, slots in
+            var half = MixerNode.InputSettings()
+            half.volume = 0.5
+            mixer.set(half, forInput: slots[0], at: 1_234)
+            mixer.setOutputGain(2, at: 4_321)
+        }
+        #expect(out.left[..<1_234].allSatisfy { $0 == 0.5 })
+        #expect(out.left[1_234..<4_321].allSatisfy { $0 == 0.25 })
+        #expect(out.left[4_321...].allSatisfy { $0 == 0.5 })
+        #expect(out.left == out.right)
+    }
+
+    @Test("a fade is a straight line: every frame moves by the ramp's slope, and it ends exactly on its target")
+    func smoothFade() {
+        let out = Self.render(inputs: [0.5, 0.25], frames: 12_000) { mixer, slots in
+            var silent = MixerNode.InputSettings()
+            silent.volume = 0
+            mixer.set(silent, forInput: slots[0], at: 2_000, rampFrames: 4_800)
+        }
+        let slope = Float(0.5) / 4_800
+        #expect(out.left[..<2_000].allSatisfy { $0 == 0.75 })
+        let fade = out.left[2_000...6_800]
+        let steps = zip(fade, fade.dropFirst()).map { $0 - $1 }
+        #expect(steps.allSatisfy { abs($0 - slope) < 1e-6 }, "largest step \(steps.map(abs).max()!), slope \(slope)")
+        #expect(out.left[6_800...].allSatisfy { $0 == 0.25 })
+    }
+
+    @Test("pan: hard left silences the right side and keeps the left at full level; mute silences")
+    func panAndMute() {
+        let out = Self.render(inputs: [0.5, 0.25], frames: 3_000) { mixer, slots in
+            var left = MixerNode.InputSettings()
+            left.pan = -1
+            mixer.set(left, forInput: slots[0], at: 1_000)
+            var muted = MixerNode.InputSettings()
+            muted.muted = true
+            mixer.set(muted, forInput: slots[1], at: 2_000)
+        }
+        #expect(out.left[1_000..<2_000].allSatisfy { $0 == 0.75 })
+        #expect(out.right[1_000..<2_000].allSatisfy { $0 == 0.25 })
+        #expect(out.left[2_000...].allSatisfy { $0 == 0.5 })
+        #expect(out.right[2_000...].allSatisfy { $0 == 0 })
+    }
+}
