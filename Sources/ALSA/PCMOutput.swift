@@ -53,6 +53,7 @@ public final class PCMOutput: @unchecked Sendable {
     private let written = Atomic<Int64>(0)
     private let failure = Atomic<Int>(0)
     private let frameZero = Atomic<Int64>(.max)
+    private let timelineWanted = Atomic<Bool>(false)
     private var thread: pthread_t?
     private var graph: AudioGraph?
     private var isClosed = false
@@ -145,10 +146,12 @@ public final class PCMOutput: @unchecked Sendable {
     }
 
     /// When frame 0 of the graph's clock left (or leaves) the device, in CLOCK_MONOTONIC
-    /// nanoseconds, so frame F sounds at this + F / rate; `nil` until the device runs. It is
-    /// the earliest of the estimates made after each period (a stale hardware pointer only
-    /// ever makes one late) and starts again after an underrun. Any thread.
+    /// nanoseconds, so frame F sounds at this + F / rate; `nil` until the device runs and
+    /// something has asked for it. It is the earliest of the estimates made after each period
+    /// (a stale hardware pointer only ever makes one late) and starts again after an
+    /// underrun. Asking starts the estimates (one `snd_pcm_delay` per period). Any thread.
     public var frameZeroNanos: Int64? {
+        timelineWanted.store(true, ordering: .relaxed)
         let value = frameZero.load(ordering: .acquiring)
         return value == .max ? nil : value
     }
@@ -187,7 +190,7 @@ public final class PCMOutput: @unchecked Sendable {
                 }
             }
             let total = self.written.add(Int64(offset), ordering: .relaxed).newValue
-            if total >= Int64(negotiated.bufferFrames) { estimateFrameZero(written: total) }
+            if total >= Int64(negotiated.bufferFrames) && timelineWanted.load(ordering: .relaxed) { estimateFrameZero(written: total) }
         }
     }
 
