@@ -80,7 +80,7 @@ arecord -q -D hw:Loopback,1,0 -f FLOAT_LE -r 48000 -c 2 -t raw -d 22 "$OUT/sync.
 CAPTURE=$!
 sleep 1
 $P record "$OUT/sync.mid" --port 14:0 --play "$OUT/sync-song.mid" --route ch2=14:0 --soundfont soundfonts/pianola-test.sf2 \
-    --device hw:Loopback,0,0 --period 1024 --periods 4 --log "$OUT/sync.log" --quiet
+    --device hw:Loopback,0,0 --period 2048 --periods 4 --log "$OUT/sync.log" --quiet
 check $? "record --play with ch1 to the synth and ch2 to Midi Through exits 0"
 wait $CAPTURE
 $C audio-sync "$OUT/sync.raw" "$OUT/sync.log"; check $? "MIDI and audio onsets agree within 2 ms (90 % of notes; the figures show all)"
@@ -90,7 +90,7 @@ $C audio-sync "$OUT/sync.raw" "$OUT/sync.log"; check $? "MIDI and audio onsets a
 arecord -q -D hw:Loopback,1,0 -f FLOAT_LE -r 48000 -c 2 -t raw -d 24 "$OUT/thru.raw" &
 CAPTURE=$!
 $P record "$OUT/thru.mid" --port 14:0 --thru synth --soundfont soundfonts/pianola-test.sf2 --device hw:Loopback,0,0 \
-    --period 1024 --periods 4 --quiet &
+    --period 2048 --periods 4 --quiet &
 RECORDER=$!
 sleep 6
 $P play "$OUT/sync-song.mid" --port 14:0 --quiet
