@@ -16,6 +16,7 @@ let package = Package(
                        providers: [.apt(["libfluidsynth-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
         // What Swift cannot do with them: catch alsa-lib's and libfluidsynth's error messages.
         .target(name: "CShims", dependencies: ["CALSA", "CFluidSynth"]),
 
@@ -27,6 +28,10 @@ let package = Package(
         .target(name: "Pianola", dependencies: ["MIDI", "Sequencing", "Engine", "FluidSynth", "AudioFile"]),
         // libsndfile, wrapped: the only module that imports CSndFile.
         .target(name: "AudioFile", dependencies: ["CSndFile"]),
+        // libsoxr, wrapped: the only module that imports CSoxr.
+        .target(name: "Resampling", dependencies: ["CSoxr"]),
+        // Audio files streamed into the graph: the file player node.
+        .target(name: "Streaming", dependencies: ["Engine", "AudioFile", "Resampling"]),
         // libfluidsynth, wrapped: the only module that imports CFluidSynth.
         .target(name: "FluidSynth", dependencies: ["CFluidSynth", "CShims"]),
         // The audio graph: nodes, mixer, sampler, the render loop, the lock-free queues.
@@ -60,6 +65,7 @@ let package = Package(
         // Test support: counts the heap allocations a thread makes (the render-thread rule).
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "Sequencing", "MIDI", "FluidSynth", "SF2", "AllocationCounter"]),
+        .testTarget(name: "StreamingTests", dependencies: ["Streaming", "Engine", "AudioFile", "MIDI", "Sequencing", "AllocationCounter"]),
         .testTarget(name: "SoundFontTests", dependencies: ["SF2", "SoundFontBook", "FluidSynth"]),
         .testTarget(name: "SystemLibrariesTests",
                     dependencies: ["CFluidSynth", "CALSA", "CSndFile", "CShims"]),

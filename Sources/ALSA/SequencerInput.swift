@@ -1,4 +1,5 @@
 import CALSA
+import Engine
 import MIDI
 import Synchronization
 #if canImport(Glibc)

@@ -102,12 +102,18 @@ public final class AudioFileWriter {
     }
 }
 
-/// An audio file that could not be written: path and libsndfile's or the system's reason. Any thread.
+/// An audio file that could not be read or written: path and libsndfile's or the system's reason. Any thread.
 public struct AudioFileError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The file. Any thread.
     public var path: String
     /// Why. Any thread.
     public var reason: String
+
+    /// The error for `path`, because of `reason`. Any thread.
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
 
     /// `path: reason`. Any thread.
     public var description: String { "\(path): \(reason)" }

@@ -3,8 +3,9 @@ import Glibc
 #endif
 
 /// Starts a thread running `body`, with SCHED_FIFO at `priority` when one is given; if the
-/// system refuses real-time scheduling, at normal priority, with a note saying so. Control thread.
-func startThread(realTimePriority priority: Int32?, _ body: @escaping @Sendable () -> Void) -> (thread: pthread_t, note: String?) {
+/// system refuses real-time scheduling, at normal priority, with a note saying so. Join it
+/// with `pthread_join`. Control thread.
+public func startThread(realTimePriority priority: Int32?, _ body: @escaping @Sendable () -> Void) -> (thread: pthread_t, note: String?) {
     final class Box { let body: @Sendable () -> Void; init(_ body: @escaping @Sendable () -> Void) { self.body = body } }
     let context = Unmanaged.passRetained(Box(body)).toOpaque()
     let main: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { context in
