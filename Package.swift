@@ -25,7 +25,7 @@ let package = Package(
         // The sequence model: Sequence, Track, load options, editing.
         .target(name: "Sequencing", dependencies: ["MIDI", "Engine"]),
         // The public library product: a façade over the modules above.
-        .target(name: "Pianola", dependencies: ["MIDI", "Sequencing", "Engine", "FluidSynth", "AudioFile"]),
+        .target(name: "Pianola", dependencies: ["MIDI", "Sequencing", "Engine", "FluidSynth", "AudioFile", "Streaming"]),
         // libsndfile, wrapped: the only module that imports CSndFile.
         .target(name: "AudioFile", dependencies: ["CSndFile"]),
         // libsoxr, wrapped: the only module that imports CSoxr.

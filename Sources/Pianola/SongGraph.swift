@@ -1,7 +1,9 @@
+import AudioFile
 import Engine
 import FluidSynth
 import MIDI
 import Sequencing
+import Streaming
 
 /// The graph a song plays through — sampler (libfluidsynth) → mixer → graph, with the player
 /// scheduling the song — set up from one `Settings`. `pianola render` pulls it in a loop,
@@ -35,10 +37,31 @@ public final class SongGraph {
         public var toTick: Int?
         /// Longest time to let voices ring after the music, in seconds. Any thread.
         public var tailSeconds = 5.0
+        /// Audio files (a backing track, stems) played with the song, each from a song tick. Any thread.
+        public var audioFiles: [AudioAttachment] = []
 
         /// The defaults. Any thread.
         public init() {}
     }
+
+    /// An audio file played with the song, from the song position `tick` (its frame under the
+    /// region's start and the tempo setting; a file placed before `fromTick` starts part-way
+    /// in). Audio is not stretched by the tempo setting. Any thread.
+    public struct AudioAttachment: Hashable, Sendable {
+        /// The file. Any thread.
+        public var path: String
+        /// Where in the song it starts. Any thread.
+        public var tick: Int
+
+        /// `path` from song tick `tick`. Any thread.
+        public init(path: String, tick: Int = 0) {
+            self.path = path
+            self.tick = tick
+        }
+    }
+
+    /// The audio files playing with the song, in the order of `settings.audioFiles`. Render thread once pulled.
+    public let filePlayers: [FilePlayerNode]
 
     /// The sequence played. Any thread.
     public let sequence: Sequence
@@ -64,10 +87,11 @@ public final class SongGraph {
     public func setVolume(_ gain: Float) { mixer.setOutputGain(gain, rampFrames: settings.sampleRate / 100) }
 
     /// Builds the graph for `sequence` with the font at `soundFontPath`, pulled in slices of at
-    /// most `maxFrames`, and starts the player. `routing` sends chosen tracks and channels to
-    /// the `external` destinations (ALSA ports) instead of the synthesizer. Control thread.
+    /// most `maxFrames`, and starts the player and the audio files. `routing` sends chosen
+    /// tracks and channels to the `external` destinations (ALSA ports) instead of the
+    /// synthesizer. Throws a `SynthesizerError` or an `AudioFileError`, one line each. Control thread.
     public init(sequence: Sequence, soundFontPath: String, settings: Settings, maxFrames: Int = 4096,
-                routing: Routing = Routing(), external: [any MIDIDestination] = []) throws(SynthesizerError) {
+                routing: Routing = Routing(), external: [any MIDIDestination] = []) throws {
         self.sequence = sequence
         self.settings = settings
         var configuration = Synthesizer.Configuration()
@@ -87,7 +111,21 @@ public final class SongGraph {
         live = LiveMIDI(to: sampler)
         graph.add(live)
         graph.add(player)
-        musicFrames = settings.musicFrames(of: sequence)
+        var musicFrames = settings.musicFrames(of: sequence)
+        var players: [FilePlayerNode] = []
+        let map = sequence.tempoMap
+        let origin = map.sampleFrame(atTick: min(settings.fromTick, sequence.length), sampleRate: settings.sampleRate)
+        for file in settings.audioFiles {
+            let at = (map.sampleFrame(atTick: file.tick, sampleRate: settings.sampleRate) - origin) * 100 / Int64(settings.tempoPercent)
+            var playing = FilePlayerNode.Playing()
+            playing.startTime = at
+            let node = try FilePlayerNode(path: file.path, sampleRate: settings.sampleRate, playing: playing)
+            mixer.connect(node)
+            players.append(node)
+            musicFrames = max(musicFrames, node.endTime ?? 0)
+        }
+        filePlayers = players
+        self.musicFrames = musicFrames
         settings.configure(player, for: sequence)
         player.start()
     }

@@ -20,7 +20,8 @@ public final class FilePlayerNode: AudioNode, @unchecked Sendable {
 
     /// How the file plays. Any thread.
     public struct Playing: Hashable, Sendable {
-        /// The graph's sample time of the first frame. Any thread.
+        /// The graph's sample time of the region's first frame. Before 0, the first pass
+        /// starts that far into the region (a file placed before where the song starts). Any thread.
         public var startTime: SampleTime = 0
         /// The frames of the file to play (the whole file when `nil`). Any thread.
         public var region: Range<Int64>?
@@ -39,7 +40,10 @@ public final class FilePlayerNode: AudioNode, @unchecked Sendable {
     public let fileSampleRate: Int
     /// The region played, in the file's frames. Any thread.
     public let region: Range<Int64>
+    /// The graph's sample time just after the last frame, `nil` when it loops forever. Any thread.
+    public let endTime: SampleTime?
     private let startTime: SampleTime
+    private let firstPosition: Int64
     private let ring: AudioRing
     private let reader: AudioFileReader
     private let resampler: Resampler?
@@ -63,8 +67,16 @@ public final class FilePlayerNode: AudioNode, @unchecked Sendable {
         guard !region.isEmpty else {
             throw AudioFileError(path: path, reason: "the region \(wanted.lowerBound)..<\(wanted.upperBound) holds none of its \(reader.frames) frames")
         }
-        startTime = playing.startTime
+        startTime = max(0, playing.startTime)
+        let skip = max(0, -playing.startTime) * Int64(fileSampleRate) / Int64(sampleRate)
+        firstPosition = min(region.upperBound, region.lowerBound + skip)
         playsLeft = playing.plays
+        if playing.plays == 0 {
+            endTime = nil
+        } else {
+            let fileFrames = (region.upperBound - region.lowerBound) * Int64(playing.plays) - (firstPosition - region.lowerBound)
+            endTime = startTime + fileFrames * Int64(sampleRate) / Int64(fileSampleRate)
+        }
         ring = AudioRing(capacity: max(8_192, Int(bufferSeconds * Double(sampleRate))))
         if fileSampleRate == sampleRate {
             resampler = nil
@@ -75,7 +87,7 @@ public final class FilePlayerNode: AudioNode, @unchecked Sendable {
                 throw AudioFileError(path: path, reason: error.description)
             }
         }
-        try reader.seek(to: region.lowerBound)
+        try reader.seek(to: firstPosition)
         let (thread, _) = startThread(realTimePriority: nil) { self.run() }
         self.thread = thread
         let needed = min(Int(preroll * Double(sampleRate)), ring.capacity / 2)
@@ -127,7 +139,7 @@ public final class FilePlayerNode: AudioNode, @unchecked Sendable {
             output.deallocate()
             inputEnded.store(true, ordering: .releasing)
         }
-        var position = region.lowerBound
+        var position = firstPosition
         while !stopRequested.load(ordering: .acquiring) {
             if position >= region.upperBound {
                 if playsLeft == 1 { break }

@@ -112,7 +112,7 @@ extension Play {
     static func start(sequence: Sequence, title: String, font: SoundFontChoice?, settings: inout SongGraph.Settings, midi: MIDIOptions.Opened?,
                       audio: AudioDeviceOptions, quiet: Bool, interruption: Interruption, volume: Float) throws -> (any Playback, StatusLine) {
         let status = StatusLine(enabled: !quiet, terminal: isatty(STDOUT_FILENO) == 1, title: title, sequence: sequence)
-        if let midi, !midi.routing.usesSynth {
+        if let midi, !midi.routing.usesSynth, settings.audioFiles.isEmpty {
             try midi.waitForSubscribers(interruption: interruption, status: status)
             status.say("MIDI: \(midi.description)")
             return (MIDIPlayback(sequence: sequence, settings: settings, midi: midi), status)
@@ -127,7 +127,7 @@ extension Play {
             graph = try SongGraph(sequence: sequence, soundFontPath: font.path, settings: settings, maxFrames: max(4096, output.negotiated.periodFrames),
                                   routing: midi?.routing ?? Routing(), external: midi?.destinations ?? [])
         } catch {
-            throw fail(error.description)
+            throw fail("\(error)")   // a SynthesizerError or an AudioFileError, one line
         }
         try midi?.waitForSubscribers(interruption: interruption, status: status)
         let n = output.negotiated

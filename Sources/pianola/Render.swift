@@ -47,7 +47,7 @@ struct Render: ParsableCommand {
         do {
             renderer = try SongRenderer(sequence: sequence, soundFontPath: font.path, settings: settings)
         } catch {
-            throw fail(error.description)
+            throw fail("\(error)")   // a SynthesizerError or an AudioFileError, one line
         }
         let writer: AudioFileWriter
         do {
@@ -119,6 +119,9 @@ struct SongOptions: ParsableArguments {
     @Option(help: "Stop here: seconds or bar:beat.")
     var to: String?
 
+    @Option(name: .customLong("with"), help: ArgumentHelp("An audio file to play with the song (WAV, FLAC, Ogg, Opus, MP3…), from its start or from @POSITION (seconds or bar:beat). Repeatable.", valueName: "file[@position]"))
+    var audioFiles: [String] = []
+
     /// Reads the song (warnings on stderr), checks every option, chooses the SoundFont.
     func load(_ song: String) throws -> (Sequence, SoundFontChoice, SongGraph.Settings) {
         guard (8_000...384_000).contains(sampleRate) else { throw fail("--sample-rate \(sampleRate): use 8000 to 384000 Hz") }
@@ -151,7 +154,22 @@ struct SongOptions: ParsableArguments {
         if let from { settings.fromTick = try position(from, "--from", in: sequence) }
         if let to { settings.toTick = try position(to, "--to", in: sequence) }
         if let end = settings.toTick, end <= settings.fromTick { throw fail("--to \(to!) is not after --from \(from ?? "0")") }
+        for text in audioFiles {
+            // FILE@POSITION when what follows the last @ is a position; else the whole is the file.
+            if let at = text.lastIndex(of: "@"), let tick = quietPosition(String(text[text.index(after: at)...]), in: sequence) {
+                settings.audioFiles.append(.init(path: String(text[..<at]), tick: tick))
+            } else {
+                settings.audioFiles.append(.init(path: text))
+            }
+        }
         return (sequence, font, settings)
+    }
+
+    /// A tick from `12.5` or `3:1[:tick]`, `nil` for anything else.
+    func quietPosition(_ text: String, in sequence: Sequence) -> Int? {
+        if let seconds = Double(text), seconds >= 0, seconds.isFinite { return sequence.tempoMap.tick(atSeconds: seconds) }
+        guard let position = BarBeatTick(text), let meter = sequence.meterMap else { return nil }
+        return meter.tick(at: position)
     }
 
     /// A tick from `12.5` (seconds) or `3:1[:tick]` (bar:beat from 1).
