@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Sums its inputs with per-input volume, pan and mute, then an output gain. Every change lands
 /// on the sample frame it is given, at once or along a linear ramp (a fade). Inputs are
 /// connected and disconnected while rendering: changes travel to the render thread through
@@ -29,6 +31,7 @@ public final class MixerNode: AudioNode, @unchecked Sendable {
         case connect(slot: Int, node: any AudioNode, settings: InputSettings)
         case gain(slot: Int, GainTimeline.Change)      // slot -1: the output gain
         case disconnect(slot: Int)
+        case limiter(Bool)
     }
 
     private var inputs: [(node: (any AudioNode)?, gain: GainTimeline)]
@@ -38,6 +41,10 @@ public final class MixerNode: AudioNode, @unchecked Sendable {
     private var format: AudioFormat?
     private var maxFrames = 0
     private var outputGain = GainTimeline()
+    private var limiter = PeakLimiter()
+    private var limiting = false
+    private let meterBits = Atomic<UInt64>(0)     // last cycle: peak and RMS (Float bits), both sides
+    private let limiterGainBits = Atomic<UInt32>(Float(1).bitPattern)
     private var slotsInUse: [Bool]
 
     /// A mixer with room for `capacity` inputs. Control thread.
@@ -86,6 +93,24 @@ public final class MixerNode: AudioNode, @unchecked Sendable {
         send(.gain(slot: -1, GainTimeline.Change(time: time ?? .min, gain: StereoGain(left: gain, right: gain), ramp: max(0, rampFrames))))
     }
 
+    /// Turns the master peak limiter on or off from the next render cycle: with it the output
+    /// never passes 0 dBFS however loud the sum, at the price of `limiterLatency` frames of
+    /// delay (1 ms). Control thread.
+    public func setLimiter(_ enabled: Bool) { send(.limiter(enabled)) }
+
+    /// Frames of delay the limiter adds while on. Any thread.
+    public var limiterLatency: Int { PeakLimiter.defaultLookahead - 1 }
+
+    /// The output's peak (largest absolute sample of either side) and RMS (both sides) over the
+    /// last render cycle, after the limiter. Any thread.
+    public var meters: (peak: Float, rms: Float) {
+        let bits = meterBits.load(ordering: .relaxed)
+        return (Float(bitPattern: UInt32(bits >> 32)), Float(bitPattern: UInt32(truncatingIfNeeded: bits)))
+    }
+
+    /// The smallest gain the limiter applied in the last render cycle (1 when it did nothing). Any thread.
+    public var limiterGain: Float { Float(bitPattern: limiterGainBits.load(ordering: .relaxed)) }
+
     /// Releases the nodes the render thread has let go of. Control thread.
     public func collectDisconnected() {
         while released.pop() != nil {}
@@ -110,6 +135,8 @@ public final class MixerNode: AudioNode, @unchecked Sendable {
             case .disconnect(let slot):
                 if let node = inputs[slot].node { _ = released.push(node) }
                 inputs[slot].node = nil
+            case .limiter(let enabled):
+                limiting = enabled
             }
         }
         let frames = output.frames
@@ -119,9 +146,10 @@ public final class MixerNode: AudioNode, @unchecked Sendable {
             live += 1
             lone = index
         }
-        if live == 1, let node = inputs[lone].node, inputs[lone].gain.isSteady(at: .unity, from: time, frames: frames),
+        if live == 1, !limiting, let node = inputs[lone].node, inputs[lone].gain.isSteady(at: .unity, from: time, frames: frames),
            outputGain.isSteady(at: .unity, from: time, frames: frames) {
             node.render(output, at: time)
+            measure(output)
             return
         }
         output.clear()
@@ -147,6 +175,23 @@ public final class MixerNode: AudioNode, @unchecked Sendable {
                 output.right[i] *= gain.right + step.right * k
             }
         }
+        if limiting {
+            limiter.process(output)
+            limiterGainBits.store(limiter.takeLowestGain().bitPattern, ordering: .relaxed)
+        }
+        measure(output)
+    }
+
+    /// Publishes the cycle's peak and RMS.
+    private func measure(_ output: StereoSlice) {
+        var peak: Float = 0, squares: Float = 0
+        for i in 0..<output.frames {
+            let l = output.left[i], r = output.right[i]
+            peak = max(peak, abs(l), abs(r))
+            squares += l * l + r * r
+        }
+        let rms = output.frames > 0 ? (squares / Float(2 * output.frames)).squareRoot() : 0
+        meterBits.store(UInt64(peak.bitPattern) << 32 | UInt64(rms.bitPattern), ordering: .relaxed)
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Engine
 import Testing
 
@@ -12,15 +13,38 @@ final class ConstantNode: AudioNode, @unchecked Sendable {
     }
 }
 
+/// A node that plays a sine of the graph's clock, the same on both sides.
+final class SineNode: AudioNode, @unchecked Sendable {
+    let frequency: Double, amplitude: Double
+    init(_ frequency: Double, amplitude: Double) {
+        self.frequency = frequency
+        self.amplitude = amplitude
+    }
+    func prepare(format: AudioFormat, maxFrames: Int) {}
+    func render(_ output: StereoSlice, at time: SampleTime) {
+        for i in 0..<output.frames {
+            let phase: Double = 2 * Double.pi * frequency * Double(time + SampleTime(i)) / 48_000
+            let v = Float(amplitude * sin(phase))
+            output.left[i] = v
+            output.right[i] = v
+        }
+    }
+}
+
 @Suite("The mixer: changes on the exact frame, fades without steps")
 struct MixerTests {
     /// A graph of constant inputs into a mixer; returns it and its left and right output
     /// rendered in slices of `slice` frames after `schedule` has queued its changes.
     static func render(inputs levels: [Float], frames: Int, slice: Int = 777,
                        _ schedule: (MixerNode, [Int]) -> Void) -> (left: [Float], right: [Float]) {
+        render(nodes: levels.map { ConstantNode($0) }, frames: frames, slice: slice, schedule)
+    }
+
+    static func render(nodes: [any AudioNode], frames: Int, slice: Int = 777,
+                       _ schedule: (MixerNode, [Int]) -> Void) -> (left: [Float], right: [Float]) {
         let mixer = MixerNode()
         let graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: 48_000), maxFrames: 4096)
-        let slots = levels.map { mixer.connect(ConstantNode($0)) }
+        let slots = nodes.map { mixer.connect($0) }
         schedule(mixer, slots)
         let buffer = AudioBuffer(capacity: 4096)
         var left: [Float] = [], right: [Float] = []
@@ -76,5 +100,36 @@ struct MixerTests {
         #expect(out.right[1_000..<2_000].allSatisfy { $0 == 0.25 })
         #expect(out.left[2_000...].allSatisfy { $0 == 0.5 })
         #expect(out.right[2_000...].allSatisfy { $0 == 0 })
+    }
+
+    @Test("the limiter keeps a +12 dB sum (four full-scale sines in phase) at or below 0 dBFS, gliding, 47 frames late")
+    func limiter() {
+        let loud = (0..<4).map { _ in SineNode(220, amplitude: 1) as any AudioNode }
+        let open = Self.render(nodes: loud, frames: 24_000) { _, _ in }
+        #expect(open.left.map(abs).max()! > 3.99, "the sum really is +12 dBFS")
+        let limited = Self.render(nodes: loud, frames: 24_000) { mixer, _ in mixer.setLimiter(true) }
+        #expect(limited.left.allSatisfy { abs($0) <= 1 } && limited.right.allSatisfy { abs($0) <= 1 })
+        // Held down to the ceiling, it still sounds: the gain settles instead of pumping.
+        #expect(limited.left[12_000...].map(abs).max()! > 0.9)
+        let steps = zip(limited.left, limited.left.dropFirst()).map { abs($0 - $1) }
+        #expect(steps.max()! < 0.1, "largest step \(steps.max()!)")
+        // A quiet click passes unchanged, one lookahead late.
+        let mixer = MixerNode()
+        #expect(mixer.limiterLatency == 47)
+        let click = Self.render(inputs: [0.25], frames: 2_000) { mixer, _ in mixer.setLimiter(true) }
+        #expect(click.left.firstIndex { $0 != 0 } == 47)
+        #expect(click.left[47...].allSatisfy { $0 == 0.25 })
+    }
+
+    @Test("meters: the last cycle's peak and RMS, readable from any thread")
+    func meters() {
+        let mixer = MixerNode()
+        let graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: 48_000), maxFrames: 4800)
+        mixer.connect(SineNode(1_000, amplitude: 0.5))
+        let buffer = AudioBuffer(capacity: 4800)
+        graph.render(into: buffer.slice(frames: 4_800))
+        let (peak, rms) = mixer.meters
+        #expect(abs(peak - 0.5) < 1e-4)
+        #expect(abs(rms - Float(0.5 / 2.0.squareRoot())) < 1e-3)
     }
 }

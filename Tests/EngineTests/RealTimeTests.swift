@@ -15,7 +15,7 @@ struct RealTimeTests {
         #expect(count >= 1)
     }
 
-    @Test("after warm-up, 1,000 render cycles with events, loop wraps, mute, solo, seek, transpose, rate, pause and mixer fades allocate nothing")
+    @Test("after warm-up, 1,000 render cycles with events, loop wraps, mute, solo, seek, transpose, rate, pause, mixer fades and the limiter allocate nothing")
     func noAllocationWhileRendering() throws {
         // Sixteenth notes on two tracks with controllers, pitch bend and a sysex every bar.
         var notes = Track(events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: 0))])
@@ -37,6 +37,7 @@ struct RealTimeTests {
         harness.player.setLoop(startTick: 0, endTick: 480 * 8, count: 0)
         // Warm-up: every code path once (the Swift runtime fills its type caches on first use).
         let mixer = harness.graph.root as! MixerNode
+        mixer.setLimiter(true)
         func transportChanges(_ round: Int) {
             // Mixer fades and exact-frame changes too, landing inside the next cycles.
             var settings = MixerNode.InputSettings()
