@@ -110,10 +110,21 @@ public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable 
         return false
     }
 
-    /// Drops everything scheduled (all of it is at or after `time`). Render thread only.
+    /// Drops what is scheduled (all of it is at or after `time`) but the note-offs, which
+    /// sound at `time` instead: another player sharing this sampler may have scheduled them,
+    /// and dropping them would leave its notes hanging. Render thread only.
     public func flushScheduled(from time: SampleTime) {
+        var kept = 0
+        for i in 0..<pendingCount {
+            var event = pending[(pendingHead + i) % pendingCapacity]
+            let kind = event.status & 0xF0
+            guard kind == 0x80 || (kind == 0x90 && event.data2 == 0) else { continue }
+            event.time = time
+            pending[kept] = event
+            kept += 1
+        }
         pendingHead = 0
-        pendingCount = 0
+        pendingCount = kept
         arenaTail = 0
     }
 

@@ -76,6 +76,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     private var heldSounding: [UInt8]             // the key that sounds (after transposition)
     private var heldTrack: [Int32]
     private var chase: [Int16]                    // per destination × channel: 128 CCs, program, pitch bend, pressure
+    private var pedals: [UInt8]                   // per destination × channel: bit 0 sustain (64), bit 1 sostenuto (66) down
 
     /// A player for `sequence` at `sampleRate`, every track to `destination`, or track `i` to
     /// `destinations[trackDestinations[i]]` when given. Control thread.
@@ -92,6 +93,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         heldSounding = held
         heldTrack = Array(repeating: 0, count: destinations.count * 2048)
         chase = Array(repeating: -1, count: destinations.count * 16 * 131)
+        pedals = Array(repeating: 0, count: destinations.count * 16)
         endFrame = score.endFrame
     }
 
@@ -327,14 +329,30 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         case .meta(.text(.marker, _)), .meta(.text(.cuePoint, _)), .meta(.sequencerSpecific):
             notifications.push(Notification(kind: 0, index: index, time: time))
         default:
-            if let packed = ScheduledMIDI(time: time, event.message) { destination.schedule(packed) }
+            if let packed = ScheduledMIDI(time: time, event.message) { send(packed, to: d) }
         }
     }
 
-    /// Note-offs for every held note, at `time`.
+    /// Schedules a message on destination `d`, keeping track of the pedals it holds down.
+    @inline(__always) private func send(_ event: ScheduledMIDI, to d: Int) {
+        if event.status & 0xF0 == 0xB0 && (event.data1 == 64 || event.data1 == 66) {
+            let bit: UInt8 = event.data1 == 64 ? 1 : 2
+            let slot = d * 16 + Int(event.status & 0x0F)
+            if event.data2 >= 64 { pedals[slot] |= bit } else { pedals[slot] &= ~bit }
+        }
+        destinations[d].schedule(event)
+    }
+
+    /// Note-offs for every held note, and pedals up where a pedal is down, at `time`: a note
+    /// released under a sustain pedal would ring on.
     private func releaseAll(at time: SampleTime) {
         for slot in held.indices where held[slot] > 0 {
             sendNoteOff(slot: slot, at: time)
+        }
+        for slot in pedals.indices where pedals[slot] != 0 {
+            let status = 0xB0 | UInt8(slot % 16)
+            if pedals[slot] & 1 != 0 { send(ScheduledMIDI(time: time, status: status, data1: 64, data2: 0), to: slot / 16) }
+            if pedals[slot] & 2 != 0 { send(ScheduledMIDI(time: time, status: status, data1: 66, data2: 0), to: slot / 16) }
         }
     }
 
@@ -373,7 +391,6 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             }
         }
         for d in destinations.indices {
-            let destination = destinations[d]
             for channel in 0..<16 {
                 let base = (d * 16 + channel) * 131
                 let status = UInt8(channel)
@@ -381,7 +398,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
                     let v = Int(chase[base + index])
                     guard v >= 0 else { return }
                     let (d1, d2) = kind == 0xB0 ? (UInt8(index), UInt8(v)) : kind == 0xE0 ? (UInt8(v & 0x7F), UInt8(v >> 7)) : (UInt8(v), 0)
-                    destination.schedule(ScheduledMIDI(time: time, status: kind | status, data1: d1, data2: d2))
+                    self.send(ScheduledMIDI(time: time, status: kind | status, data1: d1, data2: d2), to: d)
                 }
                 send(0xB0, 0)
                 send(0xB0, 32)
