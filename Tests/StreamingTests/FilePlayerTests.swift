@@ -214,3 +214,72 @@ struct FilePlayerTests {
         #expect(node.underruns == 0)
     }
 }
+
+@Suite("Sound effects from memory")
+struct SoundEffectsTests {
+    /// Renders `node` alone for `frames` in slices of `slice`, calling `between` before each slice
+    /// with the time it starts at; the left side.
+    static func render(_ node: SoundEffectsNode, frames: Int, slice: Int = 500, between: (SampleTime) -> Void = { _ in }) -> [Float] {
+        let graph = AudioGraph(root: node, format: AudioFormat(sampleRate: 48_000), maxFrames: 4096)
+        let buffer = AudioBuffer(capacity: 4096)
+        var out: [Float] = []
+        while out.count < frames {
+            between(graph.sampleTime)
+            let part = buffer.slice(frames: min(slice, frames - out.count))
+            graph.render(into: part)
+            out += UnsafeBufferPointer(start: part.left, count: part.frames)
+        }
+        return out
+    }
+
+    @Test("each sound starts on its exact frame, panned and scaled; a 44.1 kHz file is converted on loading")
+    func exactStarts() throws {
+        let bench = try Workbench()
+        var click = [Float](repeating: 0, count: 100)
+        click[0] = 0.5
+        let sound = try SoundBuffer(path: try bench.wav("click.wav", rate: 48_000, click), sampleRate: 48_000)
+        let node = SoundEffectsNode()
+        node.play(sound, at: 1_234)
+        node.play(sound, at: 2_345, volume: 0.5)
+        node.play(sound, at: 3_456, pan: 1)          // hard right: nothing on the left
+        let out = Self.render(node, frames: 5_000)
+        #expect(out.indices.filter { out[$0] != 0 } == [1_234, 2_345])
+        #expect(out[1_234] == 0.5 && out[2_345] == 0.25)
+        let converted = try SoundBuffer(path: try bench.wav("long.wav", rate: 44_100, [Float](repeating: 0.1, count: 44_100)), sampleRate: 48_000)
+        #expect(abs(converted.frames - 48_000) <= 2)
+    }
+
+    @Test("with every voice busy, a new sound steals the oldest")
+    func stealsOldest() {
+        // Three long constant sounds of different levels on two voices.
+        let sounds = [Float(0.1), 0.2, 0.4].map { SoundBuffer(left: [Float](repeating: $0, count: 48_000), right: [Float](repeating: $0, count: 48_000)) }
+        let node = SoundEffectsNode(voices: 2)
+        node.play(sounds[0], at: 0)
+        node.play(sounds[1], at: 100)
+        let out = Self.render(node, frames: 1_000) { time in
+            if time == 500 { node.play(sounds[2], at: 700) }
+        }
+        #expect(abs(out[50] - 0.1) < 1e-6)
+        #expect(abs(out[699] - 0.3) < 1e-6, "the oldest plays on until the new sound's frame")
+        #expect(abs(out[700] - 0.6) < 1e-6, "0.2 + 0.4: the 0.1 sound, the oldest, was stolen at frame 700")
+        #expect(node.stolenVoices == 1)
+    }
+
+    @Test("mixing many voices allocates nothing on the render thread")
+    func noAllocation() {
+        let sound = SoundBuffer(left: [Float](repeating: 0.01, count: 2_000), right: [Float](repeating: 0.01, count: 2_000))
+        let node = SoundEffectsNode(voices: 2)
+        let graph = AudioGraph(root: node, format: AudioFormat(sampleRate: 48_000), maxFrames: 256)
+        let buffer = AudioBuffer(capacity: 256)
+        for _ in 0..<20 { node.play(sound); graph.render(into: buffer.slice(frames: 256)) }
+        var allocations = 0
+        for cycle in 0..<1_000 {
+            if cycle % 3 == 0 { node.play(sound, at: graph.sampleTime + 100, volume: 0.5, pan: -0.5) }
+            pianola_allocations_start()
+            graph.render(into: buffer.slice(frames: 256))
+            allocations += pianola_allocations_stop()
+        }
+        #expect(allocations == 0)
+        #expect(node.stolenVoices > 0)
+    }
+}
