@@ -58,13 +58,15 @@ let package = Package(
         // Measures what the ALSA VM checks captured from the kernel sequencer (Tests/alsa-vm).
         .executableTarget(name: "sequencer-checks", dependencies: ["MIDI", "Sequencing"], path: "Tests/SequencerChecks"),
 
-        .testTarget(name: "MIDITests", dependencies: ["MIDI"]),
+        // Test support in Swift: the seeded random generator the tests share.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "MIDITests", dependencies: ["MIDI", "TestSupport"]),
         .testTarget(name: "SequencingTests", dependencies: ["Sequencing", "MIDI", "SongBook"]),
         .testTarget(name: "PianolaTests", dependencies: ["Pianola", "Engine", "MIDI"]),
         .testTarget(name: "PianolaCLITests", dependencies: ["MIDI", "Pianola", "pianola"]),
         // Test support: counts the heap allocations a thread makes (the render-thread rule).
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
-        .testTarget(name: "EngineTests", dependencies: ["Engine", "Sequencing", "MIDI", "FluidSynth", "SF2", "AllocationCounter"]),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "Sequencing", "MIDI", "FluidSynth", "SF2", "AllocationCounter", "TestSupport"]),
         .testTarget(name: "StreamingTests", dependencies: ["Streaming", "Engine", "AudioFile", "MIDI", "Sequencing", "AllocationCounter"]),
         .testTarget(name: "SoundFontTests", dependencies: ["SF2", "SoundFontBook", "FluidSynth"]),
         .testTarget(name: "SystemLibrariesTests",

@@ -3,18 +3,8 @@ import FluidSynth
 import MIDI
 import Sequencing
 import Testing
+import TestSupport
 
-/// SplitMix64: the same random sequences and actions on every run, from a seed.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Passes everything to the sampler and keeps which keys are down, as gear on a MIDI cable would.
 final class KeyWatcher: MIDIDestination, @unchecked Sendable {
@@ -48,7 +38,7 @@ struct HangingNotesTests {
     /// A random song: 1–3 tracks on random channels (10 among them), notes that overlap on
     /// the same key, note-ons never released, note-offs of keys never struck, velocity-0
     /// note-ons, programs, controllers and pitch bend, and a tempo change or two.
-    static func randomSong(_ random: inout SeededRandom) -> Sequence {
+    static func randomSong(_ random: inout SplitMix) -> Sequence {
         var tempo = Track()
         tempo.insert(MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: UInt32.random(in: 300_000...900_000, using: &random)))))
         tempo.insert(MIDIEvent(tick: Int.random(in: 0...3_840, using: &random), .meta(.tempo(microsecondsPerQuarter: UInt32.random(in: 300_000...900_000, using: &random)))))
@@ -80,7 +70,7 @@ struct HangingNotesTests {
     @Test("random songs under random play, stop, pause, seek, loop, mute, solo, tempo, transpose and song switches: afterwards every key is up and the synth is silent",
           arguments: 0..<24)
     func noHangingNotes(seed: UInt64) throws {
-        var random = SeededRandom(state: seed)
+        var random = SplitMix(seed: seed)
         var configuration = Synthesizer.Configuration()
         configuration.reverb = false
         configuration.chorus = false

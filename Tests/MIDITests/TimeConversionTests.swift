@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 @testable import MIDI
 
@@ -109,18 +110,5 @@ struct TimeConversionTests {
         let map = TempoMap(division: .smpte(.fps30, ticksPerFrame: 80), tempoChanges: [(0, 1_000_000)])
         #expect(map.seconds(atTick: 2400) == 1.0)
         #expect(map.sampleFrame(atTick: 2400 * 60, sampleRate: 48_000) == 48_000 * 60)
-    }
-}
-
-/// A small deterministic generator for test data.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,0 +1,18 @@
+/// SplitMix64: a small deterministic generator, so test data and random actions are the same
+/// on every run from a seed.
+public struct SplitMix: RandomNumberGenerator {
+    /// The generator's state. Any thread.
+    public var state: UInt64
+
+    /// A generator starting from `seed`. Any thread.
+    public init(seed: UInt64) { state = seed }
+
+    /// The next 64 random bits. Any thread.
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
