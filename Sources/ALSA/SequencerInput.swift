@@ -74,9 +74,6 @@ public final class SequencerInput: @unchecked Sendable {
         return recorded.withLock { $0 }
     }
 
-    /// How many messages have arrived so far. Any thread.
-    public var count: Int { recorded.withLock { $0.count } }
-
     private func run() {
         let descriptors = Int(snd_seq_poll_descriptors_count(client.handle, Int16(POLLIN)))
         var fds = [pollfd](repeating: pollfd(), count: max(1, descriptors))

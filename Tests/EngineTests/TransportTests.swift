@@ -159,17 +159,10 @@ struct SeekAndGraphTests {
         let harness = try RenderHarness(RenderHarness.sequence(program: 0, notes: [(0, 4_800, 69)]))
         let mixer = harness.graph.root as! MixerNode
         _ = harness.render(frames: 4_800)
-        final class Constant: AudioNode, @unchecked Sendable {
-            func prepare(format: AudioFormat, maxFrames: Int) {}
-            func render(_ output: StereoSlice, at time: SampleTime) {
-                output.left.update(repeating: 0.25, count: output.frames)
-                output.right.update(repeating: 0.25, count: output.frames)
-            }
-        }
-        weak var weakNode: Constant?
+        weak var weakNode: ConstantNode?
         let input: Int
         do {
-            let node = Constant()
+            let node = ConstantNode(0.25)
             weakNode = node
             input = mixer.connect(node)
         }
