@@ -67,16 +67,16 @@ struct MIDIOptions: ParsableArguments {
     /// when none is (the song goes to the synthesizer only). Exits with one line on a bad name.
     func open(trackCount: Int, sampleRate: Int) throws -> Opened? {
         guard port != nil || virtual || !route.isEmpty else { return nil }
-        _ = try Self.parse(routes: route, trackCount: trackCount)   // a typo fails before any port is opened
+        let routes = try Self.parse(routes: route, trackCount: trackCount)   // a typo fails before any port is opened
         do {
-            return try Self.open(client: SequencerClient(), sampleRate: sampleRate, trackCount: trackCount, port: port, virtual: virtual, routes: route)
+            return try Self.open(client: SequencerClient(), sampleRate: sampleRate, port: port, virtual: virtual, routes: routes)
         } catch let error as SequencerError {
             throw fail(error.description)
         }
     }
 
-    /// Resolves `port`, `virtual` and `routes` on `client` into an output and a routing.
-    static func open(client: SequencerClient, sampleRate: Int, trackCount: Int, port: String?, virtual: Bool, routes: [String]) throws -> Opened {
+    /// Resolves `port`, `virtual` and the parsed `routes` on `client` into an output and a routing.
+    static func open(client: SequencerClient, sampleRate: Int, port: String?, virtual: Bool, routes: [ParsedRoute]) throws -> Opened {
         do {
             let output = try SequencerOutput(client: client, sampleRate: sampleRate)
             var destinations: [any MIDIDestination] = []
@@ -100,7 +100,7 @@ struct MIDIOptions: ParsableArguments {
                 if port == nil { fallback = .external(destinations.count - 1) }
             }
             var rules: [Routing.Rule] = []
-            for (selectors, targetName) in try parse(routes: routes, trackCount: trackCount) {
+            for (selectors, targetName) in routes {
                 let destination = try target(targetName)
                 rules += selectors.map { Routing.Rule(tracks: $0.tracks, channels: $0.channels, target: destination) }
             }
@@ -111,9 +111,12 @@ struct MIDIOptions: ParsableArguments {
         }
     }
 
+    /// One `--route`: its selectors (with a placeholder target) and its target's name.
+    typealias ParsedRoute = (selectors: [Routing.Rule], target: String)
+
     /// Each `--route` as its selectors (with a placeholder target) and its target's name;
     /// exits with one line on a malformed one.
-    static func parse(routes: [String], trackCount: Int) throws -> [(selectors: [Routing.Rule], target: String)] {
+    static func parse(routes: [String], trackCount: Int) throws -> [ParsedRoute] {
         try routes.map { text in
             guard let equals = text.firstIndex(of: "="), !text[text.index(after: equals)...].isEmpty, equals != text.startIndex else {
                 throw fail("--route \(text): give SELECTORS=TARGET, e.g. ch10=synth or ch1-9=24:0")

@@ -74,7 +74,7 @@ struct Record: ParsableCommand {
             for warning in file.warnings { printError("\(play): warning: \(warning)") }
             sequence = Sequence(file: file)
         }
-        _ = try MIDIOptions.parse(routes: route, trackCount: sequence.tracks.count)
+        let routes = try MIDIOptions.parse(routes: route, trackCount: sequence.tracks.count)   // before any port opens
         let say: (String) -> Void = { line in if !quiet { print(line); fflush(nil) } }
 
         let client: SequencerClient
@@ -89,8 +89,8 @@ struct Record: ParsableCommand {
             }
             if play != nil {
                 // The song's events and the recording share one queue, so they share one clock.
-                midi = try MIDIOptions.open(client: client, sampleRate: SongGraph.Settings().sampleRate, trackCount: sequence.tracks.count,
-                                             port: playTo.lowercased() == "synth" ? nil : playTo, virtual: false, routes: route)
+                midi = try MIDIOptions.open(client: client, sampleRate: SongGraph.Settings().sampleRate,
+                                             port: playTo.lowercased() == "synth" ? nil : playTo, virtual: false, routes: routes)
             }
             input = try SequencerInput(client: client, queue: midi?.output.queueID)
             try input.listen(to: source)
