@@ -34,6 +34,31 @@ public final class Resampler {
         _ = soxr_process(soxr, input, input == nil ? 0 : inputFrames, &used, output, outputCapacity, &made)
         return (used, made)
     }
+
+    /// Converts a whole sound (interleaved stereo) at once, the resampler's tail included;
+    /// for a fresh resampler. One thread at a time.
+    public func convert(_ interleaved: [Float]) -> [Float] {
+        let frames = interleaved.count / 2
+        var out = [Float](repeating: 0, count: (Int(Double(frames) * outputRate / inputRate) + 1_024) * 2)
+        var made = 0
+        out.withUnsafeMutableBufferPointer { o in
+            interleaved.withUnsafeBufferPointer { i in
+                var used = 0
+                while used < frames {
+                    let step = process(i.baseAddress! + used * 2, inputFrames: frames - used, into: o.baseAddress! + made * 2, outputCapacity: o.count / 2 - made)
+                    used += step.used
+                    made += step.made
+                    if step.used == 0 && step.made == 0 { break }
+                }
+                while true {
+                    let step = process(nil, inputFrames: 0, into: o.baseAddress! + made * 2, outputCapacity: o.count / 2 - made)
+                    made += step.made
+                    if step.made == 0 { break }
+                }
+            }
+        }
+        return Array(out.prefix(made * 2))
+    }
 }
 
 /// libsoxr refused a conversion. Any thread.

@@ -38,25 +38,7 @@ public final class SoundBuffer: Sendable {
             do { resampler = try Resampler(from: Double(reader.sampleRate), to: Double(sampleRate)) } catch {
                 throw AudioFileError(path: path, reason: error.description)
             }
-            var out = [Float](repeating: 0, count: (got * sampleRate / reader.sampleRate + 1_024) * 2)
-            var made = 0
-            out.withUnsafeMutableBufferPointer { o in
-                interleaved.withUnsafeBufferPointer { i in
-                    var used = 0
-                    while used < got {
-                        let step = resampler.process(i.baseAddress! + used * 2, inputFrames: got - used, into: o.baseAddress! + made * 2, outputCapacity: o.count / 2 - made)
-                        used += step.used
-                        made += step.made
-                        if step.used == 0 && step.made == 0 { break }
-                    }
-                    while true {
-                        let step = resampler.process(nil, inputFrames: 0, into: o.baseAddress! + made * 2, outputCapacity: o.count / 2 - made)
-                        made += step.made
-                        if step.made == 0 { break }
-                    }
-                }
-            }
-            interleaved = Array(out.prefix(made * 2))
+            interleaved = resampler.convert(interleaved)
         }
         let frames = interleaved.count / 2
         self.init(left: (0..<frames).map { interleaved[2 * $0] }, right: (0..<frames).map { interleaved[2 * $0 + 1] })
@@ -81,7 +63,7 @@ public final class SoundEffectsNode: AudioNode, @unchecked Sendable {
 
     private struct Start {
         var sound: SoundBuffer
-        var time: SampleTime?
+        var time: SampleTime        // .min: the next cycle's first frame
         var gain: StereoGain
     }
 
@@ -103,7 +85,7 @@ public final class SoundEffectsNode: AudioNode, @unchecked Sendable {
     public func play(_ sound: SoundBuffer, at time: SampleTime? = nil, volume: Float = 1, pan: Float = 0) -> Bool {
         while finished.pop() != nil {}
         let p = max(-1, min(1, pan))
-        return starts.push(Start(sound: sound, time: time, gain: StereoGain(left: volume * min(1, 1 - p), right: volume * min(1, 1 + p))))
+        return starts.push(Start(sound: sound, time: time ?? .min, gain: StereoGain(left: volume * min(1, 1 - p), right: volume * min(1, 1 + p))))
     }
 
     /// Nothing to prepare. Control thread.
@@ -113,7 +95,7 @@ public final class SoundEffectsNode: AudioNode, @unchecked Sendable {
     public func render(_ output: StereoSlice, at time: SampleTime) {
         while let start = starts.pop() {
             var start = start
-            start.time = max(time, start.time ?? time)
+            start.time = max(time, start.time)
             // A free voice, else the one that started first and is not already being taken.
             var slot = -1
             for i in voices.indices {
@@ -122,7 +104,7 @@ public final class SoundEffectsNode: AudioNode, @unchecked Sendable {
             }
             if slot < 0 { slot = 0 }   // every voice is being taken already: the first goes at once
             if voices[slot].sound == nil {
-                voices[slot] = Voice(sound: start.sound, startTime: start.time!, position: 0, gain: start.gain, next: nil)
+                voices[slot] = Voice(sound: start.sound, startTime: start.time, position: 0, gain: start.gain, next: nil)
             } else {
                 // The old sound plays on until the new one starts, on its exact frame.
                 if let waiting = voices[slot].next { _ = finished.push(waiting.sound) }
@@ -133,14 +115,14 @@ public final class SoundEffectsNode: AudioNode, @unchecked Sendable {
         let end = time + SampleTime(output.frames)
         for v in voices.indices {
             var until = output.frames
-            if let next = voices[v].next, next.time! < end { until = Int(next.time! - time) }
+            if let next = voices[v].next, next.time < end { until = Int(next.time - time) }
             mix(voice: v, into: output, at: time, upTo: until)
-            if let next = voices[v].next, next.time! < end {
+            if let next = voices[v].next, next.time < end {
                 if let old = voices[v].sound {
                     stolen.add(1, ordering: .relaxed)
                     _ = finished.push(old)
                 }
-                voices[v] = Voice(sound: next.sound, startTime: next.time!, position: 0, gain: next.gain, next: nil)
+                voices[v] = Voice(sound: next.sound, startTime: next.time, position: 0, gain: next.gain, next: nil)
                 mix(voice: v, into: output, at: time, upTo: output.frames)
             }
         }
