@@ -10,21 +10,35 @@ passed=0 failed=0
 check() { if [ "$1" = 0 ]; then passed=$((passed + 1)); echo "ok: $2"; else failed=$((failed + 1)); echo "FAILED: $2"; fi; }
 
 # 1. Play into snd-aloop while arecord captures the other side; compare with render.
-#    Period 2048 x 4: the VM's emulated CPU is ~30x slower than the host, and a shared host
-#    slows it further now and then (1024 x 4 underran once or twice in some runs).
+#    Period 4096 x 4 (340 ms): the VM's emulated CPU (TCG on CI's machines) is ~30x slower
+#    than the host, and a shared host stalls the whole guest now and then; 2048 x 4 underran
+#    once in a CI run. An underrun is a real gap in the capture, so that try cannot be
+#    compared: the check plays again, up to three tries, and needs one clean try to pass.
 SONGOPTS="--soundfont $FONT --reverb off --chorus off --tempo 400"
-arecord -q -D hw:Loopback,1,0 -f FLOAT_LE -r 48000 -c 2 -t raw -d 14 "$OUT/captured.raw" &
-REC=$!
-sleep 1
-$P play $SONG $SONGOPTS --device hw:Loopback,0,0 --period 2048 --periods 4 --quiet 2> "$OUT/play.err"
-status=$?
-wait $REC
-cat "$OUT/play.err"
-check $status "pianola play into hw:Loopback,0,0 exits 0"
-grep -q underrun "$OUT/play.err"; [ $? != 0 ]; check $? "no underrun reported (period 2048 x 4)"
 $P render $SONG $SONGOPTS -o "$OUT/rendered.wav" --bits 32f --force > /dev/null
-python3 Tests/alsa-vm/compare_audio.py "$OUT/captured.raw" "$OUT/rendered.wav" 60
-check $? "captured audio equals the render (SNR >= 60 dB)"
+try=1 clean=1 equal=1
+while [ $try -le 3 ]; do
+    arecord -q -D hw:Loopback,1,0 -f FLOAT_LE -r 48000 -c 2 -t raw -d 14 "$OUT/captured.raw" &
+    REC=$!
+    sleep 1
+    $P play $SONG $SONGOPTS --device hw:Loopback,0,0 --period 4096 --periods 4 --quiet 2> "$OUT/play.err"
+    status=$?
+    wait $REC
+    cat "$OUT/play.err"
+    [ $status = 0 ] || break
+    if grep -q underrun "$OUT/play.err"; then
+        echo "try $try: the guest fell behind (underrun); playing again"
+        try=$((try + 1))
+        continue
+    fi
+    clean=0
+    python3 Tests/alsa-vm/compare_audio.py "$OUT/captured.raw" "$OUT/rendered.wav" 60
+    equal=$?
+    break
+done
+check $status "pianola play into hw:Loopback,0,0 exits 0"
+check $clean "a try with no underrun (period 4096 x 4; tries: $try)"
+check $equal "captured audio equals the render (SNR >= 60 dB)"
 
 # 2. Devices, and underruns: a 2 x 32-frame buffer cannot keep up under the emulated CPU;
 #    every underrun is recovered and counted, and the song still plays to its end.
