@@ -1,6 +1,7 @@
 import Synchronization
 
-/// Sums its inputs with per-input volume, pan and mute, then an output gain. Every change lands
+/// Sums its inputs with per-input volume, pan, mute and solo, then an output gain. An input
+/// can be another mixer, which makes it a bus. Every change lands
 /// on the sample frame it is given, at once or along a linear ramp (a fade). Inputs are
 /// connected and disconnected while rendering: changes travel to the render thread through
 /// a lock-free queue, and a disconnected node comes back through another queue to be released
@@ -17,18 +18,21 @@ public final class MixerNode: AudioNode, @unchecked Sendable {
         public var pan: Float = 0
         /// Silences the input (it is still rendered, so it stays in time). Any thread.
         public var muted = false
+        /// While any input of the mixer is soloed, only soloed inputs sound. Any thread.
+        public var soloed = false
 
         /// Unity, centre, unmuted. Any thread.
         public init() {}
 
-        /// The left and right gains these settings give (pan keeps the near side at full level). Any thread.
-        public var gain: StereoGain {
-            muted ? .silent : StereoGain(left: volume * min(1, 1 - pan), right: volume * min(1, 1 + pan))
+        /// The left and right gains these settings give, alone or beside a soloed input (pan
+        /// keeps the near side at full level). Any thread.
+        public func gain(anySoloed: Bool = false) -> StereoGain {
+            muted || (anySoloed && !soloed) ? .silent : StereoGain(left: volume * min(1, 1 - pan), right: volume * min(1, 1 + pan))
         }
     }
 
     private enum Change {
-        case connect(slot: Int, node: any AudioNode, settings: InputSettings)
+        case connect(slot: Int, node: any AudioNode, gain: StereoGain)
         case gain(slot: Int, GainTimeline.Change)      // slot -1: the output gain
         case disconnect(slot: Int)
         case limiter(Bool)
@@ -45,12 +49,12 @@ public final class MixerNode: AudioNode, @unchecked Sendable {
     private var limiting = false
     private let meterBits = Atomic<UInt64>(0)     // last cycle: peak and RMS (Float bits), both sides
     private let limiterGainBits = Atomic<UInt32>(Float(1).bitPattern)
-    private var slotsInUse: [Bool]
+    private var settings: [InputSettings?]       // control thread: each connected input's settings
 
     /// A mixer with room for `capacity` inputs. Control thread.
     public init(capacity: Int = 64) {
         inputs = Array(repeating: (nil, GainTimeline()), count: capacity)
-        slotsInUse = Array(repeating: false, count: capacity)
+        settings = Array(repeating: nil, count: capacity)
         changes = SPSCQueue(capacity: 256)
         released = SPSCQueue(capacity: capacity + 256)
     }
@@ -66,25 +70,51 @@ public final class MixerNode: AudioNode, @unchecked Sendable {
     /// Control thread.
     @discardableResult
     public func connect(_ node: any AudioNode, settings: InputSettings = InputSettings()) -> Int {
-        guard let format, let slot = slotsInUse.firstIndex(of: false) else {
+        guard let format, let slot = self.settings.firstIndex(where: { $0 == nil }) else {
             preconditionFailure("prepare the mixer before connecting; at most \(inputs.count) inputs")
         }
         node.prepare(format: format, maxFrames: maxFrames)
-        slotsInUse[slot] = true
-        send(.connect(slot: slot, node: node, settings: settings))
+        let wasSoloed = anySoloed
+        self.settings[slot] = settings
+        send(.connect(slot: slot, node: node, gain: settings.gain(anySoloed: anySoloed)))
+        if anySoloed != wasSoloed { regain(at: nil, rampFrames: 0, except: slot) }
         return slot
     }
 
-    /// Changes an input's volume, pan or mute at sample time `time` (`nil`: at the start of
-    /// the next render cycle), at once or over `rampFrames` frames. Control thread.
+    /// The settings of input `input`, `nil` when nothing is connected there. Control thread.
+    public func settings(ofInput input: Int) -> InputSettings? { settings[input] }
+
+    private var anySoloed: Bool { settings.contains { $0?.soloed == true } }
+
+    /// Sends every connected input but `except` the gain its settings give now (a solo changed).
+    private func regain(at time: SampleTime?, rampFrames: Int, except: Int) {
+        let soloing = anySoloed
+        for (slot, input) in settings.enumerated() where slot != except {
+            guard let input else { continue }
+            send(.gain(slot: slot, GainTimeline.Change(time: time ?? .min, gain: input.gain(anySoloed: soloing), ramp: max(0, rampFrames))))
+        }
+    }
+
+    /// Changes an input's volume, pan, mute or solo at sample time `time` (`nil`: at the start
+    /// of the next render cycle), at once or over `rampFrames` frames; a change of solo moves
+    /// the other inputs the same way. Control thread.
     public func set(_ settings: InputSettings, forInput input: Int, at time: SampleTime? = nil, rampFrames: Int = 0) {
-        send(.gain(slot: input, GainTimeline.Change(time: time ?? .min, gain: settings.gain, ramp: max(0, rampFrames))))
+        precondition(self.settings[input] != nil, "input \(input) is not connected")
+        let wasSoloed = anySoloed
+        self.settings[input] = settings
+        if anySoloed != wasSoloed {
+            regain(at: time, rampFrames: rampFrames, except: -1)
+        } else {
+            send(.gain(slot: input, GainTimeline.Change(time: time ?? .min, gain: settings.gain(anySoloed: anySoloed), ramp: max(0, rampFrames))))
+        }
     }
 
     /// Disconnects an input; the node is released later by `collectDisconnected`. Control thread.
     public func disconnect(input: Int) {
-        slotsInUse[input] = false
+        let wasSoloed = anySoloed
+        settings[input] = nil
         send(.disconnect(slot: input))
+        if anySoloed != wasSoloed { regain(at: nil, rampFrames: 0, except: -1) }
     }
 
     /// Sets the gain applied to the sum at sample time `time` (`nil`: the start of the next
@@ -127,9 +157,9 @@ public final class MixerNode: AudioNode, @unchecked Sendable {
     public func render(_ output: StereoSlice, at time: SampleTime) {
         while let change = changes.pop() {
             switch change {
-            case .connect(let slot, let node, let settings):
+            case .connect(let slot, let node, let gain):
                 inputs[slot].node = node
-                inputs[slot].gain.reset(to: settings.gain)
+                inputs[slot].gain.reset(to: gain)
             case .gain(let slot, let change):
                 if slot < 0 { outputGain.schedule(change) } else { inputs[slot].gain.schedule(change) }
             case .disconnect(let slot):

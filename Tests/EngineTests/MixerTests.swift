@@ -71,6 +71,30 @@ struct MixerTests {
         #expect(out.left == out.right)
     }
 
+    @Test("solo: while one input is soloed only it sounds, from its frame; unsoloing brings the rest back; a bus is a mixer inside a mixer")
+    func soloAndBuses() {
+        let bus = MixerNode()
+        let out = Self.render(nodes: [ConstantNode(0.5), ConstantNode(0.25), bus], frames: 9_000, slice: 1000) { mixer, slots in
+            let drums = bus.connect(ConstantNode(0.125))
+            var busHalf = MixerNode.InputSettings()
+            busHalf.volume = 0.5
+            bus.set(busHalf, forInput: drums)                 // bus: 0.0625
+            var solo = MixerNode.InputSettings()
+            solo.soloed = true
+            mixer.set(solo, forInput: slots[1], at: 2_500)   // only 0.25
+            mixer.set(solo, forInput: slots[2], at: 5_000)   // 0.25 + 0.0625
+            mixer.set(MixerNode.InputSettings(), forInput: slots[1], at: 6_000)   // 0.0625
+            mixer.set(MixerNode.InputSettings(), forInput: slots[2], at: 7_000)   // all again
+            #expect(mixer.settings(ofInput: slots[2])?.soloed == false)
+        }
+        #expect(out.left[..<2_500].allSatisfy { $0 == 0.8125 })
+        #expect(out.left[2_500..<5_000].allSatisfy { $0 == 0.25 })
+        #expect(out.left[5_000..<6_000].allSatisfy { $0 == 0.3125 })
+        #expect(out.left[6_000..<7_000].allSatisfy { $0 == 0.0625 })
+        #expect(out.left[7_000...].allSatisfy { $0 == 0.8125 })
+        #expect(out.left == out.right)
+    }
+
     @Test("a fade is a straight line: every frame moves by the ramp's slope, and it ends exactly on its target")
     func smoothFade() {
         let out = Self.render(inputs: [0.5, 0.25], frames: 12_000) { mixer, slots in
