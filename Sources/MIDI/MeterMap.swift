@@ -115,4 +115,23 @@ public struct MeterMap: Hashable, Sendable {
         let tick = s.tick + (beatIndex * beatLength + s.beatUnit - 1) / s.beatUnit + position.tick
         return max(0, tick)
     }
+
+    /// A musical grid to line things up on. Any thread.
+    public enum Grid: String, Hashable, Sendable, CaseIterable {
+        /// Every beat of the meter (the denominator's note value).
+        case beat
+        /// Every bar line.
+        case bar
+    }
+
+    /// The first tick at or after `tick` that falls on `grid`. Any thread.
+    public func nextTick(on grid: Grid, atOrAfter tick: Int) -> Int {
+        let p = position(atTick: tick)
+        switch grid {
+        case .beat:
+            return p.tick == 0 ? max(0, tick) : self.tick(at: BarBeatTick(bar: p.bar, beat: p.beat + 1))
+        case .bar:
+            return p.tick == 0 && p.beat == 1 ? max(0, tick) : self.tick(at: BarBeatTick(bar: p.bar + 1, beat: 1))
+        }
+    }
 }

@@ -91,6 +91,20 @@ struct TimeConversionTests {
         #expect(BarBeatTick("2:4:120")?.description == "2:4:120")
     }
 
+    @Test("the next beat or bar line at or after any tick, across meter changes")
+    func nextGridLine() {
+        let meter = MeterMap(ticksPerQuarter: 480, timeSignatures: [
+            (0, TimeSignature(4, 4)), (3840, TimeSignature(3, 4)), (5280, TimeSignature(7, 8)),
+        ])
+        let bars = [0, 1920, 3840, 5280, 5280 + 1680, 5280 + 2 * 1680]
+        var beats = Array(stride(from: 0, to: 3840, by: 480)) + Array(stride(from: 3840, to: 5280, by: 480))
+        beats += Array(stride(from: 5280, through: 5280 + 2 * 1680, by: 240))
+        for tick in 0...(5280 + 1680) {
+            #expect(meter.nextTick(on: .bar, atOrAfter: tick) == bars.first { $0 >= tick })
+            #expect(meter.nextTick(on: .beat, atOrAfter: tick) == beats.first { $0 >= tick })
+        }
+    }
+
     @Test("SMPTE timecode at 24, 25, 30 and 29.97 drop-frame")
     func smpteTimecode() {
         #expect(SMPTETime(seconds: 3661.5, rate: .fps25).description == "01:01:01:12.50")
