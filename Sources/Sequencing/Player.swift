@@ -16,7 +16,9 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     // only through `commands` (a lock-free queue) and reads the two atomics.
 
     private enum Command {
-        case start, pause, stop
+        case start(at: SampleTime?), pause, stop
+        case stopAt(SampleTime)
+        case reportBeats(Bool)
         case seek(tick: Int)
         case rate(percent: Int)
         case loop(startTick: Int, endTick: Int, count: Int)
@@ -39,12 +41,15 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         case loopWrapped(sampleTime: SampleTime)
         /// The song ended at `sampleTime`. Any thread.
         case ended(sampleTime: SampleTime)
+        /// A beat of the meter sounds at `sampleTime` (with `reportBeats(true)`); beat 1 is
+        /// the bar line. Any thread.
+        case beat(bar: Int, beat: Int, tick: Int, sampleTime: SampleTime)
     }
 
     /// A notification as the render thread records it: no strings, no arrays.
     private struct Notification {
-        var kind: UInt8          // 0 score event (marker, cue, user), 1 loop wrap, 2 end
-        var index: Int
+        var kind: UInt8          // 0 score event (marker, cue, user), 1 loop wrap, 2 end, 3 beat
+        var index: Int           // kind 0: the score event; kind 3: the beat's tick
         var time: SampleTime
     }
 
@@ -57,9 +62,13 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     private let notifications = SPSCQueue<Notification>(capacity: 4096)
     private let finishedFlag = Atomic<Bool>(false)
     private let positionTick = Atomic<Int>(0)
+    private let timeline = TimelineSnapshot()
 
     // Render-thread state.
     private var playing = false
+    private var stopTime: SampleTime?             // a stop waiting for its frame
+    private var reportingBeats = false
+    private var nextBeat: (tick: Int, frame: Int64) = (Int.max, .max)
     private var anchorTime: SampleTime = 0        // output time at which the score stood at anchorFrame
     private var anchorFrame: Int64 = 0
     private var cursor = 0
@@ -100,11 +109,19 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     // MARK: Control thread
 
     /// Starts or resumes from the current position. Control thread.
-    public func start() { send(.start) }
+    public func start() { send(.start(at: nil)) }
+    /// Starts or resumes from the current position at sample time `time` exactly (at the next
+    /// render cycle if that has passed). Control thread.
+    public func start(at time: SampleTime) { send(.start(at: time)) }
     /// Pauses: sounding notes are released; `start` resumes where it stopped. Control thread.
     public func pause() { send(.pause) }
     /// Stops and returns to the start; sounding notes are released. Control thread.
     public func stop() { send(.stop) }
+    /// Stops at sample time `time` exactly: what is due before it plays, sounding notes are
+    /// released on it, and the player returns to the start. Control thread.
+    public func stop(at time: SampleTime) { send(.stopAt(time)) }
+    /// Reports every beat as an `Event.beat` (off by default: a song has many). Control thread.
+    public func reportBeats(_ enabled: Bool) { send(.reportBeats(enabled)) }
     /// Moves to `tick`: controllers, programs and pitch bend are chased so the music sounds as
     /// if played from the start; a note that begins exactly at `tick` sounds. Control thread.
     public func seek(toTick tick: Int) { send(.seek(tick: max(0, tick))) }
@@ -144,6 +161,31 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     /// The tick the player has scheduled up to. Any thread.
     public var currentTick: Int { positionTick.load(ordering: .relaxed) }
 
+    /// The sample time at or after `earliest` when the playing song next reaches a line of
+    /// `grid` (a beat or a bar line of its meter), with the line's tick; a loop's wrap and the
+    /// song's end count as lines. `nil` when the player is not playing or the song has no
+    /// meter (SMPTE time). Reads what the render thread published after its last cycle, so
+    /// `earliest` should be past the cycle being rendered. Any thread.
+    public func nextTime(on grid: MeterMap.Grid, atOrAfter earliest: SampleTime) -> (time: SampleTime, tick: Int)? {
+        guard let meter = score.meterMap else { return nil }
+        let t = timeline.read()
+        guard t.playing else { return nil }
+        let map = score.tempoMap, rate = score.sampleRate
+        func output(_ frame: Int64) -> SampleTime { t.anchorTime + (frame - t.anchorFrame) * 100 / t.ratePercent }
+        let frame = max(t.anchorFrame, t.anchorFrame + (earliest - t.anchorTime) * t.ratePercent / 100)
+        var tick = map.tick(atSampleFrame: frame, sampleRate: rate)
+        while true {
+            let line = meter.nextTick(on: grid, atOrAfter: tick)
+            let lineFrame = map.sampleFrame(atTick: line, sampleRate: rate)
+            if t.loopEndFrame >= 0 && lineFrame >= t.loopEndFrame {
+                return (max(output(t.loopEndFrame), earliest), Int(t.loopStartTick))
+            }
+            if lineFrame >= t.endFrame { return (max(output(t.endFrame), earliest), score.endTick) }
+            if output(lineFrame) >= earliest { return (output(lineFrame), line) }
+            tick = line + 1
+        }
+    }
+
     private func send(_ command: Command) {
         while !commands.push(command) { sched_yield() }
     }
@@ -157,6 +199,10 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             switch n.kind {
             case 1: events.append(.loopWrapped(sampleTime: n.time))
             case 2: events.append(.ended(sampleTime: n.time))
+            case 3:
+                guard let meter = score.meterMap else { break }
+                let p = meter.position(atTick: n.index)
+                events.append(.beat(bar: p.bar, beat: p.beat, tick: n.index, sampleTime: n.time))
             default:
                 let e = score.events[n.index]
                 switch e.message {
@@ -185,11 +231,21 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     /// Schedules the events due before the end of this cycle plus the lookahead. Render thread only.
     public func willRender(from time: SampleTime, frames: Int) {
         while let command = commands.pop() { apply(command, at: time) }
+        defer { publishTimeline() }
         guard playing else { return }
-        let horizon = time + SampleTime(frames) + lookahead
+        let reach = time + SampleTime(frames) + lookahead
+        let horizon = min(reach, stopTime ?? .max)
         let events = score.events
         while true {
             let nextFrame = cursor < events.count ? events[cursor].frame : Int64.max
+            if reportingBeats && nextBeat.frame <= nextFrame && nextBeat.frame < (loopStart == nil ? .max : loopEndFrame)
+                && nextBeat.frame <= endFrame {
+                let due = outputTime(ofFrame: nextBeat.frame)
+                guard due < horizon else { break }
+                notifications.push(Notification(kind: 3, index: nextBeat.tick, time: max(due, time)))
+                advanceBeat(after: nextBeat.tick)
+                continue
+            }
             if let start = loopStart, loopEndFrame <= nextFrame {
                 let wrap = outputTime(ofFrame: loopEndFrame)
                 guard wrap < horizon else { break }
@@ -198,6 +254,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
                 anchorTime = wrap
                 anchorFrame = start.frame
                 cursor = start.index
+                findNextBeat()
                 if loopWrapsLeft == 1 { loopStart = nil } else if loopWrapsLeft > 1 { loopWrapsLeft -= 1 }
                 chaseState(toIndex: start.index, at: wrap)
                 continue
@@ -210,6 +267,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
                     releaseAll(at: max(end, time))
                     notifications.push(Notification(kind: 2, index: 0, time: max(end, time)))
                     playing = false
+                    stopTime = nil
                     finishedFlag.store(true, ordering: .releasing)
                 }
                 break
@@ -219,37 +277,80 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             emit(events[cursor], index: cursor, at: max(due, time))
             cursor += 1
         }
+        if playing, let stop = stopTime, stop < reach {
+            interrupt(at: max(stop, time))
+            resetToStart()
+        }
         positionTick.store(cursor < events.count ? events[cursor].tick : score.endTick, ordering: .relaxed)
+    }
+
+    /// Publishes the mapping from score to output time for `nextTime(on:atOrAfter:)`.
+    private func publishTimeline() {
+        timeline.publish(Timeline(anchorTime: anchorTime, anchorFrame: anchorFrame, ratePercent: Int64(ratePercent),
+                                  playing: playing, loopEndFrame: loopStart == nil ? -1 : loopEndFrame,
+                                  loopStartTick: Int64(loopStart?.tick ?? 0), endFrame: endFrame))
+    }
+
+    /// Back at the start, not playing, nothing pending.
+    private func resetToStart() {
+        playing = false
+        stopTime = nil
+        anchorFrame = 0
+        cursor = 0
+        finishedFlag.store(false, ordering: .relaxed)
+    }
+
+    /// The first beat at or after the anchor.
+    private func findNextBeat() {
+        guard reportingBeats else { return }
+        let tick = score.tempoMap.tick(atSampleFrame: anchorFrame, sampleRate: score.sampleRate)
+        advanceBeat(after: tick - 1)
+        if nextBeat.frame < anchorFrame { advanceBeat(after: nextBeat.tick) }
+    }
+
+    /// The beat after `tick`.
+    private func advanceBeat(after tick: Int) {
+        guard let meter = score.meterMap else {
+            nextBeat = (.max, .max)
+            return
+        }
+        let next = meter.nextTick(on: .beat, atOrAfter: tick + 1)
+        nextBeat = (next, score.tempoMap.sampleFrame(atTick: next, sampleRate: score.sampleRate))
     }
 
     private func apply(_ command: Command, at time: SampleTime) {
         switch command {
-        case .start:
+        case .start(let at):
             guard !playing else { return }
             if finishedFlag.load(ordering: .relaxed) {
                 finishedFlag.store(false, ordering: .relaxed)
                 anchorFrame = 0
                 cursor = 0
             }
-            anchorTime = time
+            anchorTime = max(at ?? time, time)
             playing = true
-            chaseState(toIndex: cursor, at: time)
+            stopTime = nil
+            findNextBeat()
+            chaseState(toIndex: cursor, at: anchorTime)
         case .pause:
             guard playing else { return }
             interrupt(at: time)
             playing = false
         case .stop:
             if playing { interrupt(at: time) }
-            playing = false
-            anchorFrame = 0
-            cursor = 0
-            finishedFlag.store(false, ordering: .relaxed)
+            resetToStart()
+        case .stopAt(let at):
+            if playing { stopTime = at } else { resetToStart() }
+        case .reportBeats(let enabled):
+            reportingBeats = enabled
+            if enabled { findNextBeat() }
         case .seek(let tick):
             if playing { interrupt(at: time) }
             cursor = score.firstIndex(atOrAfterTick: tick)
             anchorFrame = score.tempoMap.sampleFrame(atTick: min(tick, score.endTick), sampleRate: score.sampleRate)
             anchorTime = time
             finishedFlag.store(false, ordering: .relaxed)
+            findNextBeat()
             if playing { chaseState(toIndex: cursor, at: time) }
         case .rate(let percent):
             let frame = scoreFrame(at: time)
@@ -421,6 +522,59 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     /// Bank select and the (N)RPN selection and data-entry controllers, which chase in their own order.
     @inline(__always) private static func isBankOrParameterController(_ n: Int) -> Bool {
         n == 32 || n == 6 || n == 38 || (98...101).contains(n)
+    }
+}
+
+/// Where the player stood after a render cycle, as `nextTime` needs it.
+struct Timeline {
+    var anchorTime: SampleTime
+    var anchorFrame: Int64
+    var ratePercent: Int64
+    var playing: Bool
+    var loopEndFrame: Int64        // -1: no loop
+    var loopStartTick: Int64
+    var endFrame: Int64
+}
+
+/// A `Timeline` the render thread publishes and any thread reads whole, through a sequence
+/// lock: the writer never waits, a reader tries again if a write overlapped its read.
+final class TimelineSnapshot: Sendable {
+    private let version = Atomic<UInt64>(0)
+    private let anchorTime = Atomic<Int64>(0)
+    private let anchorFrame = Atomic<Int64>(0)
+    private let ratePercent = Atomic<Int64>(100)
+    private let playing = Atomic<Bool>(false)
+    private let loopEndFrame = Atomic<Int64>(-1)
+    private let loopStartTick = Atomic<Int64>(0)
+    private let endFrame = Atomic<Int64>(0)
+
+    /// Render thread only.
+    func publish(_ t: Timeline) {
+        let v = version.load(ordering: .relaxed)
+        version.store(v &+ 1, ordering: .relaxed)
+        atomicMemoryFence(ordering: .releasing)
+        anchorTime.store(t.anchorTime, ordering: .relaxed)
+        anchorFrame.store(t.anchorFrame, ordering: .relaxed)
+        ratePercent.store(t.ratePercent, ordering: .relaxed)
+        playing.store(t.playing, ordering: .relaxed)
+        loopEndFrame.store(t.loopEndFrame, ordering: .relaxed)
+        loopStartTick.store(t.loopStartTick, ordering: .relaxed)
+        endFrame.store(t.endFrame, ordering: .relaxed)
+        version.store(v &+ 2, ordering: .releasing)
+    }
+
+    /// Any thread.
+    func read() -> Timeline {
+        while true {
+            let before = version.load(ordering: .acquiring)
+            let t = Timeline(anchorTime: anchorTime.load(ordering: .relaxed), anchorFrame: anchorFrame.load(ordering: .relaxed),
+                             ratePercent: ratePercent.load(ordering: .relaxed), playing: playing.load(ordering: .relaxed),
+                             loopEndFrame: loopEndFrame.load(ordering: .relaxed), loopStartTick: loopStartTick.load(ordering: .relaxed),
+                             endFrame: endFrame.load(ordering: .relaxed))
+            atomicMemoryFence(ordering: .acquiring)
+            if before & 1 == 0 && version.load(ordering: .relaxed) == before { return t }
+            sched_yield()
+        }
     }
 }
 
