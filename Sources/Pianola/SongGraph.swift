@@ -105,12 +105,10 @@ public final class SongGraph {
         let sampler = SamplerNode(synthesizer: synthesizer)
         mixer = MixerNode()
         graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: settings.sampleRate), maxFrames: maxFrames)
-        mixer.connect(sampler)
         let routes = routing.destinations(trackCount: sequence.tracks.count, synth: sampler, external: external)
         player = Player(sequence: sequence, sampleRate: settings.sampleRate, destinations: routes.destinations, trackDestinations: routes.trackDestinations)
         live = LiveMIDI(to: sampler)
         graph.add(live)
-        graph.add(player)
         var musicFrames = settings.musicFrames(of: sequence)
         var players: [FilePlayerNode] = []
         let map = sequence.tempoMap
@@ -120,11 +118,11 @@ public final class SongGraph {
             var playing = FilePlayerNode.Playing()
             playing.startTime = at
             let node = try FilePlayerNode(path: file.path, sampleRate: settings.sampleRate, playing: playing)
-            mixer.connect(node)
             players.append(node)
             musicFrames = max(musicFrames, node.endTime ?? 0)
         }
         filePlayers = players
+        mixer.connect(SongNode(player: player, sources: [sampler] + players))
         self.musicFrames = musicFrames
         settings.configure(player, for: sequence)
         player.start()

@@ -1,0 +1,36 @@
+import Engine
+import Sequencing
+
+/// One song as a node of the graph: its player, and the sources it plays through (samplers,
+/// audio files) summed on the song's own bus. The player schedules each cycle just before the
+/// bus renders, so a song joins or leaves a running graph like any other node. Render thread
+/// once connected.
+public final class SongNode: AudioNode, @unchecked Sendable {
+    // @unchecked Sendable: `render` is the render thread's; the rest is set before connecting.
+
+    /// The song's conductor; its control methods are for the control thread. Any thread.
+    public let player: Player
+    /// The song's bus: input `i` is `sources[i]`, for per-source volume, pan, mute and fades.
+    /// Control thread.
+    public let bus = MixerNode()
+    /// What the song plays through, in bus input order. Render thread once connected.
+    public let sources: [any AudioNode]
+
+    /// `player` driving `sources`. Control thread.
+    public init(player: Player, sources: [any AudioNode]) {
+        self.player = player
+        self.sources = sources
+    }
+
+    /// Prepares the bus and connects the sources to it in order. Control thread.
+    public func prepare(format: AudioFormat, maxFrames: Int) {
+        bus.prepare(format: format, maxFrames: maxFrames)
+        for source in sources { bus.connect(source) }
+    }
+
+    /// Schedules the cycle's events, then renders the bus. Render thread only.
+    public func render(_ output: StereoSlice, at time: SampleTime) {
+        player.willRender(from: time, frames: output.frames)
+        bus.render(output, at: time)
+    }
+}
