@@ -25,7 +25,7 @@ let package = Package(
         // The sequence model: Sequence, Track, load options, editing.
         .target(name: "Sequencing", dependencies: ["MIDI", "Engine"]),
         // The public library product: a façade over the modules above.
-        .target(name: "Pianola", dependencies: ["MIDI", "Sequencing", "Engine", "FluidSynth", "AudioFile", "Streaming"]),
+        .target(name: "Pianola", dependencies: ["MIDI", "Sequencing", "Engine", "FluidSynth", "AudioFile", "Streaming", "ALSA"]),
         // libsndfile, wrapped: the only module that imports CSndFile.
         .target(name: "AudioFile", dependencies: ["CSndFile"]),
         // libsoxr, wrapped: the only module that imports CSoxr.
@@ -62,7 +62,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "TestSupport"]),
         .testTarget(name: "SequencingTests", dependencies: ["Sequencing", "MIDI", "SongBook"]),
-        .testTarget(name: "PianolaTests", dependencies: ["Pianola", "Engine", "MIDI"]),
+        .testTarget(name: "PianolaTests", dependencies: ["Pianola", "Engine", "MIDI", "AllocationCounter", "TestSupport"]),
         .testTarget(name: "PianolaCLITests", dependencies: ["MIDI", "Pianola", "pianola"]),
         // Test support: counts the heap allocations a thread makes (the render-thread rule).
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),

@@ -39,6 +39,10 @@ struct GainTimeline {
     /// Room for `capacity` changes waiting at once.
     init(capacity: Int = 32) {
         pending = Array(repeating: Change(time: 0, gain: .unity, ramp: 0), count: capacity)
+        // Run the write path once here: its first use makes the runtime build type metadata
+        // (an allocation under a lock), which must not happen on the render thread.
+        schedule(pending[0])
+        pendingCount = 0
     }
 
     /// Back to `gain` at once with nothing waiting (a new input). Allocates nothing.

@@ -53,7 +53,7 @@ public final class MixerNode: AudioNode, @unchecked Sendable {
 
     /// A mixer with room for `capacity` inputs. Control thread.
     public init(capacity: Int = 64) {
-        inputs = Array(repeating: (nil, GainTimeline()), count: capacity)
+        inputs = (0..<capacity).map { _ in (nil, GainTimeline()) }   // each its own list: a shared one would be copied on the render thread at its first change
         settings = Array(repeating: nil, count: capacity)
         changes = SPSCQueue(capacity: 256)
         released = SPSCQueue(capacity: capacity + 256)

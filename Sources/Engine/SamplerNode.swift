@@ -152,6 +152,22 @@ public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable 
         if let replacement = incoming.pop() { swapIn(replacement) }
         let block = SamplerNode.block
         var produced = 0
+        // The synth has computed up to `time` plus what waits in the spill. A node that joins a
+        // running graph (or missed cycles) takes up the graph's time, on the same 64-frame
+        // grid the events are rounded to: the block that holds `time` goes to the spill.
+        if computed != time + SampleTime(spillEnd - spillStart), let spill {
+            let b = SampleTime(block)
+            computed = time - ((time % b) + b) % b
+            spillStart = spillEnd
+            if computed < time {
+                applyDueEvents()
+                synthesizer.render(left: spill.left, right: spill.right, frames: block)
+                mixFading(into: spill.slice(frames: block))
+                spillStart = Int(time - computed)
+                spillEnd = block
+                computed += b
+            }
+        }
         if spillStart < spillEnd, let spill {
             let count = min(spillEnd - spillStart, output.frames)
             output.left.update(from: spill.left + spillStart, count: count)

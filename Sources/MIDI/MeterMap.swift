@@ -95,7 +95,7 @@ public struct MeterMap: Hashable, Sendable {
     /// The position of `tick`. Any thread.
     public func position(atTick tick: Int) -> BarBeatTick {
         let tick = max(0, tick)
-        let s = segments.last { $0.tick <= tick }!
+        let s = lastSegment { $0.tick <= tick }
         // Work in ticks × beatUnit so that beats of any note value stay integral.
         let scaled = (tick - s.tick) * s.beatUnit
         let beatLength = 4 * ticksPerQuarter
@@ -109,11 +109,20 @@ public struct MeterMap: Hashable, Sendable {
     /// The tick of a position; beats beyond the bar's count carry into the following bars.
     /// Any thread.
     public func tick(at position: BarBeatTick) -> Int {
-        let s = segments.last { $0.bar <= position.bar }!
+        let s = lastSegment { $0.bar <= position.bar }
         let beatIndex = (position.bar - s.bar) * s.beatsPerBar + (position.beat - 1)
         let beatLength = 4 * ticksPerQuarter
         let tick = s.tick + (beatIndex * beatLength + s.beatUnit - 1) / s.beatUnit + position.tick
         return max(0, tick)
+    }
+
+    /// The last segment that `starts` holds for (the first always does), by plain indexing:
+    /// the generic `last(where:)` allocates in unoptimized builds, and the player calls this
+    /// on the render thread.
+    @inline(__always) private func lastSegment(_ starts: (Segment) -> Bool) -> Segment {
+        var index = segments.count - 1
+        while index > 0 && !starts(segments[index]) { index -= 1 }
+        return segments[index]
     }
 
     /// A musical grid to line things up on. Any thread.

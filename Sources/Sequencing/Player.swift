@@ -239,7 +239,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         while true {
             let nextFrame = cursor < events.count ? events[cursor].frame : Int64.max
             if reportingBeats && nextBeat.frame <= nextFrame && nextBeat.frame < (loopStart == nil ? .max : loopEndFrame)
-                && nextBeat.frame <= endFrame {
+                && nextBeat.frame < endFrame {
                 let due = outputTime(ofFrame: nextBeat.frame)
                 guard due < horizon else { break }
                 notifications.push(Notification(kind: 3, index: nextBeat.tick, time: max(due, time)))

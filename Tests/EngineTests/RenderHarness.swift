@@ -57,18 +57,6 @@ struct RenderHarness {
         return out + render(frames: tail, slice: slice)
     }
 
-    /// Indices where sound starts after at least `gap` frames of digital silence.
-    static func onsets(_ samples: [Float], gap: Int = 200) -> [Int] {
-        var result: [Int] = []
-        var silent = gap
-        for (i, s) in samples.enumerated() {
-            if s == 0 { silent += 1; continue }
-            if silent >= gap { result.append(i) }
-            silent = 0
-        }
-        return result
-    }
-
     /// Frequency from the spacing of upward zero crossings over `samples`.
     static func frequency(_ samples: ArraySlice<Float>) -> Double {
         var crossings: [Double] = []

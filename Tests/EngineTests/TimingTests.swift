@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 @testable import Engine
 import MIDI
@@ -24,7 +25,7 @@ struct TimingTests {
         }
         // A voice's first frame is its envelope's zero: the first note, due at frame 0, shows
         // where the detector sees a voice that starts exactly on a frame.
-        let detected = RenderHarness.onsets(audio)
+        let detected = noteOnsets(audio)
         try #require(detected.count == expected.count, "found \(detected.count) onsets, expected \(expected.count)")
         #expect(expected[0] == 0 && detected[0] == 1)
         let measured = detected.map { $0 - detected[0] }

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 @testable import Engine
 import MIDI
@@ -36,7 +37,7 @@ struct TransportTests {
         let harness = try RenderHarness(sequence)
         harness.player.seek(toTick: 1920)
         let audio = harness.render(frames: 9_600)
-        let onset = RenderHarness.onsets(audio).first
+        let onset = noteOnsets(audio).first
         #expect(onset == 1)
     }
 
@@ -150,7 +151,7 @@ struct SeekAndGraphTests {
             if seek == "bar" { harness.player.seek(to: BarBeatTick(bar: 3, beat: 1)) } else { harness.player.seek(toBeats: 3) }
             let audio = harness.render(frames: 24_000 * 2)
             // The note at the seek point sounds at once; the next comes one beat later.
-            #expect(RenderHarness.onsets(audio).prefix(2) == [1, 24_001], "seek by \(seek) to tick \(expectedTick)")
+            #expect(noteOnsets(audio).prefix(2) == [1, 24_001], "seek by \(seek) to tick \(expectedTick)")
         }
     }
 

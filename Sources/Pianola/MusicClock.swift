@@ -1,0 +1,54 @@
+import Engine
+import Synchronization
+
+/// Wraps the music's part of the graph with a clock of its own that stands still while paused,
+/// so a pause freezes songs, held notes and streamed files exactly where they are and resume
+/// goes on from the same frame. The pause fades out over `fadeFrames` before the clock stops,
+/// and resume fades back in, so neither clicks. Render thread once connected.
+final class MusicClock: AudioNode, @unchecked Sendable {
+    // @unchecked Sendable: `time`, `gain` and `scratch` are the render thread's; the control
+    // thread only sets `wantsPause`.
+    let inner: any AudioNode
+    let fadeFrames: Int
+    private let wantsPause = Atomic<Bool>(false)
+    private let published = Atomic<Int64>(0)
+    private let largestPull = Atomic<Int>(0)
+    private var time: SampleTime = 0
+    private var gain: Float = 1
+
+    init(_ inner: any AudioNode, fadeFrames: Int) {
+        self.inner = inner
+        self.fadeFrames = max(1, fadeFrames)
+    }
+
+    /// Pauses (true) or resumes (false). Any thread.
+    func setPaused(_ paused: Bool) { wantsPause.store(paused, ordering: .relaxed) }
+
+    /// The first music time a change made now can still reach: the next cycle may already be
+    /// under way, so one pull beyond the clock after the last cycle. Any thread.
+    var earliestUnrenderedTime: SampleTime {
+        published.load(ordering: .acquiring) + SampleTime(largestPull.load(ordering: .relaxed))
+    }
+
+    func prepare(format: AudioFormat, maxFrames: Int) { inner.prepare(format: format, maxFrames: maxFrames) }
+
+    /// Renders the music at its own time, fading in or out, or silence while paused. Render thread only.
+    func render(_ output: StereoSlice, at _: SampleTime) {
+        if output.frames > largestPull.load(ordering: .relaxed) { largestPull.store(output.frames, ordering: .relaxed) }
+        let paused = wantsPause.load(ordering: .relaxed)
+        if paused && gain == 0 {
+            output.clear()
+            return
+        }
+        inner.render(output, at: time)
+        time += SampleTime(output.frames)
+        published.store(time, ordering: .releasing)
+        let step = 1 / Float(fadeFrames)
+        if !paused && gain == 1 { return }
+        for i in 0..<output.frames {
+            gain = paused ? max(0, gain - step) : min(1, gain + step)
+            output.left[i] *= gain
+            output.right[i] *= gain
+        }
+    }
+}
