@@ -48,6 +48,8 @@ let package = Package(
             "MIDI", "Sequencing", "Pianola", "AudioFile", "ALSA",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // The game-like example of the README: `swift run game-demo`.
+        .executableTarget(name: "game-demo", dependencies: ["Pianola"], path: "Examples/GameDemo"),
         // Regenerates songs/*.mid from SongBook: `swift run make-songs`.
         .executableTarget(name: "make-songs", dependencies: ["SongBook"], path: "Sources/MakeSongs"),
         // Regenerates soundfonts/*.sf2 from SoundFontBook: `swift run make-soundfonts`.

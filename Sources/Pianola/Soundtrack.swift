@@ -5,7 +5,6 @@ import FluidSynth
 import MIDI
 import Sequencing
 import Streaming
-import Synchronization
 
 /// A game's music, from any of its threads: songs loaded off the caller's thread, played,
 /// stopped with a fade, paused, crossfaded or switched on the next beat or bar line, looped on
@@ -66,14 +65,14 @@ public final class Soundtrack: Sendable {
         public let sequence: Sequence
         /// Where it loops, if it marks a loop. Any thread.
         public let loop: GameLoop?
-        fileprivate let synthesizers: Mutex<[[Synthesizer]]>   // sets of (main + one per layer) ready to play
+        fileprivate let synthesizers: ControlLock<[[Synthesizer]]>   // sets of (main + one per layer) ready to play
         fileprivate let layerTracks: [[Int]]                    // per track layer: its tracks
 
         fileprivate init(description: SongDescription, sequence: Sequence, synthesizers: [Synthesizer], layerTracks: [[Int]]) {
             self.description = description
             self.sequence = sequence
             loop = GameLoop.find(in: sequence, conventions: description.loopConventions)
-            self.synthesizers = Mutex([synthesizers])
+            self.synthesizers = ControlLock([synthesizers])
             self.layerTracks = layerTracks
         }
     }
@@ -118,7 +117,7 @@ public final class Soundtrack: Sendable {
         }
     }
 
-    private struct State: ~Copyable {
+    private struct State {
         var current: Deck?
         var fading: [Deck] = []
         var output: PCMOutput?
@@ -138,7 +137,7 @@ public final class Soundtrack: Sendable {
     private let clock: MusicClock
     private let master = MixerNode()
     private let effects: SoundEffectsNode
-    private let state = Mutex(State())
+    private let state = ControlLock(State())
 
     /// A soundtrack with nothing playing. Any thread.
     public init(configuration: Configuration = Configuration()) {
@@ -367,7 +366,7 @@ public final class Soundtrack: Sendable {
     private func frames(_ seconds: Double) -> Int { max(0, Int((seconds * Double(configuration.sampleRate)).rounded())) }
 
     /// The music time of `moment`.
-    private func startTime(for moment: Moment, state: borrowing State) -> SampleTime {
+    private func startTime(for moment: Moment, state: State) -> SampleTime {
         let earliest = clock.earliestUnrenderedTime
         let grid: MeterMap.Grid
         switch moment {

@@ -46,3 +46,23 @@ func readmeExamples() throws {
     #expect(FileManager.default.fileExists(atPath: "ode.wav"))
     #expect(tempo.seconds(atTick: 1920) > 0 && bytes.count > 100)
 }
+
+/// The README's game API example, copied as written. Keep the two in step.
+@Test("the README's game API example runs")
+func readmeGameExample() async throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    FileManager.default.changeCurrentDirectoryPath(root.path)
+
+    let soundtrack = Soundtrack()                                    // 48 kHz, master limiter on
+    var town = Soundtrack.SongDescription(midiPath: "songs/ode-to-joy.mid", soundFontPath: "soundfonts/pianola-gm.sf2")
+    town.trackLayers = ["Melody"]                                    // a track faded on its own, by name
+    let song = try await soundtrack.load(town)                       // read and font loaded off this thread
+    try soundtrack.play(song)                                        // loops where the song marks a loop
+    try soundtrack.setLayer("Melody", volume: 0.3, seconds: 2)       // a 2 s fade, sample-exact
+    try soundtrack.play(song, at: .nextBar, fadeOut: 0.5)            // restart it on the next bar line
+    let buffer = AudioBuffer(capacity: 512)
+    soundtrack.render(into: buffer.slice(frames: 512))               // the game's audio callback (or startOutput())
+    for event in soundtrack.pollEvents() { print(event) }            // beats, bars, markers, loops, song end
+
+    #expect(soundtrack.meters.peak.isFinite)
+}

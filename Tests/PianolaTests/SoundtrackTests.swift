@@ -232,7 +232,7 @@ struct SoundtrackTests {
         let soundtrack = Soundtrack(configuration: dryConfiguration())
         let song = try await soundtrack.load(.init(midiPath: fixture.write(SoundtrackFixture.waltz(bars: 2), as: "w.mid"), soundFontPath: SoundtrackFixture.testFont))
         let queue = DispatchQueue(label: "game")
-        let seen = Mutex<[Soundtrack.Event]>([])
+        let seen = Locked<[Soundtrack.Event]>([])
         soundtrack.deliverEvents(on: queue) { event in
             dispatchPrecondition(condition: .onQueue(queue))
             seen.withLock { $0.append(event) }

@@ -1,0 +1,162 @@
+// A small game-like program on Pianola's game API (`Soundtrack`): a tune that loops on its
+// loopStart/loopEnd markers, a strings layer that fades in and out on a key, a stinger that
+// lands on the next bar line, and a switch to a second tune on the next bar.
+//
+//   swift run game-demo                  keys on a terminal: l layer, s stinger, n next tune, q quit
+//   swift run game-demo --render out.wav the scripted version, rendered through the pull API
+//
+// Both need the project's SoundFont only (soundfonts/pianola-gm.sf2).
+import Foundation
+import Pianola
+
+/// A tune in 4/4 at `bpm`: a melody, a bass and a strings track (the layer), looping bars 2–5.
+func tune(root: UInt8, bpm: Int) -> Sequence {
+    var tempo = Track(events: [MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: UInt32(60_000_000 / bpm)))),
+                               MIDIEvent(tick: 1920, .meta(.text(.marker, string: "loopStart"))),
+                               MIDIEvent(tick: 5 * 1920, .meta(.text(.marker, string: "loopEnd")))])
+    tempo.length = 5 * 1920
+    var melody = Track(name: "Melody", events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: 0))])
+    var bass = Track(name: "Bass", events: [MIDIEvent(tick: 0, .programChange(channel: 1, program: 33))])
+    var strings = Track(name: "Strings", events: [MIDIEvent(tick: 0, .programChange(channel: 2, program: 48))])
+    let steps: [UInt8] = [0, 4, 7, 12, 7, 4, 2, 5]
+    for bar in 0..<5 {
+        let chord: UInt8 = [0, 5, 7, 0, 9][bar]
+        for (i, step) in steps.enumerated() {
+            let tick = bar * 1920 + i * 240
+            melody.insert(MIDIEvent(tick: tick, .noteOn(channel: 0, note: root + chord + step, velocity: 90)))
+            melody.insert(MIDIEvent(tick: tick + 200, .noteOff(channel: 0, note: root + chord + step, velocity: 0)))
+        }
+        bass.insert(MIDIEvent(tick: bar * 1920, .noteOn(channel: 1, note: root - 24 + chord, velocity: 100)))
+        bass.insert(MIDIEvent(tick: bar * 1920 + 1800, .noteOff(channel: 1, note: root - 24 + chord, velocity: 0)))
+        for offset: UInt8 in [0, 4, 7] {
+            strings.insert(MIDIEvent(tick: bar * 1920, .noteOn(channel: 2, note: root - 12 + chord + offset, velocity: 70)))
+            strings.insert(MIDIEvent(tick: bar * 1920 + 1900, .noteOff(channel: 2, note: root - 12 + chord + offset, velocity: 0)))
+        }
+    }
+    return Sequence(division: .ticksPerQuarter(480), tempoTrack: tempo, tracks: [melody, bass, strings])
+}
+
+/// A bright rising chirp of 0.3 s, the stinger.
+func stinger(sampleRate: Int) -> SoundBuffer {
+    let samples = (0..<sampleRate * 3 / 10).map { i -> Float in
+        let t = Double(i) / Double(sampleRate)
+        return Float(0.3 * sin(2 * .pi * (660 + 900 * t) * t) * exp(-6 * t))
+    }
+    return SoundBuffer(left: samples, right: samples)
+}
+
+@main
+struct GameDemo {
+    static func main() async {
+        do { try await run() } catch {
+            FileHandle.standardError.write(Data("game-demo: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    static func run() async throws {
+        let arguments = CommandLine.arguments.dropFirst()
+        let renderPath = arguments.first == "--render" ? arguments.dropFirst().first : nil
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let font = root.appendingPathComponent("soundfonts/pianola-gm.sf2").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pianola-game-demo")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var descriptions: [Soundtrack.SongDescription] = []
+        for (name, sequence) in [("town", tune(root: 72, bpm: 112)), ("battle", tune(root: 69, bpm: 150))] {
+            let path = folder.appendingPathComponent("\(name).mid").path
+            try Data(sequence.midiFile().serialized()).write(to: URL(fileURLWithPath: path))
+            var description = Soundtrack.SongDescription(midiPath: path, soundFontPath: font)
+            description.trackLayers = ["Strings"]
+            descriptions.append(description)
+        }
+
+        let soundtrack = Soundtrack()
+        let (townSong, battleSong) = (descriptions[0], descriptions[1])
+        async let town = soundtrack.load(townSong)      // both load at once, off this thread
+        async let battle = soundtrack.load(battleSong)
+        let songs = try await [town, battle]
+        let sting = stinger(sampleRate: soundtrack.configuration.sampleRate)
+        try soundtrack.play(songs[0])
+        try soundtrack.setLayer("Strings", volume: 0)
+
+        if let renderPath {
+            try renderScript(soundtrack, songs: songs, sting: sting, to: renderPath)
+        } else {
+            try play(soundtrack, songs: songs, sting: sting)
+        }
+    }
+
+    /// The scripted demo, pulled in 512-frame slices as a game's audio callback would.
+    static func renderScript(_ soundtrack: Soundtrack, songs: [Soundtrack.Song], sting: SoundBuffer, to path: String) throws {
+        let rate = soundtrack.configuration.sampleRate
+        let writer = try AudioFileWriter(path: path, container: AudioFileWriter.Container(path: path) ?? .wav, encoding: .int16, sampleRate: rate, overwrite: true)
+        let buffer = AudioBuffer(capacity: 512)
+        let script: [(second: Int, String, () throws -> Void)] = [
+            (3, "strings fade in", { try soundtrack.setLayer("Strings", volume: 1, seconds: 2) }),
+            (7, "stinger on the next bar", { soundtrack.playEffect(sting, at: .nextBar) }),
+            (10, "strings fade out", { try soundtrack.setLayer("Strings", volume: 0, seconds: 1) }),
+            (13, "battle on the next bar", { try soundtrack.play(songs[1], at: .nextBar, fadeOut: 0.5) }),
+            (20, "stop with a 2 s fade", { soundtrack.stop(fadeOut: 2) }),
+        ]
+        var frames = 0, next = 0
+        while frames < 23 * rate {
+            if next < script.count && frames >= script[next].second * rate {
+                print("\(script[next].second) s: \(script[next].1)")
+                try script[next].2()
+                next += 1
+            }
+            let slice = buffer.slice(frames: 512)
+            soundtrack.render(into: slice)
+            try writer.write(left: slice.left, right: slice.right, frames: slice.frames)
+            frames += slice.frames
+            for event in soundtrack.pollEvents() { report(event) }
+        }
+        try writer.close()
+        print("wrote \(path)")
+    }
+
+    /// Live through Pianola's own ALSA output, with keys.
+    static func play(_ soundtrack: Soundtrack, songs: [Soundtrack.Song], sting: SoundBuffer) throws {
+        if let note = try soundtrack.startOutput() { print(note) }
+        print("l: strings layer in/out   s: stinger on the next bar   n: other tune on the next bar   q: quit")
+        var saved = termios()
+        let terminal = isatty(STDIN_FILENO) == 1 && tcgetattr(STDIN_FILENO, &saved) == 0
+        if terminal {
+            var raw = saved
+            raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
+            tcsetattr(STDIN_FILENO, TCSANOW, &raw)
+        }
+        defer { if terminal { tcsetattr(STDIN_FILENO, TCSANOW, &saved) } }
+        soundtrack.deliverEvents(on: .main) { report($0) }
+        var layerOn = false, current = 0
+        keys: while true {
+            var key: UInt8 = 0
+            guard read(STDIN_FILENO, &key, 1) == 1 else { break }
+            switch key {
+            case UInt8(ascii: "l"):
+                layerOn.toggle()
+                try soundtrack.setLayer("Strings", volume: layerOn ? 1 : 0, seconds: 1.5)
+            case UInt8(ascii: "s"): soundtrack.playEffect(sting, at: .nextBar)
+            case UInt8(ascii: "n"):
+                current = 1 - current
+                try soundtrack.play(songs[current], at: .nextBar, fadeOut: 0.3)
+                layerOn = false
+                try? soundtrack.setLayer("Strings", volume: 0)
+            case UInt8(ascii: "q"): break keys
+            default: continue
+            }
+        }
+        soundtrack.stop(fadeOut: 0.5)
+        usleep(600_000)
+        soundtrack.stopOutput()
+    }
+
+    static func report(_ event: Soundtrack.Event) {
+        switch event {
+        case .beat(let song, let bar, 1, _): print("  \(URL(fileURLWithPath: song).lastPathComponent) bar \(bar)")
+        case .loopWrapped(let song, _): print("  \(URL(fileURLWithPath: song).lastPathComponent) loops")
+        case .songEnded(let song, _): print("  \(URL(fileURLWithPath: song).lastPathComponent) ended")
+        default: break
+        }
+    }
+}

@@ -1,0 +1,30 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A value behind a pthread mutex, for the control threads' side of the game API. A pthread
+/// mutex rather than Synchronization's `Mutex`: on Linux that one is built on raw futexes,
+/// which ThreadSanitizer cannot see, so the stress test's TSan run would report every
+/// guarded access as a race. The render thread never takes it. Any thread.
+final class ControlLock<Value>: @unchecked Sendable {
+    // @unchecked Sendable: `value` is only touched between lock and unlock.
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` with the value, holding the lock. Any thread.
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
+    }
+}
