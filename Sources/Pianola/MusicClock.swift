@@ -38,6 +38,9 @@ final class MusicClock: AudioNode, @unchecked Sendable {
         let paused = wantsPause.load(ordering: .relaxed)
         if paused && gain == 0 {
             output.clear()
+            // A render of no frames at the standing time: the nodes take their queued changes
+            // (so calls made while paused never wait for room) without moving the clock.
+            inner.render(StereoSlice(left: output.left, right: output.right, frames: 0), at: time)
             return
         }
         inner.render(output, at: time)

@@ -14,6 +14,9 @@ import Streaming
 /// the audio thread. It renders through Pianola's own ALSA output (`startOutput`) or is
 /// pulled by the game's audio callback (`render(into:)`), real-time safe either way.
 /// Any thread (control calls are serialised by one lock the render thread never takes).
+/// Calls queue their changes for the render side, which takes them as it renders (even while
+/// paused); a game that stops pulling altogether should stop calling too, or a few hundred
+/// calls later they wait for room.
 public final class Soundtrack: Sendable {
     /// How the soundtrack renders. Any thread.
     public struct Configuration: Hashable, Sendable {
@@ -416,6 +419,10 @@ public final class Soundtrack: Sendable {
         return Deck(song: song, node: node, input: input, layers: layers)
     }
 
+    /// Songs fading out at once, at most; a game switching faster than its fades end cuts
+    /// the oldest (by then the quietest) rather than filling the mixer.
+    static let maxFading = 4
+
     /// Fades `deck` out from `time` over `fade` frames and stops its player at the end.
     private func retire(_ deck: Deck, at time: SampleTime, fade: Int, state: inout State) {
         var silent = MixerNode.InputSettings()
@@ -424,6 +431,7 @@ public final class Soundtrack: Sendable {
         deck.node.player.stop(at: time + SampleTime(fade))
         deck.retireAt = time + SampleTime(fade) + SampleTime(configuration.maxFrames)
         state.fading.append(deck)
+        while state.fading.count > Self.maxFading { disconnect(state.fading.removeFirst()) }
     }
 
     /// Disconnects decks whose fade has ended, and makes their song a fresh set of
@@ -432,15 +440,22 @@ public final class Soundtrack: Sendable {
         let now = clock.earliestUnrenderedTime
         state.fading.removeAll { deck in
             guard let at = deck.retireAt, at + SampleTime(configuration.maxFrames) <= now else { return false }
-            master.disconnect(input: deck.input)
-            let (song, configuration) = (deck.song, synthesizerConfiguration)
-            DispatchQueue.global().async {
-                guard let fresh = try? Self.makeSynthesizers(count: 1 + song.layerTracks.count, font: song.description.soundFontPath, configuration: configuration) else { return }
-                song.synthesizers.withLock { $0.append(fresh) }
-            }
+            disconnect(deck)
             return true
         }
         master.collectDisconnected()
+    }
+
+    /// Takes `deck` out of the mix, and makes its song a fresh set of synthesizers in the
+    /// background (at most one set waits per song).
+    private func disconnect(_ deck: Deck) {
+        master.disconnect(input: deck.input)
+        let (song, configuration) = (deck.song, synthesizerConfiguration)
+        guard song.synthesizers.withLock({ $0.isEmpty }) else { return }
+        DispatchQueue.global().async {
+            guard let fresh = try? Self.makeSynthesizers(count: 1 + song.layerTracks.count, font: song.description.soundFontPath, configuration: configuration) else { return }
+            song.synthesizers.withLock { if $0.isEmpty { $0.append(fresh) } }
+        }
     }
 }
 

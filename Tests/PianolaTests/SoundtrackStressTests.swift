@@ -18,7 +18,7 @@ struct SoundtrackStressTests {
     @Test("four threads play, crossfade, fade layers, change tempo, pause and poll while audio renders: no race, no stuck call, output finite and limited")
     func manyThreads() async throws {
         let fixture = try SoundtrackFixture()
-        let soundtrack = Soundtrack(configuration: dryConfiguration())
+        let soundtrack = Soundtrack()   // the master limiter on: many songs at once still peak at or below 1
         var looped = Soundtrack.SongDescription(midiPath: try fixture.write(SoundtrackFixture.waltz(loop: (1, 4)), as: "a.mid"), soundFontPath: SoundtrackFixture.testFont)
         looped.trackLayers = ["Bass"]
         let songs = [try await soundtrack.load(looped),
@@ -38,6 +38,14 @@ struct SoundtrackStressTests {
             shared.loudest.withLock { $0 = peak }
         }
         audio.start()
+
+        // A game switching faster than its fades end, while paused (the clock stands
+        // still, and the paused graph still takes its queued changes):
+        // the oldest fading songs are cut rather than filling the mixer's 64 inputs.
+        soundtrack.pause()
+        for i in 0..<100 { try soundtrack.crossfade(to: songs[i % 2], seconds: 1) }
+        soundtrack.resume()
+
 
         try await withThrowingTaskGroup(of: Void.self) { group in
             for worker in 0..<4 {
