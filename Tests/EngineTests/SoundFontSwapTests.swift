@@ -42,7 +42,7 @@ struct SoundFontSwapTests {
         configuration.chorus = false
         let replacement = try Synthesizer(configuration: configuration)
         _ = try replacement.loadSoundFont(path: path)
-        weak var old = harness.sampler.synthesizer
+        weak let old = harness.sampler.synthesizer
         harness.sampler.replaceSynthesizer(with: replacement)
         let after = harness.render(frames: 48_000)
 

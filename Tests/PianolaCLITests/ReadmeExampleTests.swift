@@ -7,7 +7,7 @@ import Pianola
 func readmeExamples() throws {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     // The examples use paths relative to the package folder, as a reader runs them there.
-    FileManager.default.changeCurrentDirectoryPath(root.path)
+    #expect(FileManager.default.changeCurrentDirectoryPath(root.path))
     defer { try? FileManager.default.removeItem(atPath: "ode.wav") }
     
     // Render a song to a WAV file with the project's General MIDI font.
@@ -51,7 +51,7 @@ func readmeExamples() throws {
 @Test("the README's game API example runs")
 func readmeGameExample() async throws {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    FileManager.default.changeCurrentDirectoryPath(root.path)
+    #expect(FileManager.default.changeCurrentDirectoryPath(root.path))
 
     let soundtrack = Soundtrack()                                    // 48 kHz, master limiter on
     var town = Soundtrack.SongDescription(midiPath: "songs/ode-to-joy.mid", soundFontPath: "soundfonts/pianola-gm.sf2")
