@@ -103,14 +103,12 @@ public final class Soundtrack: Sendable {
     }
 
     /// One song playing (or fading out) in the graph.
-    private final class Deck: @unchecked Sendable {
-        // @unchecked Sendable: used under the soundtrack's lock only.
+    private final class Deck {
         let song: Song
         let node: SongNode
         let input: Int                       // the master mixer input
         let layers: [String: Int]            // layer name (lowercased) → bus input
-        var settings: [Int: MixerNode.InputSettings] = [:]
-        var retireAt: SampleTime?            // faded out: disconnect once the clock passes this
+        var retireAt: SampleTime?            // silent and stopped from here: disconnect once rendered past it
 
         init(song: Song, node: SongNode, input: Int, layers: [String: Int]) {
             self.song = song
@@ -261,15 +259,16 @@ public final class Soundtrack: Sendable {
             guard let input = deck.layers[name.lowercased()] else {
                 throw SoundtrackError("\(deck.song.description.midiPath) has no layer '\(name)' (layers: \(deck.layers.keys.sorted().joined(separator: ", ")))")
             }
-            var settings = deck.settings[input] ?? MixerNode.InputSettings()
+            var settings = deck.node.bus.settings(ofInput: input) ?? MixerNode.InputSettings()
             settings.volume = volume
-            deck.settings[input] = settings
             deck.node.bus.set(settings, forInput: input, at: startTime(for: moment, state: state), rampFrames: frames(seconds))
         }
     }
 
-    /// Plays a sound effect on `moment` (a stinger on the next bar line). Any thread.
-    public func playEffect(_ sound: SoundBuffer, at moment: Moment = .now, volume: Float = 1, pan: Float = 0) {
+    /// Plays a sound effect on `moment` (a stinger on the next bar line); false (not played)
+    /// when 256 starts already wait for the audio side. Any thread.
+    @discardableResult
+    public func playEffect(_ sound: SoundBuffer, at moment: Moment = .now, volume: Float = 1, pan: Float = 0) -> Bool {
         state.withLock { state in
             effects.play(sound, at: startTime(for: moment, state: state), volume: volume, pan: pan)
         }
@@ -355,7 +354,7 @@ public final class Soundtrack: Sendable {
         }
     }
 
-    /// Stops Pianola's own output (draining what is queued). Any thread.
+    /// Stops Pianola's own output at once (what the device still holds is dropped). Any thread.
     public func stopOutput() {
         let output = state.withLock { state in
             defer { state.output = nil }
@@ -429,7 +428,7 @@ public final class Soundtrack: Sendable {
         silent.volume = 0
         master.set(silent, forInput: deck.input, at: time, rampFrames: fade)
         deck.node.player.stop(at: time + SampleTime(fade))
-        deck.retireAt = time + SampleTime(fade) + SampleTime(configuration.maxFrames)
+        deck.retireAt = time + SampleTime(fade)
         state.fading.append(deck)
         while state.fading.count > Self.maxFading { disconnect(state.fading.removeFirst()) }
     }

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Pianola
+@testable import Pianola
 import Synchronization
 import Testing
 
@@ -8,7 +8,7 @@ import Testing
 final class Shared: Sendable {
     let running = Atomic<Bool>(true)
     let events = Atomic<Int>(0)
-    let loudest = Locked<Float>(0)
+    let loudest = ControlLock<Float>(0)
 }
 
 /// Several game threads call the soundtrack at once while an audio thread pulls it. CI runs
