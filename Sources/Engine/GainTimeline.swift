@@ -102,6 +102,18 @@ struct GainTimeline {
         }
     }
 
+    /// Multiplies `audio` (whose first frame is `time`) by the gain, frame by frame.
+    mutating func scale(_ audio: StereoSlice, from time: SampleTime) {
+        process(from: time, frames: audio.frames) { range, gain, step in
+            if gain == .unity && step == .silent { return }
+            for i in range {
+                let k = Float(i - range.lowerBound)
+                audio.left[i] *= gain.left + step.left * k
+                audio.right[i] *= gain.right + step.right * k
+            }
+        }
+    }
+
     private mutating func begin(_ change: Change) {
         guard change.ramp > 0 else {
             current = change.gain

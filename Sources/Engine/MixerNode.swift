@@ -1,3 +1,4 @@
+import MIDI
 import Synchronization
 
 /// Sums its inputs with per-input volume, pan, mute and solo, then an output gain. An input
@@ -5,8 +6,10 @@ import Synchronization
 /// on the sample frame it is given, at once or along a linear ramp (a fade). Inputs are
 /// connected and disconnected while rendering: changes travel to the render thread through
 /// a lock-free queue, and a disconnected node comes back through another queue to be released
-/// off the render thread (`collectDisconnected`). Core Audio's multichannel mixer.
-public final class MixerNode: AudioNode, @unchecked Sendable {
+/// off the render thread (`collectDisconnected`). A player on the render thread automates the
+/// inputs' and the output's volume and pan on top of their settings (`scheduleParameter`).
+/// Core Audio's multichannel mixer.
+public final class MixerNode: AudioNode, ParameterDestination, @unchecked Sendable {
     // @unchecked Sendable: `inputs`, `scratch` and `outputGain` belong to the render thread
     // once rendering starts; the control thread talks to it only through the two queues.
 
@@ -45,6 +48,7 @@ public final class MixerNode: AudioNode, @unchecked Sendable {
     private var format: AudioFormat?
     private var maxFrames = 0
     private var outputGain = GainTimeline()
+    private var automation: [Automation]          // per input, then the output's at the end
     private var limiter = PeakLimiter()
     private var limiting = false
     private let meterBits = Atomic<UInt64>(0)     // last cycle: peak and RMS (Float bits), both sides
@@ -55,6 +59,7 @@ public final class MixerNode: AudioNode, @unchecked Sendable {
     public init(capacity: Int = 64) {
         inputs = (0..<capacity).map { _ in (nil, GainTimeline()) }   // each its own list: a shared one would be copied on the render thread at its first change
         settings = Array(repeating: nil, count: capacity)
+        automation = (0...capacity).map { _ in Automation() }
         changes = SPSCQueue(capacity: 256)
         released = SPSCQueue(capacity: capacity + 256)
     }
@@ -165,6 +170,7 @@ public final class MixerNode: AudioNode, @unchecked Sendable {
             case .disconnect(let slot):
                 if let node = inputs[slot].node { _ = released.push(node) }
                 inputs[slot].node = nil
+                automation[slot].reset()
             case .limiter(let enabled):
                 limiting = enabled
             }
@@ -176,8 +182,10 @@ public final class MixerNode: AudioNode, @unchecked Sendable {
             live += 1
             lone = index
         }
+        let out = automation.count - 1
         if live == 1, !limiting, let node = inputs[lone].node, inputs[lone].gain.isSteady(at: .unity, from: time, frames: frames),
-           outputGain.isSteady(at: .unity, from: time, frames: frames) {
+           outputGain.isSteady(at: .unity, from: time, frames: frames), automation[lone].isUnity(from: time, frames: frames),
+           automation[out].isUnity(from: time, frames: frames) {
             node.render(output, at: time)
             measure(output)
             return
@@ -188,6 +196,7 @@ public final class MixerNode: AudioNode, @unchecked Sendable {
         for index in inputs.indices {
             guard let node = inputs[index].node else { continue }
             node.render(part, at: time)
+            automation[index].apply(to: part, from: time)
             inputs[index].gain.process(from: time, frames: frames) { range, gain, step in
                 if gain == .silent && step == .silent { return }
                 for i in range {
@@ -197,19 +206,27 @@ public final class MixerNode: AudioNode, @unchecked Sendable {
                 }
             }
         }
-        outputGain.process(from: time, frames: frames) { range, gain, step in
-            if gain == .unity && step == .silent { return }
-            for i in range {
-                let k = Float(i - range.lowerBound)
-                output.left[i] *= gain.left + step.left * k
-                output.right[i] *= gain.right + step.right * k
-            }
-        }
+        outputGain.scale(output, from: time)
+        automation[out].apply(to: output, from: time)
         if limiting {
             limiter.process(output)
             limiterGainBits.store(limiter.takeLowestGain().bitPattern, ordering: .relaxed)
         }
         measure(output)
+    }
+
+    /// Sets an input's or the output's automated volume or pan, on top of its settings, from
+    /// `time`. Render thread only (a player scheduling the cycle; before `render`).
+    public func scheduleParameter(_ parameter: ParameterEvent.Parameter, of target: ParameterEvent.Target, to value: Float,
+                                  at time: SampleTime, rampFrames: Int) {
+        let index: Int
+        switch target {
+        case .output: index = automation.count - 1
+        case .input(let n):
+            guard n >= 0 && n < inputs.count else { return }
+            index = n
+        }
+        automation[index].schedule(parameter, to: value, at: time, rampFrames: max(0, rampFrames))
     }
 
     /// Publishes the cycle's peak and RMS.

@@ -106,7 +106,9 @@ public final class SongGraph {
         mixer = MixerNode()
         graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: settings.sampleRate), maxFrames: maxFrames)
         let routes = routing.destinations(trackCount: sequence.tracks.count, synth: sampler, external: external)
-        player = Player(sequence: sequence, sampleRate: settings.sampleRate, destinations: routes.destinations, trackDestinations: routes.trackDestinations)
+        let bus = MixerNode()
+        player = Player(sequence: sequence, sampleRate: settings.sampleRate, destinations: routes.destinations,
+                        trackDestinations: routes.trackDestinations, parameters: bus)
         live = LiveMIDI(to: sampler)
         graph.add(live)
         var musicFrames = settings.musicFrames(of: sequence)
@@ -122,7 +124,7 @@ public final class SongGraph {
             musicFrames = max(musicFrames, node.endTime ?? 0)
         }
         filePlayers = players
-        mixer.connect(SongNode(player: player, sources: [sampler] + players))
+        mixer.connect(SongNode(player: player, bus: bus, sources: [sampler] + players))
         self.musicFrames = musicFrames
         settings.configure(player, for: sequence)
         player.start()

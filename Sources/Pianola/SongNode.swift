@@ -10,15 +10,16 @@ public final class SongNode: AudioNode, @unchecked Sendable {
 
     /// The song's conductor; its control methods are for the control thread. Any thread.
     public let player: Player
-    /// The song's bus: input `i` is `sources[i]`, for per-source volume, pan, mute and fades.
-    /// Control thread.
-    public let bus = MixerNode()
+    /// The song's bus: input `i` is `sources[i]`, for per-source volume, pan, mute and fades,
+    /// and the player's automation. Control thread.
+    public let bus: MixerNode
     /// What the song plays through, in bus input order. Render thread once connected.
     public let sources: [any AudioNode]
 
-    /// `player` driving `sources`. Control thread.
-    public init(player: Player, sources: [any AudioNode]) {
+    /// `player` driving `sources` summed on `bus` (the mixer the player automates). Control thread.
+    public init(player: Player, bus: MixerNode, sources: [any AudioNode]) {
         self.player = player
+        self.bus = bus
         self.sources = sources
     }
 

@@ -51,6 +51,9 @@ public final class Soundtrack: Sendable {
         public var trackLayers: [String] = []
         /// The loop conventions to look for, in order (`[]`: play through once). Any thread.
         public var loopConventions = GameLoop.defaultConventions
+        /// When true, a track layer's channel volume and pan (CC7, CC10) move the layer's own
+        /// fader instead of its synthesizer's channel (times the volume `setLayer` gives it). Any thread.
+        public var controllersDriveLayers = false
 
         /// `midiPath` played with `soundFontPath`. Any thread.
         public init(midiPath: String, soundFontPath: String) {
@@ -394,7 +397,10 @@ public final class Soundtrack: Sendable {
             for track in tracks { trackDestinations[track] = layer + 1 }
             layers[song.description.trackLayers[layer].lowercased()] = layer + 1
         }
-        let player = Player(sequence: song.sequence, sampleRate: configuration.sampleRate, destinations: samplers, trackDestinations: trackDestinations)
+        let bus = MixerNode()
+        let busInputs = song.description.controllersDriveLayers ? samplers.indices.map { $0 == 0 ? -1 : $0 } : nil
+        let player = Player(sequence: song.sequence, sampleRate: configuration.sampleRate, destinations: samplers,
+                            trackDestinations: trackDestinations, parameters: bus, busInputs: busInputs)
         if let loop = song.loop { player.setLoop(startTick: loop.startTick, endTick: loop.endTick, count: loop.count) }
         player.reportBeats(true)
         var stems: [any AudioNode] = []
@@ -409,7 +415,7 @@ public final class Soundtrack: Sendable {
             }
             layers[name.lowercased()] = samplers.count + stems.count - 1
         }
-        let node = SongNode(player: player, sources: samplers + stems)
+        let node = SongNode(player: player, bus: bus, sources: samplers + stems)
         var settings = MixerNode.InputSettings()
         settings.volume = fadeIn > 0 ? 0 : 1
         let input = master.connect(node, settings: settings)

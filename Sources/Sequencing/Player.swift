@@ -6,7 +6,9 @@ import Synchronization
 /// schedules the cycle's events (one block of lookahead early) into each track's destination
 /// at their exact sample times. Start, stop, pause, seek (with chase), rate, loop, mute, solo
 /// and transpose; every sounding note is tracked and released on stop, seek, loop wrap, mute
-/// and song end, so nothing hangs. Core Audio's MusicPlayer.
+/// and song end, so nothing hangs. Parameter events (automation) set the mixer's volumes and
+/// pans on their frames, along straight lines where asked, and are chased like controllers.
+/// Core Audio's MusicPlayer.
 ///
 /// Control-thread methods queue commands that take effect at the start of the next render
 /// cycle; `willRender` runs on the render thread and allocates nothing.
@@ -57,6 +59,8 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     public let score: Score
     private let destinations: [any MIDIDestination]
     private let trackDestination: [Int]
+    private let parameters: (any ParameterDestination)?
+    private let busInput: [Int]                   // per destination: the input its CC7/CC10 set, -1 for none
     private let lookahead: Int64
     private let commands = SPSCQueue<Command>(capacity: 1024)
     private let notifications = SPSCQueue<Notification>(capacity: 4096)
@@ -86,10 +90,16 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     private var heldTrack: [Int32]
     private var chase: [Int16]                    // per destination × channel: 128 CCs, program, pitch bend, pressure
     private var pedals: [UInt8]                   // per destination × channel: bit 0 sustain (64), bit 1 sostenuto (66) down
+    private var laneLast: [Int32]                 // per automation lane: the last step before the chase point
 
     /// A player for `sequence` at `sampleRate`, every track to `destination`, or track `i` to
-    /// `destinations[trackDestinations[i]]` when given. Control thread.
-    public init(sequence: Sequence, sampleRate: Int, destinations: [any MIDIDestination], trackDestinations: [Int]? = nil) {
+    /// `destinations[trackDestinations[i]]` when given. Parameter events go to `parameters`
+    /// (the song's bus). With `busInputs`, destination `d`'s channel volume and pan (CC7,
+    /// CC10) set the volume and pan of `parameters`' input `busInputs[d]` instead of reaching
+    /// the destination (-1: they reach it); CC7's value `v` gives the gain (v/127)², as GM's
+    /// volume curve. Control thread.
+    public init(sequence: Sequence, sampleRate: Int, destinations: [any MIDIDestination], trackDestinations: [Int]? = nil,
+                parameters: (any ParameterDestination)? = nil, busInputs: [Int]? = nil) {
         precondition(!destinations.isEmpty, "a player needs somewhere to send its events")
         score = Score(sequence, sampleRate: sampleRate)
         self.destinations = destinations
@@ -104,6 +114,10 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         chase = Array(repeating: -1, count: destinations.count * 16 * 131)
         pedals = Array(repeating: 0, count: destinations.count * 16)
         endFrame = score.endFrame
+        self.parameters = parameters
+        busInput = busInputs ?? Array(repeating: -1, count: destinations.count)
+        precondition(busInput.count == destinations.count && (parameters != nil || busInput.allSatisfy { $0 < 0 }))
+        laneLast = Array(repeating: -1, count: Score.laneCount)
     }
 
     // MARK: Control thread
@@ -257,6 +271,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
                 findNextBeat()
                 if loopWrapsLeft == 1 { loopStart = nil } else if loopWrapsLeft > 1 { loopWrapsLeft -= 1 }
                 chaseState(toIndex: start.index, at: wrap)
+                chaseAutomation(toIndex: start.index, at: wrap, moving: true)
                 continue
             }
             // The end: past the last event, or past `endFrame` (events exactly there still
@@ -332,6 +347,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             stopTime = nil
             findNextBeat()
             chaseState(toIndex: cursor, at: anchorTime)
+            chaseAutomation(toIndex: cursor, at: anchorTime, moving: true)
         case .pause:
             guard playing else { return }
             interrupt(at: time)
@@ -352,13 +368,17 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             finishedFlag.store(false, ordering: .relaxed)
             findNextBeat()
             if playing { chaseState(toIndex: cursor, at: time) }
+            chaseAutomation(toIndex: cursor, at: time, moving: playing)
         case .rate(let percent):
             let frame = scoreFrame(at: time)
             if playing { interrupt(at: time) }
             ratePercent = percent
             anchorFrame = frame
             anchorTime = time
-            if playing { chaseState(toIndex: cursor, at: time) }
+            if playing {
+                chaseState(toIndex: cursor, at: time)
+                chaseAutomation(toIndex: cursor, at: time, moving: true)
+            }
         case .loop(let startTick, let endTick, let count):
             let map = score.tempoMap
             loopWrapsLeft = count == 0 ? -1 : count - 1
@@ -393,6 +413,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         anchorFrame = frame
         anchorTime = time
         cursor = score.firstIndex(atOrAfterFrame: frame)
+        chaseAutomation(toIndex: cursor, at: time, moving: false)
     }
 
     @inline(__always) private func isAudible(_ track: Int) -> Bool {
@@ -400,6 +421,11 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     }
 
     private func emit(_ event: Score.Event, index: Int, at time: SampleTime) {
+        if event.automationIndex >= 0 {
+            let step = score.automation[Int(event.automationIndex)]
+            automate(step, from: step.event.value, at: time, moving: true)
+            return
+        }
         let d = trackDestination[event.track]
         let destination = destinations[d]
         switch event.message {
@@ -436,6 +462,12 @@ public final class Player: RenderScheduler, @unchecked Sendable {
 
     /// Schedules a message on destination `d`, keeping track of the pedals it holds down.
     @inline(__always) private func send(_ event: ScheduledMIDI, to d: Int) {
+        if busInput[d] >= 0, event.status & 0xF0 == 0xB0, event.data1 == 7 || event.data1 == 10, let parameters {
+            let v = Float(event.data2)
+            let (parameter, value): (ParameterEvent.Parameter, Float) = event.data1 == 7 ? (.volume, v * v / (127 * 127)) : (.pan, max(-1, (v - 64) / 63))
+            parameters.scheduleParameter(parameter, of: .input(busInput[d]), to: value, at: event.time, rampFrames: 0)
+            return
+        }
         if event.status & 0xF0 == 0xB0 && (event.data1 == 64 || event.data1 == 66) {
             let bit: UInt8 = event.data1 == 64 ? 1 : 2
             let slot = d * 16 + Int(event.status & 0x0F)
@@ -509,6 +541,55 @@ public final class Player: RenderScheduler, @unchecked Sendable {
                 send(0xE0, 129)
                 send(0xD0, 130)
             }
+        }
+    }
+
+    /// Sets each automated lane, at `time`, to its value at the score position of event
+    /// `index` (the anchor): a lane before its first event goes back to its default (unity,
+    /// centre), a lane between two points of a line takes the value on the line, and, when
+    /// `moving`, goes on along it.
+    private func chaseAutomation(toIndex index: Int, at time: SampleTime, moving: Bool) {
+        guard parameters != nil, !score.automation.isEmpty else { return }
+        // Plain index loops: iterating the arrays themselves is generic, unspecialized code in
+        // debug builds, which allocates.
+        for lane in 0..<laneLast.count { laneLast[lane] = -1 }
+        let steps = score.automation, lanes = score.automatedLanes
+        for i in 0..<steps.count where steps[i].index < index { laneLast[steps[i].lane] = Int32(i) }
+        for l in 0..<lanes.count {
+            let lane = lanes[l]
+            let last = Int(laneLast[lane])
+            if last < 0 {
+                let (target, parameter) = Score.target(ofLane: lane)
+                parameters?.scheduleParameter(parameter, of: target, to: parameter == .volume ? 1 : 0, at: time, rampFrames: 0)
+                continue
+            }
+            let step = steps[last]
+            var value = step.event.value
+            if step.next >= 0, let next = score.events[step.next].parameterStep(in: score), next.event.curve == .linear {
+                let from = score.events[step.index].frame, to = score.events[step.next].frame
+                let fraction = to > from ? Float(min(max(anchorFrame - from, 0), to - from)) / Float(to - from) : 1
+                value += (next.event.value - value) * fraction
+            }
+            automate(step, from: value, at: time, moving: moving)
+        }
+    }
+
+    /// Sets `step`'s lane to `value` at `time` and, when `moving` and the lane's next event
+    /// is a line, starts the line towards it, arriving on its frame. A pan line through the
+    /// centre is drawn as two, since the pan law bends there.
+    private func automate(_ step: Score.AutomationStep, from value: Float, at time: SampleTime, moving: Bool) {
+        guard let parameters else { return }
+        let (target, parameter) = Score.target(ofLane: step.lane)
+        parameters.scheduleParameter(parameter, of: target, to: value, at: time, rampFrames: 0)
+        guard moving, step.next >= 0, let next = score.events[step.next].parameterStep(in: score), next.event.curve == .linear else { return }
+        let frames = Int(max(0, outputTime(ofFrame: score.events[step.next].frame) - time))
+        let end = next.event.value
+        if parameter == .pan && value * end < 0 {
+            let first = Int(Double(frames) * Double(abs(value)) / Double(abs(value) + abs(end)))
+            parameters.scheduleParameter(.pan, of: target, to: 0, at: time, rampFrames: first)
+            parameters.scheduleParameter(.pan, of: target, to: end, at: time + SampleTime(first), rampFrames: frames - first)
+        } else {
+            parameters.scheduleParameter(parameter, of: target, to: end, at: time, rampFrames: frames)
         }
     }
 

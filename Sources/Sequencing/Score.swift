@@ -15,7 +15,29 @@ public final class Score: Sendable {
         public let track: Int
         /// The message. Any thread.
         public let message: MIDIMessage
+        /// Index of its `AutomationStep` in `automation` when it is a parameter event, else -1. Any thread.
+        public let automationIndex: Int32
     }
+
+    /// A parameter event of the score, linked to the next event of its lane. Any thread.
+    public struct AutomationStep: Sendable {
+        /// The event. Any thread.
+        public let event: ParameterEvent
+        /// Its lane: one target's one parameter (`laneCount` of them). Any thread.
+        public let lane: Int
+        /// Index in `events` of the event itself. Any thread.
+        public let index: Int
+        /// Index in `events` of the lane's next event, -1 at the lane's end. Any thread.
+        public let next: Int
+    }
+
+    /// Lanes: 255 inputs and the output, two parameters each. Any thread.
+    public static let laneCount = 512
+
+    /// The parameter events, in score order. Any thread.
+    public let automation: [AutomationStep]
+    /// The lanes that have at least one event, ascending. Any thread.
+    public let automatedLanes: [Int]
 
     /// The events, by frame, then by track, then in track order. Any thread.
     public let events: [Event]
@@ -40,13 +62,47 @@ public final class Score: Sendable {
             for (i, e) in track.events.enumerated() { merged.append((e.tick, t, i, e.message)) }
         }
         merged.sort { ($0.tick, $0.track, $0.order) < ($1.tick, $1.track, $1.order) }
-        events = merged.map { Event(tick: $0.tick, frame: map.sampleFrame(atTick: $0.tick, sampleRate: sampleRate), track: $0.track, message: $0.message) }
+        var steps: [(event: ParameterEvent, lane: Int, index: Int)] = []
+        var scored: [Event] = []
+        scored.reserveCapacity(merged.count)
+        for (index, m) in merged.enumerated() {
+            var automationIndex: Int32 = -1
+            if let p = m.message.parameterEvent {
+                automationIndex = Int32(steps.count)
+                steps.append((p, Score.lane(of: p), index))
+            }
+            scored.append(Event(tick: m.tick, frame: map.sampleFrame(atTick: m.tick, sampleRate: sampleRate), track: m.track,
+                                message: m.message, automationIndex: automationIndex))
+        }
+        events = scored
+        var next = Array(repeating: -1, count: steps.count)
+        var laneLast = [Int: Int]()
+        for (i, step) in steps.enumerated() {
+            if let last = laneLast[step.lane] { next[last] = step.index }
+            laneLast[step.lane] = i
+        }
+        automation = steps.indices.map { AutomationStep(event: steps[$0].event, lane: steps[$0].lane, index: steps[$0].index, next: next[$0]) }
+        automatedLanes = laneLast.keys.sorted()
         endTick = sequence.length
         endFrame = map.sampleFrame(atTick: sequence.length, sampleRate: sampleRate)
         tempoMap = map
         meterMap = sequence.meterMap
         self.sampleRate = sampleRate
         trackCount = sequence.tracks.count
+    }
+
+    /// The lane of a parameter event: its target's parameter. Any thread.
+    public static func lane(of event: ParameterEvent) -> Int {
+        let target = switch event.target {
+        case .output: 255
+        case .input(let n): min(n, 254)
+        }
+        return target * 2 + Int(event.parameter.rawValue)
+    }
+
+    /// The target and parameter of a lane. Any thread.
+    public static func target(ofLane lane: Int) -> (ParameterEvent.Target, ParameterEvent.Parameter) {
+        (lane / 2 == 255 ? .output : .input(lane / 2), ParameterEvent.Parameter(rawValue: UInt8(lane % 2))!)
     }
 
     /// Index of the first event at or after `tick`. Any thread.
@@ -64,5 +120,12 @@ public final class Score: Sendable {
             if before(events[mid]) { low = mid + 1 } else { high = mid }
         }
         return low
+    }
+}
+
+extension Score.Event {
+    /// Its automation step in `score`, `nil` when it is not a parameter event. Any thread.
+    @inline(__always) public func parameterStep(in score: Score) -> Score.AutomationStep? {
+        automationIndex >= 0 ? score.automation[Int(automationIndex)] : nil
     }
 }

@@ -1,0 +1,42 @@
+import MIDI
+
+/// Something whose mixer parameters a player sets at sample times (automation tracks, and
+/// channel volume and pan driving a bus). Render thread only.
+public protocol ParameterDestination: AnyObject, Sendable {
+    /// Sets `parameter` of `target` to `value` from sample time `time`, at once or over
+    /// `rampFrames` frames from wherever it stands then. Render thread only.
+    func scheduleParameter(_ parameter: ParameterEvent.Parameter, of target: ParameterEvent.Target, to value: Float,
+                           at time: SampleTime, rampFrames: Int)
+}
+
+/// The automated volume and pan of one mixer input (or output), applied on top of its
+/// settings: a fader that a sequence moves. Render thread only.
+struct Automation {
+    private var volume = GainTimeline()
+    private var pan = GainTimeline()
+
+    /// Schedules a change of `parameter`.
+    mutating func schedule(_ parameter: ParameterEvent.Parameter, to value: Float, at time: SampleTime, rampFrames: Int) {
+        switch parameter {
+        case .volume: volume.schedule(GainTimeline.Change(time: time, gain: StereoGain(left: value, right: value), ramp: rampFrames))
+        case .pan: pan.schedule(GainTimeline.Change(time: time, gain: StereoGain(left: min(1, 1 - value), right: min(1, 1 + value)), ramp: rampFrames))
+        }
+    }
+
+    /// Back to unity with nothing waiting (the input was disconnected). Allocates nothing.
+    mutating func reset() {
+        volume.reset(to: .unity)
+        pan.reset(to: .unity)
+    }
+
+    /// Whether it leaves `time ..< time + frames` untouched.
+    func isUnity(from time: SampleTime, frames: Int) -> Bool {
+        volume.isSteady(at: .unity, from: time, frames: frames) && pan.isSteady(at: .unity, from: time, frames: frames)
+    }
+
+    /// Scales `audio` (which starts at `time`) by the automated volume and pan.
+    mutating func apply(to audio: StereoSlice, from time: SampleTime) {
+        volume.scale(audio, from: time)
+        pan.scale(audio, from: time)
+    }
+}
