@@ -3,7 +3,7 @@ import CSndFile
 import Glibc
 #endif
 
-/// Writes stereo float audio to a WAV or FLAC file through libsndfile. An existing file is
+/// Writes stereo float audio to a WAV, FLAC, Ogg Vorbis, Opus or MP3 file through libsndfile. An existing file is
 /// never replaced unless asked. Not for the render thread (it does file I/O).
 public final class AudioFileWriter {
     /// The container. Any thread.
@@ -12,8 +12,17 @@ public final class AudioFileWriter {
         case wav
         /// FLAC (16 or 24 bits). Any thread.
         case flac
+        /// Ogg Vorbis, lossy (the encoding is ignored). Any thread.
+        case ogg
+        /// Opus in Ogg, lossy, at 8, 12, 16, 24 or 48 kHz only (the encoding is ignored). Any thread.
+        case opus
+        /// MPEG-1 Layer III, lossy (the encoding is ignored). Any thread.
+        case mp3
 
-        /// The container for a path's extension (`.wav`, `.flac`), `nil` for any other. Any thread.
+        /// Whether it is a lossy codec, which takes no sample encoding. Any thread.
+        public var isLossy: Bool { self == .ogg || self == .opus || self == .mp3 }
+
+        /// The container for a path's extension (`.wav`, `.flac`, `.ogg`, `.opus`, `.mp3`), `nil` for any other. Any thread.
         public init?(path: String) {
             let ext = path.split(separator: "/").last?.split(separator: ".", omittingEmptySubsequences: false).last.map { $0.lowercased() }
             guard let ext, let container = Container(rawValue: ext) else { return nil }
@@ -51,12 +60,14 @@ public final class AudioFileWriter {
             let reason = errno == EEXIST ? "already exists (use --force to replace it)" : String(cString: strerror(errno))
             throw AudioFileError(path: path, reason: reason)
         }
-        let major = container == .wav ? SF_FORMAT_WAV : SF_FORMAT_FLAC
-        let minor: Int
-        switch encoding {
-        case .int16: minor = SF_FORMAT_PCM_16
-        case .int24: minor = SF_FORMAT_PCM_24
-        case .float32: minor = SF_FORMAT_FLOAT
+        let major: Int, minor: Int
+        switch (container, encoding) {
+        case (.ogg, _): (major, minor) = (SF_FORMAT_OGG, SF_FORMAT_VORBIS)
+        case (.opus, _): (major, minor) = (SF_FORMAT_OGG, SF_FORMAT_OPUS)
+        case (.mp3, _): (major, minor) = (SF_FORMAT_MPEG, SF_FORMAT_MPEG_LAYER_III)
+        case (_, .int16): (major, minor) = (container == .wav ? SF_FORMAT_WAV : SF_FORMAT_FLAC, SF_FORMAT_PCM_16)
+        case (_, .int24): (major, minor) = (container == .wav ? SF_FORMAT_WAV : SF_FORMAT_FLAC, SF_FORMAT_PCM_24)
+        case (_, .float32): (major, minor) = (SF_FORMAT_WAV, SF_FORMAT_FLOAT)
         }
         var info = SF_INFO(frames: 0, samplerate: Int32(sampleRate), channels: 2, format: Int32(major | minor), sections: 0, seekable: 0)
         guard let file = sf_open_fd(fd, Int32(SFM_WRITE), &info, 0) else {

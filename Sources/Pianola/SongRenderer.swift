@@ -15,12 +15,15 @@ public final class SongRenderer {
     }
 
     /// Renders everything: the music, then until the voices have died and the output has
-    /// fallen below −80 dB (at most `tailSeconds`). Calls `body` with each slice and the
-    /// fraction done. Control thread.
-    public func render<E: Error>(sliceFrames: Int = 4096, _ body: (StereoSlice, Double) throws(E) -> Void) throws(E) {
+    /// fallen below −80 dB (at most `tailSeconds`); or, given `frames`, exactly that many
+    /// frames (a stem as long as its mix). Calls `body` with each slice and the fraction
+    /// done. Control thread.
+    public func render<E: Error>(sliceFrames: Int = 4096, frames length: Int64? = nil,
+                                 _ body: (StereoSlice, Double) throws(E) -> Void) throws(E) {
         let buffer = AudioBuffer(capacity: sliceFrames)
         let (graph, player, synthesizer) = (song.graph, song.player, song.synthesizer)
-        let (musicFrames, maximumFrames) = (song.musicFrames, song.maximumFrames)
+        let maximumFrames = length ?? song.maximumFrames
+        let musicFrames = min(song.musicFrames, maximumFrames)
         var rendered: Int64 = 0
         /// Renders up to `sliceFrames` more frames, stopping at `end`; hands them to `body`.
         func next(until end: Int64) throws(E) -> StereoSlice {
@@ -36,7 +39,7 @@ public final class SongRenderer {
             let slice = try next(until: maximumFrames)
             var peak: Float = 0
             for i in 0..<slice.frames { peak = max(peak, abs(slice.left[i]), abs(slice.right[i])) }
-            if synthesizer.activeVoiceCount == 0 && peak < 1e-4 { break }
+            if length == nil && synthesizer.activeVoiceCount == 0 && peak < 1e-4 { break }
         }
     }
 }

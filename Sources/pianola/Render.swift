@@ -7,11 +7,12 @@ import Pianola
 /// `pianola render`: a song to an audio file, offline, through the same graph as playback.
 struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Render a MIDI file to WAV or FLAC, faster than real time.",
+        abstract: "Render a MIDI file to WAV, FLAC, Ogg, Opus or MP3, faster than real time.",
         discussion: """
             Positions for --from and --to are seconds (12.5) or bar:beat[:tick] counted from 1 \
             as musicians count (3:1 is the first beat of the third bar). Tracks are numbered \
-            from 1 as 'pianola info' lists them.
+            from 1 as 'pianola info' lists them. --stems DIR also writes each track with notes \
+            and each --with file alone, as long as the mix, so the stems sum to it.
             """)
 
     @Argument(help: "The MIDI file.")
@@ -19,10 +20,10 @@ struct Render: ParsableCommand {
 
     @OptionGroup var options: SongOptions
 
-    @Option(name: [.short, .customLong("output")], help: "The audio file to write (.wav or .flac).")
+    @Option(name: [.short, .customLong("output")], help: "The audio file to write (.wav, .flac, .ogg, .opus, .mp3).")
     var output: String
 
-    @Option(help: "File format: wav or flac (default: from the output's extension).")
+    @Option(help: "File format: wav, flac, ogg, opus or mp3 (default: from the output's extension).")
     var format: AudioFileWriter.Container?
 
     @Option(help: "Sample format: 16, 24 or 32f.")
@@ -31,36 +32,52 @@ struct Render: ParsableCommand {
     @Option(help: "Longest time to let notes ring after the music, in seconds.")
     var tail = 5.0
 
-    @Flag(help: "Replace the output file if it exists.")
+    @Option(help: ArgumentHelp("Also write stems into this folder: each track with notes, and each --with file, alone.", valueName: "folder"))
+    var stems: String?
+
+    @Flag(help: "Replace the output file (and stems) if they exist.")
     var force = false
 
     func run() throws {
         guard let container = format ?? AudioFileWriter.Container(path: output) else {
-            throw fail("\(output): unknown audio file type; name it .wav or .flac, or give --format")
+            throw fail("\(output): unknown audio file type; name it .wav, .flac, .ogg, .opus or .mp3, or give --format")
         }
         guard tail >= 0 && tail <= 60 else { throw fail("--tail \(tail): use 0 to 60 seconds") }
         var (sequence, font, settings) = try options.load(song)
         settings.tailSeconds = tail
-        let sampleRate = settings.sampleRate
+        let plan = try stems.map { try Stems.plan(folder: $0, song: song, sequence: sequence, settings: settings, container: container, force: force) } ?? []
+        print("SoundFont: \(font.path) (\(font.source))")
+        let started = Date()
+        let frames = try write(sequence, font: font.path, settings: settings, to: output, container: container, showProgress: true)
+        let seconds = Double(frames) / Double(settings.sampleRate)
+        let took = Date().timeIntervalSince(started)
+        print("wrote \(output): \(seconds.formatted2) s of audio in \(took.formatted2) s (\(Int(seconds / max(took, 1e-6)))× real time)")
+        for stem in plan {
+            _ = try write(sequence, font: font.path, settings: stem.settings, to: stem.path, container: container, frames: Int64(frames))
+            print("wrote \(stem.path): \(stem.what)")
+        }
+    }
 
+    /// Renders `sequence` with `settings` into a new file at `path` (exactly `frames` long
+    /// when given) and returns the frames written.
+    private func write(_ sequence: Sequence, font: String, settings: SongGraph.Settings, to path: String,
+                       container: AudioFileWriter.Container, frames length: Int64? = nil, showProgress: Bool = false) throws -> Int {
         let renderer: SongRenderer
         do {
-            renderer = try SongRenderer(sequence: sequence, soundFontPath: font.path, settings: settings)
+            renderer = try SongRenderer(sequence: sequence, soundFontPath: font, settings: settings)
         } catch {
             throw fail("\(error)")   // a SynthesizerError or an AudioFileError, one line
         }
         let writer: AudioFileWriter
         do {
-            writer = try AudioFileWriter(path: output, container: container, encoding: bits, sampleRate: sampleRate, overwrite: force)
+            writer = try AudioFileWriter(path: path, container: container, encoding: bits, sampleRate: settings.sampleRate, overwrite: force)
         } catch {
             throw fail(error.description)
         }
-        print("SoundFont: \(font.path) (\(font.source))")
-        let progress = ProgressBar(enabled: isatty(STDOUT_FILENO) == 1)
-        let started = Date()
+        let progress = ProgressBar(enabled: showProgress && isatty(STDOUT_FILENO) == 1)
         var frames = 0
         do {
-            try renderer.render { (slice, done) throws(AudioFileError) in
+            try renderer.render(frames: length) { (slice, done) throws(AudioFileError) in
                 try writer.write(left: slice.left, right: slice.right, frames: slice.frames)
                 frames += slice.frames
                 progress.update(done)
@@ -71,11 +88,8 @@ struct Render: ParsableCommand {
             throw fail(error.description)
         }
         progress.finish()
-        let seconds = Double(frames) / Double(sampleRate)
-        let took = Date().timeIntervalSince(started)
-        print("wrote \(output): \(seconds.formatted2) s of audio in \(took.formatted2) s (\(Int(seconds / max(took, 1e-6)))× real time)")
+        return frames
     }
-
 }
 
 /// The options `render` and `play` share: the SoundFont, synthesis and what of the song to play.

@@ -82,3 +82,76 @@ struct RenderCommandTests {
         #expect(!FileManager.default.fileExists(atPath: out))
     }
 }
+
+@Suite("pianola render --stems and lossy formats")
+struct StemsCommandTests {
+    /// Two tracks: A440 for three beats (channel 1), E5 on beat 3 (channel 2); 120 bpm, 4 beats.
+    /// (The notes overlap: a FluidSynth voice reused for a later note starts its attack
+    /// differently from a fresh one, so a stem's note and the mix's could differ there.)
+    static func twoTrackSong() -> [UInt8] {
+        MIDIFile(format: 1, division: .ticksPerQuarter(480), tracks: [
+            .init(events: [MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 500_000))), MIDIEvent(tick: 1_920, .meta(.endOfTrack))]),
+            .init(events: [MIDIEvent(tick: 0, .meta(.text(.trackName, string: "Lead A"))),
+                           MIDIEvent(tick: 0, .noteOn(channel: 0, note: 69, velocity: 100)),
+                           MIDIEvent(tick: 1_440, .noteOff(channel: 0, note: 69, velocity: 0)), MIDIEvent(tick: 1_920, .meta(.endOfTrack))]),
+            .init(events: [MIDIEvent(tick: 960, .noteOn(channel: 1, note: 76, velocity: 100)),
+                           MIDIEvent(tick: 1_440, .noteOff(channel: 1, note: 76, velocity: 0)), MIDIEvent(tick: 1_920, .meta(.endOfTrack))]),
+        ]).serialized()
+    }
+
+    @Test("one file per track with notes and per --with file, each as long as the mix, summing to it; existing stems refused first")
+    func stems() throws {
+        let scratch = try Scratch()
+        let song = try scratch.write("song.mid", Self.twoTrackSong())
+        let click = try scratch.write("click.wav", WithAudioTests.clickWav(rate: 48_000))
+        let out = scratch.url.appendingPathComponent("mix.wav").path
+        let folder = scratch.url.appendingPathComponent("stems").path
+        let arguments = ["render", song, "-o", out, "--soundfont", RenderCommandTests.testFont, "--with", "\(click)@1:2", "--stems", folder]
+        let run = try CLIRun.pianola(arguments)
+        #expect(run.status == 0, "\(run.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+        #expect(names == ["track-02-Lead-A.wav", "track-03.wav", "with-1-click.wav"])
+        let mix = try RenderCommandTests.wavLeft(out)
+        let stems = try names.map { try RenderCommandTests.wavLeft("\(folder)/\($0)") }
+        #expect(stems.allSatisfy { $0.count == mix.count })
+        let worst = mix.indices.map { i in abs(stems.reduce(0) { $0 + Int($1[i]) } - Int(mix[i])) }.max()!
+        #expect(worst <= 3, "the stems differ from the mix by up to \(worst) LSB")
+        // Each stem holds its own part only: A from beat 1, E from beat 3 (frame 48,000), the click on beat 2.
+        func loudest(_ samples: ArraySlice<Int16>) -> Int { samples.map { abs(Int($0)) }.max()! }
+        #expect(loudest(stems[0][12_000..<12_200]) > 100 && loudest(stems[1][..<48_000]) <= 3 && loudest(stems[1][50_000..<50_200]) > 100)
+        #expect(stems[2].firstIndex { $0 != 0 } == 24_000)
+
+        let before = try Data(contentsOf: URL(fileURLWithPath: out))
+        let again = try CLIRun.pianola(arguments.map { $0 == out ? out + ".2.wav" : $0 })
+        #expect(again.status == 1)
+        #expect(again.stderr == "pianola: \(folder)/track-02-Lead-A.wav: already exists (use --force to replace it)\n")
+        #expect(!FileManager.default.fileExists(atPath: out + ".2.wav"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == before)
+        let forced = try CLIRun.pianola(arguments + ["--force"])
+        #expect(forced.status == 0, "\(forced.stderr)")
+    }
+
+    @Test("renders Ogg Vorbis, Opus and MP3 that play back with --with; Opus refuses 44.1 kHz in one line")
+    func lossy() throws {
+        let scratch = try Scratch()
+        let song = try scratch.write("song.mid", RenderCommandTests.song())
+        for ext in ["ogg", "opus", "mp3"] {
+            let out = scratch.url.appendingPathComponent("out.\(ext)").path
+            let run = try CLIRun.pianola("render", song, "-o", out, "--soundfont", RenderCommandTests.testFont, "--tail", "0")
+            #expect(run.status == 0, "\(ext): \(run.stderr)")
+            // Played back under a silent song (all of it muted) into a WAV: the A440 is there for the first beat.
+            let wav = scratch.url.appendingPathComponent("back-\(ext).wav").path
+            let back = try CLIRun.pianola("render", song, "-o", wav, "--soundfont", RenderCommandTests.testFont, "--mute", "1", "--with", out, "--tail", "0")
+            #expect(back.status == 0, "\(ext): \(back.stderr)")
+            let left = try RenderCommandTests.wavLeft(wav)
+            let beat = left[2_400..<21_600]
+            let crossings = zip(beat, beat.dropFirst()).filter { $0 < 0 && $1 >= 0 }.count
+            #expect(abs(crossings - 176) <= 2, "\(ext): \(crossings) upward zero crossings in 0.4 s (440 Hz gives 176)")
+            #expect(left[30_000..<46_000].allSatisfy { abs(Int($0)) < 200 }, "\(ext): the second beat is silent")
+        }
+        let opus = try CLIRun.pianola("render", song, "-o", scratch.url.appendingPathComponent("x.opus").path, "--soundfont",
+                                      RenderCommandTests.testFont, "--sample-rate", "44100")
+        #expect(opus.status == 1 && opus.stderr.hasSuffix("Opus only supports sample rates of 8000, 12000, 16000, 24000, and 48000.\n"))
+        #expect(opus.stderr.split(separator: "\n").count == 1)
+    }
+}
