@@ -3,6 +3,7 @@
 //   swift run -c release pianola-bench render [SONG] [FONT]  render CPU time vs `fluidsynth -F`
 //   swift run -c release pianola-bench font [FONT]           RSS and time to first block, lazy vs eager
 //   swift run -c release pianola-bench play [SONG] [FONT]    CPU of `pianola play` in real time, time to first period
+//   swift run -c release pianola-bench stream [MINUTES]      RSS while a long FLAC streams (60 minutes by default)
 // With no argument, both, on ../shared/corpus and its densest song with FluidR3_GM if installed.
 import Foundation
 import AudioFile
@@ -202,6 +203,64 @@ func sleepFor(_ duration: Duration) {
     nanosleep(&request, nil)
 }
 
+/// Writes a `minutes`-long 48 kHz stereo FLAC (a slow sweep with a little noise, so it does
+/// not compress to nothing), then streams it through the file player into a 44.1 kHz graph
+/// (so libsoxr converts every frame) in 512-frame cycles, faster than real time, printing the
+/// resident memory every 5 minutes of audio: a streamed file's memory is its ring, not its length.
+func streamBenchmark(minutes: Int) throws {
+    let path = NSTemporaryDirectory() + "pianola-bench-stream-\(getpid()).flac"
+    defer { unlink(path) }
+    let rate = 48_000, block = 48_000
+    let writeStart = clock.now
+    let writer = try AudioFileWriter(path: path, container: .flac, encoding: .int16, sampleRate: rate)
+    var left = [Float](repeating: 0, count: block), right = left
+    var phase = 0.0, noise: UInt32 = 1
+    for second in 0..<(minutes * 60) {
+        let frequency = 200 + Double(second % 600) * 3
+        for i in 0..<block {
+            phase += 2 * Double.pi * frequency / Double(rate)
+            noise = noise &* 1_664_525 &+ 1_013_904_223
+            left[i] = Float(0.4 * sin(phase)) + Float(Int32(bitPattern: noise)) / 2e12
+            right[i] = left[i]
+        }
+        try writer.write(left: left, right: right, frames: block)
+    }
+    try writer.close()
+    let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    print("stream: wrote \(minutes) min of 48 kHz stereo FLAC (\(size / 1_048_576) MB) in \(String(format: "%.1f", seconds(clock.now - writeStart))) s")
+
+    let graphRate = 44_100, cycle = 512
+    let mixer = MixerNode()
+    let graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: graphRate), maxFrames: cycle)
+    let node = try FilePlayerNode(path: path, sampleRate: graphRate)
+    mixer.connect(node)
+    let buffer = AudioBuffer(capacity: cycle)
+    let total = Int64(minutes) * 60 * Int64(graphRate)
+    var rendered: Int64 = 0, waits = 0
+    let playStart = clock.now
+    print("  audio   RSS")
+    while !node.isFinished {
+        // Offline, faster than the reader: let it refill (a device would not wait). At the
+        // file's end fewer than a cycle's frames remain, and no more come.
+        var tries = 0
+        while node.bufferedFrames < cycle && !node.isFinished && tries < 200 {
+            waits += 1
+            tries += 1
+            usleep(500)
+        }
+        graph.render(into: buffer.slice(frames: cycle))
+        rendered += Int64(cycle)
+        if rendered % (Int64(graphRate) * 300) < Int64(cycle) || (rendered - Int64(cycle)) / Int64(graphRate) == 59 && rendered / Int64(graphRate) == 60 {
+            print(String(format: "  %2d min  %6.1f MB", Int(rendered / Int64(graphRate) / 60), residentMB()))
+            fflush(nil)   // each figure as it is measured, also into a pipe
+        }
+    }
+    let took = seconds(clock.now - playStart)
+    print(String(format: "  streamed %.1f min (%.0f%% of the file's frames) in %.1f s (%.0f× real time); %d waits for the reader, %d underruns%@",
+                 Double(rendered) / Double(graphRate) / 60, 100 * Double(rendered) / Double(total), took,
+                 Double(rendered) / Double(graphRate) / took, waits, node.underruns, node.failure.map { "; failed: \($0)" } ?? ""))
+}
+
 func densestCorpusSong() -> String {
     let dense = (corpus as NSString).appendingPathComponent("tonejs__concerto_for_orchestra_1.mid")
     return FileManager.default.fileExists(atPath: dense) ? dense : "songs/ode-to-joy.mid"
@@ -218,6 +277,7 @@ do {
     case "render": try renderBenchmark(song: arguments.count > 1 ? arguments[1] : densestCorpusSong(), font: arguments.count > 2 ? arguments[2] : defaultFont())
     case "font": try fontBenchmark(font: arguments.count > 1 ? arguments[1] : defaultFont())
     case "play": try playBenchmark(song: arguments.count > 1 ? arguments[1] : densestCorpusSong(), font: arguments.count > 2 ? arguments[2] : defaultFont())
+    case "stream": try streamBenchmark(minutes: arguments.count > 1 ? Int(arguments[1]) ?? 60 : 60)
     case "font-child": try fontChild(font: arguments[2], lazy: arguments[1] == "lazy")
     case nil:
         smfBenchmark(corpus)
@@ -225,7 +285,7 @@ do {
         try fontBenchmark(font: defaultFont())
         try playBenchmark(song: densestCorpusSong(), font: defaultFont())
     default:
-        print("usage: pianola-bench [smf [DIR] | render [SONG] [FONT] | font [FONT] | play [SONG] [FONT]]")
+        print("usage: pianola-bench [smf [DIR] | render [SONG] [FONT] | font [FONT] | play [SONG] [FONT] | stream [MINUTES]]")
         exit(2)
     }
 } catch {
