@@ -31,7 +31,7 @@ public final class AudioFileReader {
         guard access(path, R_OK) == 0 else { throw AudioFileError(path: path, reason: String(cString: strerror(errno))) }
         var info = SF_INFO()
         guard let file = sf_open(path, Int32(SFM_READ), &info) else {
-            throw AudioFileError(path: path, reason: "not an audio file libsndfile can read (\(String(cString: sf_strerror(nil))))")
+            throw AudioFileError(path: path, reason: "not an audio file libsndfile can read (\(sndfileMessage(sf_strerror(nil))))")
         }
         guard info.channels > 0, info.samplerate > 0, info.frames > 0 else {
             sf_close(file)
@@ -54,7 +54,7 @@ public final class AudioFileReader {
     /// Moves to `frame`. One thread at a time.
     public func seek(to frame: Int64) throws(AudioFileError) {
         guard sf_seek(file, sf_count_t(frame), SEEK_SET) >= 0 else {
-            throw AudioFileError(path: path, reason: "cannot seek to frame \(frame): \(String(cString: sf_strerror(file)))")
+            throw AudioFileError(path: path, reason: "cannot seek to frame \(frame): \(sndfileMessage(sf_strerror(file)))")
         }
     }
 
@@ -78,6 +78,6 @@ public final class AudioFileReader {
 
     private func checkError() throws(AudioFileError) {
         let code = sf_error(file)
-        guard code == 0 else { throw AudioFileError(path: path, reason: "unreadable: \(String(cString: sf_error_number(code)))") }
+        guard code == 0 else { throw AudioFileError(path: path, reason: "unreadable: \(sndfileMessage(sf_error_number(code)))") }
     }
 }

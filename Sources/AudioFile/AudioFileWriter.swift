@@ -71,7 +71,7 @@ public final class AudioFileWriter {
         }
         var info = SF_INFO(frames: 0, samplerate: Int32(sampleRate), channels: 2, format: Int32(major | minor), sections: 0, seekable: 0)
         guard let file = sf_open_fd(fd, Int32(SFM_WRITE), &info, 0) else {
-            let reason = String(cString: sf_strerror(nil))
+            let reason = sndfileMessage(sf_strerror(nil))
             Glibc.close(fd)
             unlink(path)   // the empty file this call created
             throw AudioFileError(path: path, reason: reason)
@@ -100,7 +100,7 @@ public final class AudioFileWriter {
             }
             return sf_writef_float(file, out, sf_count_t(frames))
         }
-        guard written == frames else { throw AudioFileError(path: path, reason: String(cString: sf_strerror(file))) }
+        guard written == frames else { throw AudioFileError(path: path, reason: sndfileMessage(sf_strerror(file))) }
     }
 
     /// Finishes the file (headers, FLAC stream end). Control thread.
@@ -109,7 +109,7 @@ public final class AudioFileWriter {
         isClosed = true
         let status = sf_close(file)
         Glibc.close(descriptor)
-        guard status == 0 else { throw AudioFileError(path: path, reason: String(cString: sf_error_number(status))) }
+        guard status == 0 else { throw AudioFileError(path: path, reason: sndfileMessage(sf_error_number(status))) }
     }
 }
 
@@ -128,4 +128,13 @@ public struct AudioFileError: Error, Hashable, Sendable, CustomStringConvertible
 
     /// `path: reason`. Any thread.
     public var description: String { "\(path): \(reason)" }
+}
+
+/// One of libsndfile's messages without its "Error : " prefix and final full stop, to sit
+/// inside one of our lines. Any thread.
+func sndfileMessage(_ message: UnsafePointer<CChar>) -> String {
+    var text = Substring(String(cString: message))
+    if text.hasPrefix("Error : ") { text = text.dropFirst(8) }
+    if text.hasSuffix(".") { text = text.dropLast() }
+    return String(text)
 }

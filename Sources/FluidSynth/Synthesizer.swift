@@ -103,27 +103,13 @@ public final class Synthesizer: @unchecked Sendable {
     /// fonts already loaded; presets resolve to the newest font that has them. Control thread,
     /// before the synthesizer renders.
     public func loadSoundFont(path: String) throws(SynthesizerError) -> SoundFontID {
-        // libfluidsynth hands files it does not know to libinstpatch, which prints glib
-        // warnings for junk: look at the RIFF header first.
-        if let problem = Self.riffProblem(path) { throw SynthesizerError(.soundFont(path: path), problem) }
+        // libfluidsynth hands files it cannot read to libinstpatch, which prints glib warnings
+        // for junk: check the RIFF structure first.
+        if let problem = SoundFontCheck.problem(path) { throw SynthesizerError(.soundFont(path: path), problem) }
         _ = Self.lastLibraryError()
         let id = fluid_synth_sfload(synth, path, 1)
         guard id >= 0 else { throw SynthesizerError(.soundFont(path: path), Self.lastLibraryError()) }
         return SoundFontID(raw: id)
-    }
-
-    /// Why the file at `path` is not a RIFF SoundFont (`sfbk`) or DLS, `nil` if it looks like one.
-    static func riffProblem(_ path: String) -> String? {
-        guard let file = fopen(path, "rb") else { return String(cString: strerror(errno)) }
-        defer { fclose(file) }
-        var header = [UInt8](repeating: 0, count: 12)
-        let count = fread(&header, 1, 12, file)
-        var info = stat()
-        if stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR { return "is a directory" }
-        guard count == 12, header[0..<4] == [0x52, 0x49, 0x46, 0x46] else { return "not a SoundFont (no RIFF header)" }
-        let form = String(decoding: header[8..<12], as: UTF8.self)
-        guard form == "sfbk" || form == "DLS " else { return "not a SoundFont (RIFF form '\(form)')" }
-        return nil
     }
 
     /// The presets of a loaded font, by bank then program. Control thread.

@@ -144,12 +144,12 @@ public final class FilePlayerNode: AudioNode, @unchecked Sendable {
             if position >= region.upperBound {
                 if playsLeft == 1 { break }
                 if playsLeft > 1 { playsLeft -= 1 }
-                do { try reader.seek(to: region.lowerBound) } catch { return fail(error.description) }
+                do { try reader.seek(to: region.lowerBound) } catch { return fail(error.reason) }
                 position = region.lowerBound
             }
             let want = Int(min(Int64(chunk), region.upperBound - position))
             let got: Int
-            do { got = try reader.read(into: input, frames: want) } catch { return fail(error.description) }
+            do { got = try reader.read(into: input, frames: want) } catch { return fail(error.reason) }
             if got == 0 { return fail("ends at frame \(position), before the \(reader.frames) frames its header gives") }
             position += Int64(got)
             if let resampler {

@@ -88,6 +88,9 @@ struct Render: ParsableCommand {
             throw fail(error.description)
         }
         progress.finish()
+        if let failure = renderer.song.filePlayers.lazy.compactMap(\.failure).first {
+            throw fail("\(failure); \(path) was written with that file cut short there")
+        }
         return frames
     }
 }

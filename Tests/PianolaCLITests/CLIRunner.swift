@@ -5,6 +5,8 @@ struct CLIRun {
     let status: Int32
     let stdout: String
     let stderr: String
+    /// True when a signal ended it (a crash), not an exit.
+    var signaled = false
 
     static let binary: URL = {
         let me = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
@@ -13,10 +15,11 @@ struct CLIRun {
 
     static func pianola(_ arguments: String...) throws -> CLIRun { try pianola(arguments) }
 
-    static func pianola(_ arguments: [String], environment: [String: String] = [:]) throws -> CLIRun {
+    /// Runs `pianola` with `arguments`, or `prefix` (a program and its arguments) running it.
+    static func pianola(_ arguments: [String], environment: [String: String] = [:], prefix: [String] = []) throws -> CLIRun {
         let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
+        process.executableURL = prefix.isEmpty ? binary : URL(fileURLWithPath: prefix[0])
+        process.arguments = prefix.isEmpty ? arguments : Array(prefix.dropFirst()) + [binary.path] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
@@ -27,7 +30,7 @@ struct CLIRun {
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return CLIRun(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self))
+                      stderr: String(decoding: errData, as: UTF8.self), signaled: process.terminationReason == .uncaughtSignal)
     }
 }
 

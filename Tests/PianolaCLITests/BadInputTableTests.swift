@@ -1,0 +1,127 @@
+import Foundation
+import MIDI
+import Testing
+
+/// Hostile inputs, each run through the command a user would run: one clear line on stderr
+/// (warnings aside) that names the input and says what is wrong, exit status 1, no signal,
+/// no output file left behind.
+@Suite("Bad input table: one line, exit 1, no crash")
+struct BadInputTableTests {
+    static let font = RenderCommandTests.testFont
+
+    /// A Standard MIDI File header (format 0, one track, 480 ticks) and one track chunk
+    /// claiming `length` bytes, holding `body`.
+    static func smf(trackLength length: UInt32, _ body: [UInt8]) -> [UInt8] {
+        Array("MThd".utf8) + [0, 0, 0, 6, 0, 0, 0, 1, 0x01, 0xE0] + Array("MTrk".utf8)
+            + [UInt8(length >> 24), UInt8((length >> 16) & 0xFF), UInt8((length >> 8) & 0xFF), UInt8(length & 0xFF)] + body
+    }
+
+    /// One row: its name, the pianola arguments (given the scratch folder), and what the line says.
+    struct Row: CustomStringConvertible, Sendable {
+        let description: String
+        let arguments: @Sendable (Scratch) throws -> [String]
+        let says: String
+    }
+
+    static let rows: [Row] = [
+        Row(description: "empty file", arguments: { ["info", try $0.write("empty.mid", [])] }, says: "empty.mid: byte 0: the file is empty"),
+        Row(description: "a text file", arguments: { ["info", try $0.write("notes.mid", Array("some notes\n".utf8))] },
+            says: "notes.mid: byte 0: not a Standard MIDI File (no 'MThd' header)"),
+        Row(description: "an MP3 renamed .mid", arguments: { scratch in
+            let mp3 = scratch.url.appendingPathComponent("song.mp3").path
+            _ = try CLIRun.pianola("render", try scratch.write("a.mid", RenderCommandTests.song()), "-o", mp3, "--soundfont", font)
+            return ["info", try scratch.write("song.mid", Array(try Data(contentsOf: URL(fileURLWithPath: mp3))))]
+        }, says: "song.mid: byte 0: not a Standard MIDI File (no 'MThd' header)"),
+        Row(description: "a 10-byte header", arguments: { ["info", try $0.write("short.mid", Array("MThd".utf8) + [0, 0, 0, 6, 0, 1])] },
+            says: "short.mid: byte 0: the file ends inside the MIDI header (size 10)"),
+        Row(description: "a header claiming 65,535 tracks (strict)", arguments: {
+            ["info", "--strict", try $0.write("tracks.mid", Array("MThd".utf8) + [0, 0, 0, 6, 0, 1, 0xFF, 0xFF, 0x01, 0xE0])]
+        }, says: "tracks.mid: byte 10: header says 65535 tracks, the file holds 0"),
+        Row(description: "a 4 GB chunk length (strict)", arguments: {
+            ["info", "--strict", try $0.write("huge.mid", smf(trackLength: 0xFFFF_FFFF, [0, 0x90, 60, 100]))]
+        }, says: "huge.mid: byte 22, track 1: chunk length 4294967295 runs past the end of the file (size 26)"),
+        Row(description: "an endless variable-length number (strict)", arguments: {
+            ["info", "--strict", try $0.write("vlq.mid", smf(trackLength: 20, Array(repeating: 0xFF, count: 20)))]
+        }, says: "vlq.mid: byte 22, track 1: variable-length number longer than 4 bytes"),
+        Row(description: "a sysex without its end (strict)", arguments: {
+            ["info", "--strict", try $0.write("sysex.mid", smf(trackLength: 8, [0, 0xF0, 0x7F, 1, 2, 3, 4, 5]))]
+        }, says: "sysex.mid: byte 22, track 1: the track ends inside an event"),
+        Row(description: "a WAV whose header gives no channels", arguments: { scratch in
+            var wav = WithAudioTests.clickWav(rate: 48_000)
+            wav[22] = 0   // the fmt chunk's channel count
+            return ["render", try scratch.write("song.mid", RenderCommandTests.song()), "-o", scratch.url.appendingPathComponent("out.wav").path,
+                    "--soundfont", font, "--with", try scratch.write("lying.wav", wav)]
+        }, says: "lying.wav: not an audio file libsndfile can read (Channel count is zero)"),
+        Row(description: "a FLAC cut short: it ends the render with the line", arguments: { scratch in
+            let song = try scratch.write("song.mid", RenderCommandTests.song())
+            let flac = scratch.url.appendingPathComponent("whole.flac").path
+            _ = try CLIRun.pianola("render", song, "-o", flac, "--soundfont", font, "--bits", "24")
+            let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: flac)))
+            return ["render", song, "-o", scratch.url.appendingPathComponent("out.wav").path, "--soundfont", font,
+                    "--with", try scratch.write("cut.flac", Array(bytes[..<(bytes.count / 2)]))]
+        }, says: "cut.flac: unreadable: flac decoder lost sync; "),
+        Row(description: "a port that does not exist", arguments: {
+            ["play", try $0.write("song.mid", RenderCommandTests.song()), "--port", "no such port"]
+        }, says: "sequencer"),
+        Row(description: "a device name with shell characters", arguments: { scratch in
+            ["play", try scratch.write("song.mid", RenderCommandTests.song()), "--soundfont", font, "--device", "hw:0;touch \(scratch.url.path)/pwned"]
+        }, says: "audio device 'hw:0;touch "),
+        Row(description: "a path that is a directory", arguments: { ["info", $0.url.path] }, says: "is a directory"),
+        Row(description: "a SoundFont that is a directory", arguments: {
+            ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", $0.url.path]
+        }, says: "cannot load SoundFont: is a directory"),
+    ]
+
+    /// Checks one run: one line saying `says` (after any warnings), exit status 1, no signal.
+    static func check(_ run: CLIRun, says: String, _ what: String) {
+        let lines = run.stderr.split(separator: "\n").filter { !$0.contains(": warning: ") }
+        #expect(!run.signaled, "\(what): killed by a signal")
+        #expect(run.status == 1, "\(what): exit \(run.status)")
+        #expect(lines.count == 1, "\(what): \(lines.count) lines: \(run.stderr)")
+        #expect(lines.first?.hasPrefix("pianola: ") == true && lines.first?.contains(says) == true, "\(what): \(run.stderr)")
+    }
+
+    @Test("each hostile input", arguments: rows)
+    func row(_ row: Row) throws {
+        let scratch = try Scratch()
+        Self.check(try CLIRun.pianola(try row.arguments(scratch)), says: row.says, row.description)
+        #expect(!FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("pwned").path), "a shell ran the device name")
+    }
+
+    @Test("a file that cannot be read (as another user when run as root)")
+    func unreadable() throws {
+        let scratch = try Scratch()
+        let song = try scratch.write("locked.mid", RenderCommandTests.song())
+        #expect(chmod(song, 0) == 0)
+        let asNobody = getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
+        #expect(chmod(scratch.url.path, 0o755) == 0)
+        Self.check(try CLIRun.pianola(["info", song], prefix: asNobody), says: "locked.mid: Permission denied", "unreadable file")
+    }
+
+    @Test("a SoundFont truncated at each of its chunks, and halfway through each")
+    func truncatedSoundFont() throws {
+        let scratch = try Scratch()
+        let song = try scratch.write("song.mid", RenderCommandTests.song())
+        let font = Array(try Data(contentsOf: URL(fileURLWithPath: Self.font)))
+        var cuts: [Int] = []
+        /// Every chunk's start and middle, descending into RIFF and LIST chunks.
+        func walk(_ start: Int, _ end: Int) {
+            var offset = start
+            while offset + 8 <= end {
+                let length = Int(font[offset + 4]) | Int(font[offset + 5]) << 8 | Int(font[offset + 6]) << 16 | Int(font[offset + 7]) << 24
+                cuts += [offset, offset + 8 + length / 2]
+                let id = String(decoding: font[offset..<offset + 4], as: UTF8.self)
+                if id == "RIFF" || id == "LIST" { walk(offset + 12, min(end, offset + 8 + length)) }
+                offset += 8 + length + (length & 1)
+            }
+        }
+        walk(0, font.count)
+        #expect(cuts.count > 30)
+        for cut in Set(cuts).sorted() where cut < font.count {
+            let path = try scratch.write("cut.sf2", Array(font[..<cut]))
+            let out = scratch.url.appendingPathComponent("out.wav").path
+            Self.check(try CLIRun.pianola("render", song, "-o", out, "--soundfont", path), says: "cut.sf2: cannot load SoundFont: ", "font cut at byte \(cut)")
+            #expect(!FileManager.default.fileExists(atPath: out))
+        }
+    }
+}
