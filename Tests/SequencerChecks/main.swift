@@ -65,7 +65,11 @@ func expectedEvents(_ song: String) -> [Logged] {
 func hex(_ bytes: [UInt8]) -> String { bytes.prefix(12).map { String(format: "%02X", $0) }.joined(separator: " ") + (bytes.count > 12 ? " …" : "") }
 
 func roundTrip(song: String, log: String, to end: Double, align: Bool, timing: Bool) {
-    let expected = expectedEvents(song).filter { $0.seconds < end - 0.05 }
+    // Events due near the recording's end may be taken back by the stop when delivery runs
+    // late: an emulated guest (TCG) has been seen 300 ms late through the VirMIDI bridge, so a
+    // check of content alone leaves out the last second.
+    let margin = timing ? 0.05 : 1.0
+    let expected = expectedEvents(song).filter { $0.seconds < end - margin }
     var recorded = readLog(log)
     if align, let first = recorded.first, let start = expected.first {
         // A recorder in another process has its own clock: line its first event up with the song's.
