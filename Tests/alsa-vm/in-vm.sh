@@ -18,11 +18,14 @@ SONGOPTS="--soundfont $FONT --reverb off --chorus off --tempo 400"
 $P render $SONG $SONGOPTS -o "$OUT/rendered.wav" --bits 32f --force > /dev/null
 try=1 clean=1 equal=1
 while [ $try -le 3 ]; do
-    arecord -q -D hw:Loopback,1,0 -f FLOAT_LE -r 48000 -c 2 -t raw -d 14 "$OUT/captured.raw" &
+    # The capture runs until the play has ended (a slow guest has taken 9 s to start playing).
+    arecord -q -D hw:Loopback,1,0 -f FLOAT_LE -r 48000 -c 2 -t raw "$OUT/captured.raw" &
     REC=$!
     sleep 1
     $P play $SONG $SONGOPTS --device hw:Loopback,0,0 --period 4096 --periods 4 --quiet 2> "$OUT/play.err"
     status=$?
+    sleep 1
+    kill -INT $REC
     wait $REC
     cat "$OUT/play.err"
     [ $status = 0 ] || break
