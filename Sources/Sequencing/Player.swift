@@ -565,9 +565,9 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             }
             let step = steps[last]
             var value = step.event.value
-            if step.next >= 0, let next = score.events[step.next].parameterStep(in: score), next.event.curve == .linear {
-                let from = score.events[step.index].frame, to = score.events[step.next].frame
-                let fraction = to > from ? Float(min(max(anchorFrame - from, 0), to - from)) / Float(to - from) : 1
+            if step.next >= 0, steps[step.next].event.curve == .linear {
+                let next = steps[step.next]
+                let fraction = next.frame > step.frame ? Float(min(max(anchorFrame - step.frame, 0), next.frame - step.frame)) / Float(next.frame - step.frame) : 1
                 value += (next.event.value - value) * fraction
             }
             automate(step, from: value, at: time, moving: moving)
@@ -581,8 +581,9 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         guard let parameters else { return }
         let (target, parameter) = Score.target(ofLane: step.lane)
         parameters.scheduleParameter(parameter, of: target, to: value, at: time, rampFrames: 0)
-        guard moving, step.next >= 0, let next = score.events[step.next].parameterStep(in: score), next.event.curve == .linear else { return }
-        let frames = Int(max(0, outputTime(ofFrame: score.events[step.next].frame) - time))
+        guard moving, step.next >= 0, score.automation[step.next].event.curve == .linear else { return }
+        let next = score.automation[step.next]
+        let frames = Int(max(0, outputTime(ofFrame: next.frame) - time))
         let end = next.event.value
         if parameter == .pan && value * end < 0 {
             let first = Int(Double(frames) * Double(abs(value)) / Double(abs(value) + abs(end)))

@@ -27,7 +27,9 @@ public final class Score: Sendable {
         public let lane: Int
         /// Index in `events` of the event itself. Any thread.
         public let index: Int
-        /// Index in `events` of the lane's next event, -1 at the lane's end. Any thread.
+        /// Sample frame at rate 1 from the song's start. Any thread.
+        public let frame: Int64
+        /// Index in `automation` of the lane's next step, -1 at the lane's end. Any thread.
         public let next: Int
     }
 
@@ -62,26 +64,28 @@ public final class Score: Sendable {
             for (i, e) in track.events.enumerated() { merged.append((e.tick, t, i, e.message)) }
         }
         merged.sort { ($0.tick, $0.track, $0.order) < ($1.tick, $1.track, $1.order) }
-        var steps: [(event: ParameterEvent, lane: Int, index: Int)] = []
+        var steps: [(event: ParameterEvent, lane: Int, index: Int, frame: Int64)] = []
         var scored: [Event] = []
         scored.reserveCapacity(merged.count)
         for (index, m) in merged.enumerated() {
+            let frame = map.sampleFrame(atTick: m.tick, sampleRate: sampleRate)
             var automationIndex: Int32 = -1
             if let p = m.message.parameterEvent {
                 automationIndex = Int32(steps.count)
-                steps.append((p, Score.lane(of: p), index))
+                steps.append((p, Score.lane(of: p), index, frame))
             }
-            scored.append(Event(tick: m.tick, frame: map.sampleFrame(atTick: m.tick, sampleRate: sampleRate), track: m.track,
-                                message: m.message, automationIndex: automationIndex))
+            scored.append(Event(tick: m.tick, frame: frame, track: m.track, message: m.message, automationIndex: automationIndex))
         }
         events = scored
         var next = Array(repeating: -1, count: steps.count)
-        var laneLast = [Int: Int]()
+        var laneLast = [Int: Int]()   // lane: its latest step so far
         for (i, step) in steps.enumerated() {
-            if let last = laneLast[step.lane] { next[last] = step.index }
+            if let last = laneLast[step.lane] { next[last] = i }
             laneLast[step.lane] = i
         }
-        automation = steps.indices.map { AutomationStep(event: steps[$0].event, lane: steps[$0].lane, index: steps[$0].index, next: next[$0]) }
+        automation = steps.indices.map {
+            AutomationStep(event: steps[$0].event, lane: steps[$0].lane, index: steps[$0].index, frame: steps[$0].frame, next: next[$0])
+        }
         automatedLanes = laneLast.keys.sorted()
         endTick = sequence.length
         endFrame = map.sampleFrame(atTick: sequence.length, sampleRate: sampleRate)
@@ -95,7 +99,7 @@ public final class Score: Sendable {
     public static func lane(of event: ParameterEvent) -> Int {
         let target = switch event.target {
         case .output: 255
-        case .input(let n): min(n, 254)
+        case .input(let n): min(max(n, 0), 254)   // as the meta event stores it
         }
         return target * 2 + Int(event.parameter.rawValue)
     }
@@ -120,12 +124,5 @@ public final class Score: Sendable {
             if before(events[mid]) { low = mid + 1 } else { high = mid }
         }
         return low
-    }
-}
-
-extension Score.Event {
-    /// Its automation step in `score`, `nil` when it is not a parameter event. Any thread.
-    @inline(__always) public func parameterStep(in score: Score) -> Score.AutomationStep? {
-        automationIndex >= 0 ? score.automation[Int(automationIndex)] : nil
     }
 }

@@ -139,6 +139,14 @@ struct AutomationTests {
         #expect(bus.player.pollEvents().allSatisfy { if case .userEvent = $0 { false } else { true } })
     }
 
+    @Test("an input number out of range acts as the file stores it (-3 as input 0), and one past the mixer's inputs does nothing")
+    func inputsOutOfRange() throws {
+        let bus = try AutomatedBus([Self.set(480, .input(-3), .volume, 0.25), Self.set(960, .input(200), .volume, 0)])
+        bus.player.start()
+        let (left, _) = bus.render(60_000)
+        #expect(left[23_999] == 0.5 && left[24_000] == 0.125 && left[59_999] == 0.125)
+    }
+
     @Test("a track's CC7 and CC10 set its bus input's volume and pan on their frame, and never reach the synth")
     func controllersDriveTheBus() throws {
         let bus = try AutomatedBus([
