@@ -20,8 +20,17 @@ enum SoundFontCheck {
         if info.st_mode & S_IFMT == S_IFDIR { return "is a directory" }
         guard let file = fopen(path, "rb") else { return String(cString: strerror(errno)) }
         defer { fclose(file) }
-        let size = Int(info.st_size)
-        /// The 8-byte header (id, length) at `offset`, or 4 bytes of a form type.
+        do {
+            try check(file, size: Int(info.st_size))
+            return nil
+        } catch {
+            return error.reason
+        }
+    }
+
+    /// Walks the RIFF chunks of `file` (`size` bytes long), throwing the first defect.
+    private static func check(_ file: UnsafeMutablePointer<FILE>, size: Int) throws(Failure) {
+        /// `count` bytes at `offset`, `nil` past the end.
         func bytes(at offset: Int, _ count: Int) -> [UInt8]? {
             var buffer = [UInt8](repeating: 0, count: count)
             guard fseek(file, offset, SEEK_SET) == 0, fread(&buffer, 1, count, file) == count else { return nil }
@@ -29,55 +38,46 @@ enum SoundFontCheck {
         }
         func id(_ b: ArraySlice<UInt8>) -> String { String(decoding: b, as: UTF8.self) }
         func length(_ b: [UInt8]) -> Int { Int(b[4]) | Int(b[5]) << 8 | Int(b[6]) << 16 | Int(b[7]) << 24 }
-
-        guard size >= 12, let riff = bytes(at: 0, 12), id(riff[0..<4]) == "RIFF" else { return "not a SoundFont (no RIFF header)" }
-        let form = id(riff[8..<12])
-        guard form == "sfbk" || form == "DLS " else { return "not a SoundFont (RIFF form '\(form)')" }
-        let end = 8 + length(riff)
-        guard end <= size else { return "byte 4: the RIFF chunk claims \(length(riff)) bytes, the file ends at byte \(size)" }
-
-        /// The chunks of a list from `start` to `end`: each one's id, body offset and length.
-        func chunks(from start: Int, to end: Int, in list: String) -> Result<[(id: String, body: Int, length: Int)], Failure> {
+        /// The chunks of the list `list` from `start` to `end`: each one's id, body offset and length.
+        func chunks(from start: Int, to end: Int, in list: String) throws(Failure) -> [(id: String, body: Int, length: Int)] {
             var found: [(String, Int, Int)] = []
             var offset = start
             while offset < end {
                 guard offset + 8 <= end, let header = bytes(at: offset, 8) else {
-                    return .failure(Failure("byte \(offset): a chunk header runs past the end of '\(list)' at byte \(end)"))
+                    throw Failure("byte \(offset): a chunk header runs past the end of '\(list)' at byte \(end)")
                 }
                 let name = id(header[0..<4]), count = length(header)
                 guard offset + 8 + count <= end else {
-                    return .failure(Failure("byte \(offset): chunk '\(name)' claims \(count) bytes, past the end of '\(list)' at byte \(end)"))
+                    throw Failure("byte \(offset): chunk '\(name)' claims \(count) bytes, past the end of '\(list)' at byte \(end)")
                 }
                 found.append((name, offset + 8, count))
                 offset += 8 + count + (count & 1)
             }
-            return .success(found)
+            return found
         }
-        switch chunks(from: 12, to: end, in: "RIFF") {
-        case .failure(let failure): return failure.reason
-        case .success(let top):
-            guard form == "sfbk" else { return nil }
-            var lists: [String: (body: Int, length: Int)] = [:]
-            for chunk in top where chunk.id == "LIST" && chunk.length >= 4 {
-                guard let type = bytes(at: chunk.body, 4) else { return "byte \(chunk.body): unreadable list type" }
-                lists[id(type[0..<4])] = (chunk.body + 4, chunk.length - 4)
-            }
-            for name in ["INFO", "sdta", "pdta"] where lists[name] == nil { return "not a SoundFont 2: no '\(name)' list" }
-            for name in ["INFO", "sdta", "pdta"] {
-                let list = lists[name]!
-                switch chunks(from: list.body, to: list.body + list.length, in: name) {
-                case .failure(let failure): return failure.reason
-                case .success(let inside) where name == "pdta":
-                    for (chunk, record) in recordSizes.sorted(by: { $0.key < $1.key }) {
-                        guard let found = inside.first(where: { $0.id == chunk }) else { return "not a SoundFont 2: no '\(chunk)' chunk" }
-                        guard found.length % record == 0, found.length >= record else {
-                            return "byte \(found.body - 8): chunk '\(chunk)' is \(found.length) bytes, not a whole number of \(record)-byte records"
-                        }
-                    }
-                case .success: break
+
+        guard size >= 12, let riff = bytes(at: 0, 12), id(riff[0..<4]) == "RIFF" else { throw Failure("not a SoundFont (no RIFF header)") }
+        let form = id(riff[8..<12])
+        guard form == "sfbk" || form == "DLS " else { throw Failure("not a SoundFont (RIFF form '\(form)')") }
+        let end = 8 + length(riff)
+        guard end <= size else { throw Failure("byte 4: the RIFF chunk claims \(length(riff)) bytes, the file ends at byte \(size)") }
+        let top = try chunks(from: 12, to: end, in: "RIFF")
+        guard form == "sfbk" else { return }
+        var lists: [String: (body: Int, length: Int)] = [:]
+        for chunk in top where chunk.id == "LIST" && chunk.length >= 4 {
+            guard let type = bytes(at: chunk.body, 4) else { throw Failure("byte \(chunk.body): unreadable list type") }
+            lists[id(type[0..<4])] = (chunk.body + 4, chunk.length - 4)
+        }
+        for name in ["INFO", "sdta", "pdta"] {
+            guard let list = lists[name] else { throw Failure("not a SoundFont 2: no '\(name)' list") }
+            let inside = try chunks(from: list.body, to: list.body + list.length, in: name)
+            guard name == "pdta" else { continue }
+            for (chunk, record) in recordSizes.sorted(by: { $0.key < $1.key }) {
+                guard let found = inside.first(where: { $0.id == chunk }) else { throw Failure("not a SoundFont 2: no '\(chunk)' chunk") }
+                guard found.length % record == 0, found.length >= record else {
+                    throw Failure("byte \(found.body - 8): chunk '\(chunk)' is \(found.length) bytes, not a whole number of \(record)-byte records")
                 }
             }
-            return nil
         }
     }
 
