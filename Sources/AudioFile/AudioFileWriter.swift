@@ -19,9 +19,6 @@ public final class AudioFileWriter {
         /// MPEG-1 Layer III, lossy (the encoding is ignored). Any thread.
         case mp3
 
-        /// Whether it is a lossy codec, which takes no sample encoding. Any thread.
-        public var isLossy: Bool { self == .ogg || self == .opus || self == .mp3 }
-
         /// The container for a path's extension (`.wav`, `.flac`, `.ogg`, `.opus`, `.mp3`), `nil` for any other. Any thread.
         public init?(path: String) {
             let ext = path.split(separator: "/").last?.split(separator: ".", omittingEmptySubsequences: false).last.map { $0.lowercased() }

@@ -235,7 +235,8 @@ func streamBenchmark(minutes: Int) throws {
     let node = try FilePlayerNode(path: path, sampleRate: graphRate)
     mixer.connect(node)
     let buffer = AudioBuffer(capacity: cycle)
-    let total = Int64(minutes) * 60 * Int64(graphRate)
+    let perMinute = 60 * Int64(graphRate)
+    let total = Int64(minutes) * perMinute
     var rendered: Int64 = 0, waits = 0
     let playStart = clock.now
     print("  audio   RSS")
@@ -250,8 +251,10 @@ func streamBenchmark(minutes: Int) throws {
         }
         graph.render(into: buffer.slice(frames: cycle))
         rendered += Int64(cycle)
-        if rendered % (Int64(graphRate) * 300) < Int64(cycle) || (rendered - Int64(cycle)) / Int64(graphRate) == 59 && rendered / Int64(graphRate) == 60 {
-            print(String(format: "  %2d min  %6.1f MB", Int(rendered / Int64(graphRate) / 60), residentMB()))
+        // The cycle that crosses a minute mark reports minute 1 (after warm-up) and every fifth.
+        let minute = rendered / perMinute
+        if rendered % perMinute < Int64(cycle) && (minute == 1 || minute % 5 == 0) {
+            print(String(format: "  %2d min  %6.1f MB", Int(minute), residentMB()))
             fflush(nil)   // each figure as it is measured, also into a pipe
         }
     }

@@ -45,7 +45,7 @@ struct Render: ParsableCommand {
         guard tail >= 0 && tail <= 60 else { throw fail("--tail \(tail): use 0 to 60 seconds") }
         var (sequence, font, settings) = try options.load(song)
         settings.tailSeconds = tail
-        let plan = try stems.map { try Stems.plan(folder: $0, song: song, sequence: sequence, settings: settings, container: container, force: force) } ?? []
+        let plan = try stems.map { try Stems.plan(folder: $0, sequence: sequence, settings: settings, container: container, force: force) } ?? []
         print("SoundFont: \(font.path) (\(font.source))")
         let started = Date()
         let frames = try write(sequence, font: font.path, settings: settings, to: output, container: container, showProgress: true)
