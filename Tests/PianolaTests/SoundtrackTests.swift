@@ -224,6 +224,29 @@ struct SoundtrackTests {
         #expect(error?.description.hasSuffix("waltz.mid has no layer 'Strings' (layers: bass)") == true)
     }
 
+    @Test("with controllersDriveLayers, a layer's CC7 moves the layer's fader on its exact frame")
+    func controllersDriveLayers() async throws {
+        let fixture = try SoundtrackFixture()
+        let soundtrack = Soundtrack(configuration: dryConfiguration())
+        // One held note on the layer "Pad"; CC7 = 0 on beat 3 (tick 960, frame 48,000 at 120 bpm).
+        let pad = Track(name: "Pad", events: [
+            MIDIEvent(tick: 0, .programChange(channel: 0, program: 0)),
+            MIDIEvent(tick: 0, .noteOn(channel: 0, note: 60, velocity: 100)),
+            MIDIEvent(tick: 960, .controlChange(channel: 0, controller: 7, value: 0)),
+            MIDIEvent(tick: 1920, .noteOff(channel: 0, note: 60, velocity: 0)),
+        ], length: 1920)
+        var description = Soundtrack.SongDescription(midiPath: try fixture.write(Sequence(division: .ticksPerQuarter(480), tracks: [pad]), as: "pad.mid"),
+                                                     soundFontPath: SoundtrackFixture.testFont)
+        description.trackLayers = ["Pad"]
+        description.controllersDriveLayers = true
+        try soundtrack.play(try await soundtrack.load(description))
+        var pull = Puller(soundtrack)
+        pull.pull(80_000)
+        // The synth's own CC7 would glide over a 64-frame block; the fader cuts on the frame.
+        #expect(pull.left[47_900..<48_000].contains { abs($0) > 0.01 })
+        #expect(pull.left[48_000...].allSatisfy { $0 == 0 })
+    }
+
     @Test("events reach a DispatchQueue of the caller's, never the audio thread")
     func deliveryOnQueue() async throws {
         let fixture = try SoundtrackFixture()
