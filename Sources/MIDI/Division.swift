@@ -135,10 +135,12 @@ public struct SMPTETime: Hashable, Sendable, CustomStringConvertible {
         return frameNumber * 100 + subframes
     }
 
-    /// The timecode at `seconds` from zero, rounded down to the subframe. Any thread.
+    /// The timecode at `seconds` from zero, rounded down to the subframe (held at zero and at
+    /// the last subframe an Int counts). Any thread.
     public init(seconds: Double, rate: SMPTERate) {
         let (num, den) = rate.framesPerSecond
-        self.init(subframeCount: Int((seconds * Double(num) * 100 / Double(den)).rounded(.down)), rate: rate)
+        let subframes = (seconds * Double(num) * 100 / Double(den)).rounded(.down)
+        self.init(subframeCount: subframes.isNaN ? 0 : Int(max(0, min(subframes, 0x1p63.nextDown))), rate: rate)
     }
 
     /// The position in seconds. Any thread.

@@ -69,10 +69,10 @@ public struct MeterMap: Hashable, Sendable {
             let last = segments[segments.count - 1]
             let tick = max(0, tick)
             // Bars since `last` began, a partial bar counting as one.
-            let scaled = (tick - last.tick) * last.beatUnit
+            let scaled = (tick - last.tick).multipliedSaturating(by: last.beatUnit)
             let barLength = last.beatsPerBar * 4 * ticksPerQuarter
-            let bars = (scaled + barLength - 1) / barLength
-            let next = Segment(tick: tick, bar: last.bar + bars, beatsPerBar: Int(signature.numerator),
+            let bars = scaled.addingSaturating(barLength - 1) / barLength
+            let next = Segment(tick: tick, bar: last.bar.addingSaturating(bars), beatsPerBar: Int(signature.numerator),
                                beatUnit: 1 << Int(signature.denominatorPower))
             if last.tick == tick { segments[segments.count - 1] = Segment(
                 tick: tick, bar: last.bar, beatsPerBar: next.beatsPerBar, beatUnit: next.beatUnit)
@@ -97,12 +97,12 @@ public struct MeterMap: Hashable, Sendable {
         let tick = max(0, tick)
         let s = lastSegment { $0.tick <= tick }
         // Work in ticks × beatUnit so that beats of any note value stay integral.
-        let scaled = (tick - s.tick) * s.beatUnit
+        let scaled = (tick - s.tick).multipliedSaturating(by: s.beatUnit)
         let beatLength = 4 * ticksPerQuarter
         let beatIndex = scaled / beatLength
-        let bar = s.bar + beatIndex / s.beatsPerBar
+        let bar = s.bar.addingSaturating(beatIndex / s.beatsPerBar)
         let beat = beatIndex % s.beatsPerBar + 1
-        let beatStartTick = s.tick + (beatIndex * beatLength + s.beatUnit - 1) / s.beatUnit
+        let beatStartTick = s.tick + (beatIndex * beatLength).addingSaturating(s.beatUnit - 1) / s.beatUnit
         return BarBeatTick(bar: bar, beat: beat, tick: tick - beatStartTick)
     }
 
@@ -110,10 +110,11 @@ public struct MeterMap: Hashable, Sendable {
     /// Any thread.
     public func tick(at position: BarBeatTick) -> Int {
         let s = lastSegment { $0.bar <= position.bar }
-        let beatIndex = (position.bar - s.bar) * s.beatsPerBar + (position.beat - 1)
+        let beatIndex = position.bar.subtractingSaturating(s.bar).multipliedSaturating(by: s.beatsPerBar)
+            .addingSaturating(position.beat.subtractingSaturating(1))
         let beatLength = 4 * ticksPerQuarter
-        let tick = s.tick + (beatIndex * beatLength + s.beatUnit - 1) / s.beatUnit + position.tick
-        return max(0, tick)
+        let ticks = beatIndex.multipliedSaturating(by: beatLength).addingSaturating(s.beatUnit - 1) / s.beatUnit
+        return max(0, s.tick.addingSaturating(ticks).addingSaturating(position.tick))
     }
 
     /// The last segment that `starts` holds for (the first always does), by plain indexing:
@@ -138,9 +139,9 @@ public struct MeterMap: Hashable, Sendable {
         let p = position(atTick: tick)
         switch grid {
         case .beat:
-            return p.tick == 0 ? max(0, tick) : self.tick(at: BarBeatTick(bar: p.bar, beat: p.beat + 1))
+            return p.tick == 0 ? max(0, tick) : self.tick(at: BarBeatTick(bar: p.bar, beat: p.beat.addingSaturating(1)))
         case .bar:
-            return p.tick == 0 && p.beat == 1 ? max(0, tick) : self.tick(at: BarBeatTick(bar: p.bar + 1, beat: 1))
+            return p.tick == 0 && p.beat == 1 ? max(0, tick) : self.tick(at: BarBeatTick(bar: p.bar.addingSaturating(1), beat: 1))
         }
     }
 }

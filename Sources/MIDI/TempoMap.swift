@@ -45,7 +45,7 @@ public struct TempoMap: Hashable, Sendable {
                 let tempo = max(1, change.microsecondsPerQuarter)
                 let last = segments[segments.count - 1]
                 let tick = max(0, change.tick)
-                let start = last.startUnits + (tick - last.tick) * last.unitsPerTick
+                let start = last.startUnits.addingSaturating((tick - last.tick).multipliedSaturating(by: last.unitsPerTick))
                 let segment = Segment(tick: tick, microsecondsPerQuarter: tempo, startUnits: start, unitsPerTick: tempo)
                 if last.tick == tick { segments[segments.count - 1] = segment } else { segments.append(segment) }
             }
@@ -89,7 +89,7 @@ public struct TempoMap: Hashable, Sendable {
     /// Exact time of `tick` in units.
     func units(atTick tick: Int) -> Int {
         let s = segment(atTick: tick)
-        return s.startUnits + (tick - s.tick) * s.unitsPerTick
+        return s.startUnits.addingSaturating(tick.subtractingSaturating(s.tick).multipliedSaturating(by: s.unitsPerTick))
     }
 
     /// The last tick that starts at or before `units`.
@@ -100,7 +100,7 @@ public struct TempoMap: Hashable, Sendable {
             if segments[mid].startUnits <= units { low = mid } else { high = mid - 1 }
         }
         let s = segments[low]
-        return s.tick + (units - s.startUnits) / s.unitsPerTick
+        return s.tick.addingSaturating(units.subtractingSaturating(s.startUnits) / s.unitsPerTick)
     }
 
     /// Seconds from the start to `tick`. Any thread.
@@ -109,9 +109,11 @@ public struct TempoMap: Hashable, Sendable {
         return Double(u / unitsPerSecond) + Double(u % unitsPerSecond) / Double(unitsPerSecond)
     }
 
-    /// The tick sounding at `seconds` (the last tick at or before it). Any thread.
+    /// The tick sounding at `seconds` (the last tick at or before it); the last tick there is
+    /// for a time beyond it. Any thread.
     public func tick(atSeconds seconds: Double) -> Int {
-        tick(atUnits: Int((max(0, seconds) * Double(unitsPerSecond)).rounded(.down)))
+        let units = (max(0, seconds) * Double(unitsPerSecond)).rounded(.down)
+        return tick(atUnits: units < 0x1p63 ? Int(units) : .max)
     }
 
     /// The sample frame of `tick` at `sampleRate`, rounded to the nearest frame. Any thread.
@@ -123,9 +125,12 @@ public struct TempoMap: Hashable, Sendable {
     /// before `frame`; 0 for frames before the start. Any thread.
     public func tick(atSampleFrame frame: Int64, sampleRate: Int) -> Int {
         guard frame >= 0 else { return 0 }
+        guard frame < 1 << 61 else { return tick(atUnits: .max) }
         // round(U·R/S) ≤ f  ⟺  U ≤ ⌊((2f+1)·S − 1) / 2R⌋
         let product = (2 * Int(frame) + 1).multipliedFullWidth(by: unitsPerSecond)
         let minusOne = product.low == 0 ? (product.high - 1, UInt.max) : (product.high, product.low - 1)
+        // The quotient fits in an Int only while the high word is below R.
+        guard minusOne.0 < sampleRate else { return tick(atUnits: .max) }
         let (maxUnits, _) = (2 * sampleRate).dividingFullWidth(minusOne)
         return tick(atUnits: maxUnits)
     }
@@ -139,15 +144,22 @@ public struct TempoMap: Hashable, Sendable {
 
     /// The tick at a position in quarter notes (rounded down). Any thread.
     public func tick(atBeats beats: Double) -> Int {
-        if let tpq = ticksPerQuarter { return Int((max(0, beats) * Double(tpq)).rounded(.down)) }
+        if let tpq = ticksPerQuarter {
+            let ticks = (max(0, beats) * Double(tpq)).rounded(.down)
+            return ticks < 0x1p63 ? Int(ticks) : .max
+        }
         return tick(atSeconds: beats / 2)
     }
 
-    /// `a × b / c` rounded to nearest (halves up), through 128-bit intermediates.
+    /// `a × b / c` rounded to nearest (halves up), through 128-bit intermediates; `Int.max`
+    /// where the result is larger.
     static func mulDivRounded(_ a: Int, _ b: Int, _ c: Int) -> Int {
         precondition(a >= 0 && b >= 0 && c > 0)
         let product = a.multipliedFullWidth(by: b)
-        let (q, r) = c.dividingFullWidth((product.high, product.low))
-        return r * 2 >= c ? q + 1 : q
+        let divisor = UInt(c)
+        guard UInt(product.high) < divisor else { return .max }
+        let (q, r) = divisor.dividingFullWidth((UInt(product.high), product.low))
+        guard q < UInt(Int.max) else { return .max }
+        return Int(r >= divisor - r ? q + 1 : q)
     }
 }

@@ -125,4 +125,22 @@ struct TimeConversionTests {
         #expect(map.seconds(atTick: 2400) == 1.0)
         #expect(map.sampleFrame(atTick: 2400 * 60, sampleRate: 48_000) == 48_000 * 60)
     }
+
+    @Test("positions past the end of time saturate instead of trapping, and stay in order")
+    func extremePositions() {
+        // Found by the tempo fuzz target and `--from 1e300`: these trapped on Int overflow.
+        let map = TempoMap(division: .ticksPerQuarter(32_767), tempoChanges: [(0, 0xFF_FFFF), (.max, 1)])
+        #expect(map.tick(atSeconds: 1e300) == map.tick(atSeconds: .infinity))
+        #expect(map.tick(atSeconds: -.nan) == 0)
+        #expect(map.sampleFrame(atTick: .max, sampleRate: 384_000) >= map.sampleFrame(atTick: 1 << 40, sampleRate: 384_000))
+        #expect(map.tick(atSampleFrame: .max, sampleRate: 8_000) == map.tick(atSampleFrame: 1 << 62, sampleRate: 8_000))
+        let smpte = TempoMap(division: .smpte(framesPerSecond: 1, ticksPerFrame: 1), tempoChanges: [])
+        #expect(smpte.sampleFrame(atTick: .max, sampleRate: 384_000) == .max)
+        let meter = MeterMap(ticksPerQuarter: 480, timeSignatures: [(1 << 62, TimeSignature(7, 64))])
+        #expect(meter.tick(at: BarBeatTick(bar: .max, beat: .max, tick: .max)) == .max)
+        #expect(meter.tick(at: BarBeatTick(bar: .min, beat: .min)) == 0)
+        #expect(meter.position(atTick: .max).bar > meter.position(atTick: 1 << 61).bar)
+        // Below the extremes nothing changed: 2 bars of 4/4 at 480 ppq.
+        #expect(meter.tick(at: BarBeatTick(bar: 3, beat: 1)) == 3_840)
+    }
 }
