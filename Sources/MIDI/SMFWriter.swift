@@ -30,6 +30,9 @@ struct SMFTrackWriter {
     private var lastStatus: UInt8 = 0
     private var lastTick = 0
 
+    /// The largest delta time a variable-length number holds.
+    static let longestDelta = 0x0FFF_FFFF
+
     init(runningStatus: Bool) { self.runningStatus = runningStatus }
 
     mutating func write(_ events: [MIDIEvent], into out: inout [UInt8]) {
@@ -42,8 +45,17 @@ struct SMFTrackWriter {
     }
 
     private mutating func write(_ event: MIDIEvent, into out: inout [UInt8]) {
-        out.appendVLQ(event.tick - lastTick)
-        lastTick = event.tick
+        // A gap too long for one variable-length delta (a merged or hand-made track can have
+        // one) is bridged with empty text events, which readers pass over.
+        var delta = max(0, event.tick - lastTick)
+        while delta > Self.longestDelta {
+            out.appendVLQ(Self.longestDelta)
+            out.append(contentsOf: [0xFF, 0x01, 0x00])
+            lastStatus = 0
+            delta -= Self.longestDelta
+        }
+        out.appendVLQ(delta)
+        lastTick = max(lastTick, event.tick)
         func channel(_ kind: UInt8, _ c: MIDIChannel, _ data: UInt8...) {
             let status = kind | (c & 0x0F)
             if !(runningStatus && status == lastStatus) { out.append(status) }

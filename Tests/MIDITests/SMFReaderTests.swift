@@ -157,4 +157,21 @@ struct SMFReaderTests {
             try MIDIFile(bytes: notRMID)
         }
     }
+
+    @Test("a gap longer than a delta time can hold is written, bridged by empty text events")
+    func longGap() throws {
+        // Found by the sequence fuzz target: tempo events gathered from several tracks made a
+        // tempo track with a 2^30-tick gap, and the writer trapped on the delta.
+        let far = 1 << 30 + 5
+        let track = MIDIFile.Track(events: [
+            MIDIEvent(tick: 0, .noteOn(channel: 0, note: 60, velocity: 100)),
+            MIDIEvent(tick: far, .noteOff(channel: 0, note: 60, velocity: 0)),
+        ])
+        let file = MIDIFile(format: 0, division: .ticksPerQuarter(480), tracks: [track])
+        let read = try MIDIFile(bytes: file.serialized(runningStatus: true), mode: .strict)
+        let events = read.tracks[0].events
+        #expect(events.first?.message == .noteOn(channel: 0, note: 60, velocity: 100))
+        #expect(events.filter { $0.message == .noteOff(channel: 0, note: 60, velocity: 0) }.map(\.tick) == [far])
+        #expect(events.count(where: { $0.message == .meta(.text(.text, [])) }) == far / 0x0FFF_FFFF)
+    }
 }
