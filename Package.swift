@@ -44,10 +44,12 @@ let package = Package(
         // Songs the project wrote, entered in code and written out by the SMF writer.
         .target(name: "SongBook", dependencies: ["MIDI"]),
 
-        .executableTarget(name: "pianola", dependencies: [
+        // The `pianola` command line: its commands and options, parsed by ArgumentParser.
+        .target(name: "PianolaCommands", dependencies: [
             "MIDI", "Sequencing", "Pianola", "AudioFile", "ALSA",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        .executableTarget(name: "pianola", dependencies: ["PianolaCommands"]),
         // The game-like example of the README: `swift run game-demo`.
         .executableTarget(name: "game-demo", dependencies: ["Pianola"], path: "Examples/GameDemo"),
         // Regenerates songs/*.mid from SongBook: `swift run make-songs`.

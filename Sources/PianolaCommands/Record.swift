@@ -58,11 +58,7 @@ struct Record: ParsableCommand {
     @OptionGroup(title: "Audio device (with --play)") var audio: AudioDeviceOptions
 
     func run() throws {
-        guard tempo >= 10 && tempo <= 1000 else { throw fail("--tempo \(tempo): use 10 to 1000 beats per minute") }
-        guard (24...32_767).contains(ppq) else { throw fail("--ppq \(ppq): use 24 to 32767") }
-        if let duration, !(duration > 0 && duration <= 86_400) { throw fail("--duration \(duration): use more than 0 and at most 86400 seconds") }
-        try audio.check()
-        if play == nil && (!route.isEmpty || playTo.lowercased() != "synth") { throw fail("--route and --play-to need --play SONG") }
+        try checkNumbers()
         try checkWritable()
         let interruption = Interruption()
 
@@ -156,6 +152,15 @@ struct Record: ParsableCommand {
         }
         say("wrote \(output): \(arrivals.count) event\(arrivals.count == 1 ? "" : "s")")
         if let signal = interruption.signal { throw ExitCode(128 + signal) }
+    }
+
+    /// One line on a number out of its range or an option that needs `--play`.
+    func checkNumbers() throws {
+        guard tempo >= 10 && tempo <= 1000 else { throw fail("--tempo \(tempo): use 10 to 1000 beats per minute") }
+        guard (24...32_767).contains(ppq) else { throw fail("--ppq \(ppq): use 24 to 32767") }
+        if let duration, !(duration > 0 && duration <= 86_400) { throw fail("--duration \(duration): use more than 0 and at most 86400 seconds") }
+        try audio.check()
+        if play == nil && (!route.isEmpty || playTo.lowercased() != "synth") { throw fail("--route and --play-to need --play SONG") }
     }
 
     /// Refuses, before anything is recorded, an output that exists (without --force) or a

@@ -39,10 +39,7 @@ struct Render: ParsableCommand {
     var force = false
 
     func run() throws {
-        guard let container = format ?? AudioFileWriter.Container(path: output) else {
-            throw fail("\(output): unknown audio file type; name it .wav, .flac, .ogg, .opus or .mp3, or give --format")
-        }
-        guard tail >= 0 && tail <= 60 else { throw fail("--tail \(tail): use 0 to 60 seconds") }
+        let container = try checkOutput()
         var (sequence, font, settings) = try options.load(song)
         settings.tailSeconds = tail
         let plan = try stems.map { try Stems.plan(folder: $0, sequence: sequence, settings: settings, container: container, force: force) } ?? []
@@ -56,6 +53,15 @@ struct Render: ParsableCommand {
             _ = try write(sequence, font: font.path, settings: stem.settings, to: stem.path, container: container, frames: Int64(frames))
             print("wrote \(stem.path): \(stem.what)")
         }
+    }
+
+    /// The output's container, or one line on an unknown one or a bad `--tail`.
+    func checkOutput() throws -> AudioFileWriter.Container {
+        guard let container = format ?? AudioFileWriter.Container(path: output) else {
+            throw fail("\(output): unknown audio file type; name it .wav, .flac, .ogg, .opus or .mp3, or give --format")
+        }
+        guard tail >= 0 && tail <= 60 else { throw fail("--tail \(tail): use 0 to 60 seconds") }
+        return container
     }
 
     /// Renders `sequence` with `settings` into a new file at `path` (exactly `frames` long
@@ -141,21 +147,23 @@ struct SongOptions: ParsableArguments {
 
     /// Reads the song (warnings on stderr), checks every option, chooses the SoundFont.
     func load(_ song: String) throws -> (Sequence, SoundFontChoice, SongGraph.Settings) {
-        guard (8_000...384_000).contains(sampleRate) else { throw fail("--sample-rate \(sampleRate): use 8000 to 384000 Hz") }
-        guard (1...65_535).contains(polyphony) else { throw fail("--polyphony \(polyphony): use 1 to 65535 voices") }
-        guard gain >= 0 && gain <= 10 else { throw fail("--gain \(gain): use 0 to 10") }
-        guard (1...1000).contains(loop) else { throw fail("--loop \(loop): play 1 to 1000 times") }
-        guard (10...1000).contains(tempo) else { throw fail("--tempo \(tempo): use 10 to 1000 percent") }
-        guard (-48...48).contains(transpose) else { throw fail("--transpose \(transpose): use -48 to 48 semitones") }
+        try checkRanges()
         let file: MIDIFile
         do { file = try MIDIFile(contentsOf: song) } catch { throw fail(error.description) }
         for warning in file.warnings { printError("\(song): warning: \(warning)") }
         let sequence = Sequence(file: file)
-        for track in mute + solo where !(1...max(1, sequence.tracks.count)).contains(track) || sequence.tracks.isEmpty {
-            throw fail("track \(track) does not exist: \(song) has \(sequence.tracks.count) track\(sequence.tracks.count == 1 ? "" : "s")")
-        }
+        let settings = try settings(for: sequence, song: song)
         guard let font = SoundFontChoice.choose(explicit: soundfont) else {
             throw fail("no SoundFont found: give --soundfont PATH or install fluid-soundfont-gm")
+        }
+        return (sequence, font, settings)
+    }
+
+    /// The graph's settings for `sequence` (read from `song`): every option but the font,
+    /// checked against the song. Touches no file.
+    func settings(for sequence: Sequence, song: String) throws -> SongGraph.Settings {
+        for track in mute + solo where !(1...max(1, sequence.tracks.count)).contains(track) || sequence.tracks.isEmpty {
+            throw fail("track \(track) does not exist: \(song) has \(sequence.tracks.count) track\(sequence.tracks.count == 1 ? "" : "s")")
         }
         var settings = SongGraph.Settings()
         settings.sampleRate = sampleRate
@@ -168,7 +176,12 @@ struct SongOptions: ParsableArguments {
         settings.transpose = transpose
         settings.mutedTracks = Set(mute.map { $0 - 1 })
         settings.soloTracks = Set(solo.map { $0 - 1 })
-        if let from { settings.fromTick = try position(from, "--from", in: sequence) }
+        if let from {
+            settings.fromTick = try position(from, "--from", in: sequence)
+            guard settings.fromTick < sequence.length else {
+                throw fail("--from \(from) is at or after the end of \(song) (\(sequence.durationSeconds.formatted2) s)")
+            }
+        }
         if let to { settings.toTick = try position(to, "--to", in: sequence) }
         if let end = settings.toTick, end <= settings.fromTick { throw fail("--to \(to!) is not after --from \(from ?? "0")") }
         for text in audioFiles {
@@ -179,7 +192,17 @@ struct SongOptions: ParsableArguments {
                 settings.audioFiles.append(.init(path: text))
             }
         }
-        return (sequence, font, settings)
+        return settings
+    }
+
+    /// Fails in one line on a number out of its range, before any file is read.
+    func checkRanges() throws {
+        guard (8_000...384_000).contains(sampleRate) else { throw fail("--sample-rate \(sampleRate): use 8000 to 384000 Hz") }
+        guard (1...65_535).contains(polyphony) else { throw fail("--polyphony \(polyphony): use 1 to 65535 voices") }
+        guard gain >= 0 && gain <= 10 else { throw fail("--gain \(gain): use 0 to 10") }
+        guard (1...1000).contains(loop) else { throw fail("--loop \(loop): play 1 to 1000 times") }
+        guard (10...1000).contains(tempo) else { throw fail("--tempo \(tempo): use 10 to 1000 percent") }
+        guard (-48...48).contains(transpose) else { throw fail("--transpose \(transpose): use -48 to 48 semitones") }
     }
 
     /// A tick from `12.5` or `3:1[:tick]`, `nil` for anything else.

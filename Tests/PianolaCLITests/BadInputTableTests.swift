@@ -66,6 +66,12 @@ struct BadInputTableTests {
         Row(description: "a device name with shell characters", arguments: { scratch in
             ["play", try scratch.write("song.mid", RenderCommandTests.song()), "--soundfont", font, "--device", "hw:0;touch \(scratch.url.path)/pwned"]
         }, says: "audio device 'hw:0;touch "),
+        Row(description: "a start time beyond all time (1e300 s)", arguments: {
+            ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", font, "--from", "1e300"]
+        }, says: "--from 1e300 is at or after the end of "),
+        Row(description: "a start bar past the song's end", arguments: {
+            ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", font, "--from", "9223372036854775807:1"]
+        }, says: "--from 9223372036854775807:1 is at or after the end of "),
         Row(description: "a path that is a directory", arguments: { ["info", $0.url.path] }, says: "is a directory"),
         Row(description: "a SoundFont that is a directory", arguments: {
             ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", $0.url.path]

@@ -1,0 +1,3 @@
+import PianolaCommands
+
+PianolaCommand.main()
