@@ -2,18 +2,24 @@
 import Glibc
 #endif
 
-/// Checks a SoundFont's RIFF structure before libfluidsynth sees it: every chunk header and
-/// length inside its parent and the file, the three lists a SoundFont 2 must have, and the
-/// preset-data chunks a whole number of records long. libfluidsynth hands a file it cannot
-/// read to libinstpatch, which prints glib warnings, so a truncated or lying file is refused
-/// here in one line with the byte where it goes wrong. Reads chunk headers only. Control thread.
+/// Checks a SoundFont before libfluidsynth sees it, against every rule libfluidsynth's own
+/// reader fails a file on: the RIFF chunk exactly as long as the file; the INFO, sdta and pdta
+/// lists first and in that order; INFO holding only known chunks of sane size and a version
+/// of 2 or 3; sample data in an 'smpl' chunk; the nine preset-data chunks in order, whole
+/// records, as many as their headers index, and every instrument and sample they name there.
+/// libfluidsynth hands a file it refuses to libinstpatch, which prints glib warnings and
+/// leaks, so such a file is refused here in one line with the byte where it goes wrong.
+/// Reads the chunk headers and the preset data, never the samples. Control thread.
 enum SoundFontCheck {
-    /// Record sizes of the preset-data chunks (SoundFont 2.04, section 7).
-    private static let recordSizes: [String: Int] = [
-        "phdr": 38, "pbag": 4, "pmod": 10, "pgen": 4, "inst": 22, "ibag": 4, "imod": 10, "igen": 4, "shdr": 46,
+    /// The preset-data chunks in the order the file must hold them, with their record sizes
+    /// (SoundFont 2.04, section 7).
+    private static let presetChunks: [(id: String, record: Int)] = [
+        ("phdr", 38), ("pbag", 4), ("pmod", 10), ("pgen", 4), ("inst", 22), ("ibag", 4), ("imod", 10), ("igen", 4), ("shdr", 46),
     ]
+    /// The INFO chunks libfluidsynth knows; any other one fails the file.
+    private static let infoChunks: Set<String> = ["ifil", "isng", "INAM", "irom", "iver", "ICRD", "IENG", "IPRD", "ICOP", "ICMT", "ISFT"]
 
-    /// Why the file at `path` cannot be a SoundFont 2 (or DLS) file, `nil` if its structure holds.
+    /// Why the file at `path` cannot be a SoundFont 2 or 3 file, `nil` if it holds.
     static func problem(_ path: String) -> String? {
         var info = stat()
         guard stat(path, &info) == 0 else { return String(cString: strerror(errno)) }
@@ -28,6 +34,9 @@ enum SoundFontCheck {
         }
     }
 
+    /// A chunk: its id, where its body starts and how long it is.
+    private typealias Chunk = (id: String, body: Int, length: Int)
+
     /// Walks the RIFF chunks of `file` (`size` bytes long), throwing the first defect.
     private static func check(_ file: UnsafeMutablePointer<FILE>, size: Int) throws(Failure) {
         /// `count` bytes at `offset`, `nil` past the end.
@@ -38,9 +47,9 @@ enum SoundFontCheck {
         }
         func id(_ b: ArraySlice<UInt8>) -> String { String(decoding: b, as: UTF8.self) }
         func length(_ b: [UInt8]) -> Int { Int(b[4]) | Int(b[5]) << 8 | Int(b[6]) << 16 | Int(b[7]) << 24 }
-        /// The chunks of the list `list` from `start` to `end`: each one's id, body offset and length.
-        func chunks(from start: Int, to end: Int, in list: String) throws(Failure) -> [(id: String, body: Int, length: Int)] {
-            var found: [(String, Int, Int)] = []
+        /// The chunks of the list `list` from `start` to `end`.
+        func chunks(from start: Int, to end: Int, in list: String) throws(Failure) -> [Chunk] {
+            var found: [Chunk] = []
             var offset = start
             while offset < end {
                 guard offset + 8 <= end, let header = bytes(at: offset, 8) else {
@@ -58,27 +67,126 @@ enum SoundFontCheck {
 
         guard size >= 12, let riff = bytes(at: 0, 12), id(riff[0..<4]) == "RIFF" else { throw Failure("not a SoundFont (no RIFF header)") }
         let form = id(riff[8..<12])
-        guard form == "sfbk" || form == "DLS " else { throw Failure("not a SoundFont (RIFF form '\(form)')") }
-        let end = 8 + length(riff)
-        guard end <= size else { throw Failure("byte 4: the RIFF chunk claims \(length(riff)) bytes, the file ends at byte \(size)") }
-        let top = try chunks(from: 12, to: end, in: "RIFF")
-        guard form == "sfbk" else { return }
-        var lists: [String: (body: Int, length: Int)] = [:]
-        for chunk in top where chunk.id == "LIST" && chunk.length >= 4 {
-            guard let type = bytes(at: chunk.body, 4) else { throw Failure("byte \(chunk.body): unreadable list type") }
-            lists[id(type[0..<4])] = (chunk.body + 4, chunk.length - 4)
+        guard form == "sfbk" else {
+            throw Failure(form == "DLS " ? "a DLS file: Pianola loads SoundFont 2 and 3 files (.sf2, .sf3)" : "not a SoundFont (RIFF form '\(form)')")
         }
-        for name in ["INFO", "sdta", "pdta"] {
-            guard let list = lists[name] else { throw Failure("not a SoundFont 2: no '\(name)' list") }
-            let inside = try chunks(from: list.body, to: list.body + list.length, in: name)
-            guard name == "pdta" else { continue }
-            for (chunk, record) in recordSizes.sorted(by: { $0.key < $1.key }) {
-                guard let found = inside.first(where: { $0.id == chunk }) else { throw Failure("not a SoundFont 2: no '\(chunk)' chunk") }
-                guard found.length % record == 0, found.length >= record else {
-                    throw Failure("byte \(found.body - 8): chunk '\(chunk)' is \(found.length) bytes, not a whole number of \(record)-byte records")
+        guard 8 + length(riff) == size else { throw Failure("byte 4: the RIFF chunk claims \(length(riff)) bytes, the file holds \(size - 8) after its header") }
+        let top = try chunks(from: 12, to: size, in: "RIFF")
+        var lists: [Chunk] = []
+        for (index, name) in ["INFO", "sdta", "pdta"].enumerated() {
+            guard index < top.count, top[index].id == "LIST", top[index].length >= 4, let type = bytes(at: top[index].body, 4), id(type[0..<4]) == name else {
+                throw Failure("not a SoundFont 2: its chunk \(index + 1) is not the '\(name)' list (INFO, sdta and pdta come first, in order)")
+            }
+            lists.append((name, top[index].body + 4, top[index].length - 4))
+        }
+        try checkInfo(try chunks(from: lists[0].body, to: lists[0].body + lists[0].length, in: "INFO"), bytes: bytes)
+        let samples = try chunks(from: lists[1].body, to: lists[1].body + lists[1].length, in: "sdta")
+        if let first = samples.first, first.id != "smpl" {
+            throw Failure("byte \(first.body - 8): the sample data starts with '\(first.id)', not 'smpl'")
+        }
+        let presetData = try chunks(from: lists[2].body, to: lists[2].body + lists[2].length, in: "pdta")
+        var records: [String: Records] = [:]
+        for (index, (chunk, record)) in presetChunks.enumerated() {
+            guard index < presetData.count, presetData[index].id == chunk else {
+                throw Failure("not a SoundFont 2: preset data chunk \(index + 1) is not '\(chunk)' (\(presetChunks.map(\.id).joined(separator: ", ")), in order)")
+            }
+            let found = presetData[index]
+            guard found.length % record == 0, found.length >= record else {
+                throw Failure("byte \(found.body - 8): chunk '\(chunk)' is \(found.length) bytes, not a whole number of \(record)-byte records")
+            }
+            guard let body = bytes(at: found.body, found.length) else { throw Failure("byte \(found.body): unreadable chunk '\(chunk)'") }
+            records[chunk] = Records(name: chunk, offset: found.body, size: record, bytes: body)
+        }
+        try checkReferences(records)
+    }
+
+    /// INFO: known chunks only, each at most 256 bytes (the comment 65,536) and even, and a
+    /// version ('ifil', 4 bytes) of 2.x or 3.x.
+    private static func checkInfo(_ info: [Chunk], bytes: (Int, Int) -> [UInt8]?) throws(Failure) {
+        for chunk in info {
+            guard infoChunks.contains(chunk.id) else { throw Failure("byte \(chunk.body - 8): unknown chunk '\(chunk.id)' in INFO") }
+            switch chunk.id {
+            case "ifil", "iver":
+                guard chunk.length == 4 else { throw Failure("byte \(chunk.body - 8): '\(chunk.id)' is \(chunk.length) bytes, not 4") }
+                guard chunk.id == "ifil" else { continue }
+                guard let version = bytes(chunk.body, 4) else { throw Failure("byte \(chunk.body): unreadable version") }
+                let major = Int(version[0]) | Int(version[1]) << 8, minor = Int(version[2]) | Int(version[3]) << 8
+                guard major == 2 || major == 3 else { throw Failure("byte \(chunk.body): SoundFont version \(major).\(minor); Pianola loads versions 2 and 3") }
+            default:
+                guard chunk.length <= (chunk.id == "ICMT" ? 65_536 : 256), chunk.length % 2 == 0 else {
+                    throw Failure("byte \(chunk.body - 8): INFO chunk '\(chunk.id)' is \(chunk.length) bytes, too long or odd")
                 }
             }
         }
+    }
+
+    /// One preset-data chunk's records, as read.
+    private struct Records {
+        let name: String
+        let offset: Int
+        let size: Int
+        let bytes: [UInt8]
+
+        /// Records, counting the terminal one.
+        var count: Int { bytes.count / size }
+
+        /// The little-endian 16-bit word at `field` bytes into record `index`.
+        func word(_ index: Int, _ field: Int) -> Int {
+            Int(bytes[index * size + field]) | Int(bytes[index * size + field + 1]) << 8
+        }
+    }
+
+    /// The links between the preset-data chunks: each header's bag index, each bag's
+    /// generator and modulator index, in order and inside the chunk they index (the terminal
+    /// records included), and each instrument and sample a generator names inside its chunk.
+    /// libfluidsynth refuses a font that breaks one and hands it to libinstpatch.
+    private static func checkReferences(_ records: [String: Records]) throws(Failure) {
+        func indices(_ from: Records, field: Int, into target: Records) throws(Failure) {
+            var previous = 0
+            for index in 0..<from.count {
+                let value = from.word(index, field)
+                guard value >= previous, value <= target.count else {
+                    throw Failure("byte \(from.offset + index * from.size + field): '\(from.name)' record \(index) points to '\(target.name)' record \(value) (of \(target.count), in order)")
+                }
+                previous = value
+            }
+        }
+        /// Generator `operation` (41 instrument, 53 sample) must name a record of `target`
+        /// other than its terminal one.
+        func references(_ generators: Records, operation: Int, into target: Records) throws(Failure) {
+            for index in 0..<generators.count where generators.word(index, 0) == operation {
+                let value = generators.word(index, 2)
+                guard value < target.count - 1 else {
+                    throw Failure("byte \(generators.offset + index * 4 + 2): '\(generators.name)' record \(index) names '\(target.name)' \(value), which does not exist (\(target.count - 1) there)")
+                }
+            }
+        }
+        /// The bags (zones) that `headers` index must be all of `bags` but its terminal record,
+        /// and the bags' generators and modulators all of those chunks, less an optional
+        /// terminal record.
+        func counts(_ headers: Records, field: Int, _ bags: Records, _ generators: Records, _ modulators: Records) throws(Failure) {
+            let zones = headers.count > 1 ? headers.word(headers.count - 1, field) - headers.word(0, field) : 0
+            guard bags.count == zones + 1 else {
+                throw Failure("byte \(bags.offset - 8): '\(bags.name)' holds \(bags.count) records, '\(headers.name)' indexes \(zones) and a terminal one")
+            }
+            for (list, column) in [(generators, 0), (modulators, 2)] {
+                let used = zones > 0 ? bags.word(zones, column) - bags.word(0, column) : 0
+                guard list.count == used || list.count == used + 1 else {
+                    throw Failure("byte \(list.offset - 8): '\(list.name)' holds \(list.count) records, '\(bags.name)' indexes \(used) and a terminal one")
+                }
+            }
+        }
+        let r = { (name: String) in records[name]! }
+        try indices(r("phdr"), field: 24, into: r("pbag"))
+        try indices(r("pbag"), field: 0, into: r("pgen"))
+        try indices(r("pbag"), field: 2, into: r("pmod"))
+        try indices(r("inst"), field: 20, into: r("ibag"))
+        try indices(r("ibag"), field: 0, into: r("igen"))
+        try indices(r("ibag"), field: 2, into: r("imod"))
+        try counts(r("phdr"), field: 24, r("pbag"), r("pgen"), r("pmod"))
+        try counts(r("inst"), field: 20, r("ibag"), r("igen"), r("imod"))
+        try references(r("pgen"), operation: 41, into: r("inst"))
+        try references(r("igen"), operation: 53, into: r("shdr"))
     }
 
     /// A structural defect, as one line.

@@ -41,6 +41,36 @@ struct SoundFontTests {
         }
     }
 
+    @Test("a font whose records point outside their chunks is refused in one line before libfluidsynth reads it")
+    func brokenReferences() throws {
+        // Found by the soundfont fuzz target: libfluidsynth refuses such a font, hands it to
+        // libinstpatch (glib CRITICAL lines on stderr) and leaks 48 bytes.
+        let font = SoundFontBook.testFont().serialized()
+        /// The body offset of the first chunk called `name`.
+        func body(_ name: String) -> Int { font.indices.first { Array(font[$0..<$0 + 4]) == Array(name.utf8) }! + 8 }
+        let igen = body("igen")
+        let sampleGenerator = stride(from: igen, to: igen + 400, by: 4).first { font[$0] == 53 && font[$0 + 1] == 0 }!
+        var badSample = font
+        badSample[sampleGenerator + 2] = 63
+        let pbag = body("pbag")
+        var badBag = font
+        badBag[pbag + 4] = 0xFF   // the second bag's generator index, past the end of 'pgen'
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pianola-sf-\(getpid())")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let cases = [(badSample, "byte \(sampleGenerator + 2): 'igen' record \((sampleGenerator - igen) / 4) names 'shdr' 63, which does not exist"),
+                     (badBag, "byte \(pbag + 4): 'pbag' record 1 points to 'pgen' record 255")]
+        for (index, (bytes, says)) in cases.enumerated() {
+            let path = scratch.appendingPathComponent("broken-\(index).sf2").path
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            #expect {
+                _ = try Synthesizer().loadSoundFont(path: path)
+            } throws: { error in
+                "\(error)".hasPrefix("\(path): cannot load SoundFont: \(says)")
+            }
+        }
+    }
+
     /// Renders `frames` frames (left channel) of `key` on `program` of the test font, the note
     /// held for `hold` frames from frame 0.
     static func render(program: Int, key: Int, velocity: Int = 127, hold: Int, frames: Int, reverb: Bool = true) throws -> [Float] {
