@@ -59,6 +59,12 @@ let package = Package(
         // Benchmarks that print figures (never pass/fail): `swift run -c release pianola-bench`.
         .executableTarget(name: "pianola-bench", dependencies: ["MIDI", "Pianola", "AudioFile"], path: "Sources/PianolaBench"),
 
+        // The fuzz targets (Fuzz/run-fuzzers.sh builds them with libFuzzer); built plainly, it
+        // replays inputs through a target and writes a target's seeds.
+        .executableTarget(name: "pianola-fuzz", dependencies: [
+            "MIDI", "Sequencing", "PianolaCommands", "AudioFile", "FluidSynth", "Engine", "SoundFontBook",
+        ], path: "Sources/PianolaFuzz"),
+
         // Measures what the ALSA VM checks captured from the kernel sequencer (Tests/alsa-vm).
         .executableTarget(name: "sequencer-checks", dependencies: ["MIDI", "Sequencing"], path: "Tests/SequencerChecks"),
 

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Runs the libFuzzer targets of Sources/PianolaFuzz, each for SECONDS (default 60):
+#   Fuzz/run-fuzzers.sh [SECONDS] [TARGET…]      targets: smf sequence tempo args audio soundfont
+# Builds them once with SwiftPM's fuzzer and address sanitizers (in .build/fuzz). Each target's
+# corpus is Fuzz/corpus-work/TARGET (kept between runs, ignored by git), seeded by the
+# target's own seeds (`pianola-fuzz seeds TARGET DIR`), and for the MIDI targets by songs/ and
+# ../shared/corpus/midi. A crash, sanitizer report, leak, hang (> FUZZ_TIMEOUT s on one input,
+# default 10) or out-of-memory is a finding (more libFuzzer flags: FUZZ_FLAGS): its input goes to Fuzz/out/TARGET-*, the log to
+# Fuzz/out/TARGET.log, and the script exits 1 after running the rest. Replay a finding
+# without sanitizers, with a readable trace: swift run pianola-fuzz TARGET Fuzz/out/FILE
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(smf sequence tempo args audio soundfont)
+
+out=Fuzz/out
+mkdir -p "$out"
+echo "building the fuzz targets (release, -sanitize=fuzzer,address)…"
+swift build -q --product pianola-fuzz > "$out/build.log" 2>&1 || { cat "$out/build.log" >&2; exit 1; }
+plain=$(swift build --product pianola-fuzz --show-bin-path)/pianola-fuzz
+swift build -q -c release --sanitize fuzzer --sanitize address -Xswiftc -DFUZZING \
+    --build-path .build/fuzz --product pianola-fuzz >> "$out/build.log" 2>&1 || { cat "$out/build.log" >&2; exit 1; }
+fuzzer=.build/fuzz/release/pianola-fuzz
+
+found=0
+printf '%-10s %8s %12s %10s %8s  %s\n' target seconds executions "exec/s" corpus findings
+for target in "${targets[@]}"; do
+    work=Fuzz/corpus-work/$target
+    mkdir -p "$work"
+    "$plain" seeds "$target" "$work"
+    seeds=("$work")
+    case $target in
+        smf|sequence) seeds+=(songs); [ -d ../shared/corpus/midi ] && seeds+=(../shared/corpus/midi) ;;
+    esac
+    status=0
+    SWIFT_BACKTRACE=enable=no PIANOLA_FUZZ_TARGET=$target "$fuzzer" "${seeds[@]}" -max_total_time="$seconds" \
+        -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 -max_len="${FUZZ_MAX_LEN:-16384}" -close_fd_mask=3 \
+        -artifact_prefix="$out/$target-" -print_final_stats=1 ${FUZZ_FLAGS:-} > "$out/$target.log" 2>&1 || status=$?
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/$target.log" | tail -1)
+    rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$out/$target.log" | tail -1)
+    corpus=$(find "$work" -type f | wc -l)
+    if [ "$status" -ne 0 ]; then
+        found=1
+        finding=$(grep -m1 -E '^SUMMARY|ERROR: libFuzzer|Test unit written' "$out/$target.log" || echo "exit $status")
+    else
+        finding=none
+    fi
+    printf '%-10s %8s %12s %10s %8s  %s\n' "$target" "$seconds" "${runs:-?}" "${rate:-?}" "$corpus" "$finding"
+done
+if [ "$found" -ne 0 ]; then
+    echo "fuzzing found something: see Fuzz/out/*.log and replay with: swift run pianola-fuzz TARGET Fuzz/out/FILE" >&2
+    exit 1
+fi

@@ -1,0 +1,88 @@
+import Glibc
+
+/// What the fuzzer can aim at, each a front door for bytes from outside. Each target's run
+/// must not crash, leak or hang on any input; where it can check a property it does, and a
+/// broken property is a crash (a finding).
+enum FuzzTarget: String, CaseIterable {
+    /// The SMF reader, lenient and strict; strict reads must survive a write and read back.
+    case smf
+    /// A read file into a Sequence, by file tracks and channels-to-tracks, then into a Score.
+    case sequence
+    /// Tempo and meter maps built from extreme values, and their conversions.
+    case tempo
+    /// A `pianola` command line: parsed, and every option checked, as the command would.
+    case args
+    /// An audio file through libsndfile and the reader that feeds the file player.
+    case audio
+    /// A SoundFont loaded into a synthesizer and played through the sampler node.
+    case soundfont
+
+    /// Runs one input.
+    func run(_ bytes: [UInt8]) {
+        switch self {
+        case .smf: MIDIFileTargets.smf(bytes)
+        case .sequence: MIDIFileTargets.sequence(bytes)
+        case .tempo: TimeTarget.run(bytes)
+        case .args: ArgumentsTarget.run(bytes)
+        case .audio: AudioFileTarget.run(bytes)
+        case .soundfont: SoundFontTarget.run(bytes)
+        }
+    }
+
+    /// Inputs to start from, beyond the MIDI files the script gives: named byte strings.
+    func seeds() -> [(String, [UInt8])] {
+        switch self {
+        case .smf, .sequence: return []
+        case .tempo: return TimeTarget.seeds()
+        case .args: return ArgumentsTarget.seeds()
+        case .audio: return AudioFileTarget.seeds()
+        case .soundfont: return SoundFontTarget.seeds()
+        }
+    }
+}
+
+/// Reads fixed-size values from a fuzzer's input, zeros once it runs out.
+struct InputReader {
+    private let bytes: [UInt8]
+    private var index = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    /// Whether any byte is left.
+    var hasMore: Bool { index < bytes.count }
+
+    /// The next `count` bytes as a big-endian unsigned number (count ≤ 8).
+    mutating func next(_ count: Int) -> UInt64 {
+        var value: UInt64 = 0
+        for _ in 0..<count {
+            value = value << 8 | UInt64(index < bytes.count ? bytes[index] : 0)
+            index += 1
+        }
+        return value
+    }
+}
+
+/// A scratch file for libraries that only open paths: one per process, in memory when /dev/shm exists.
+enum ScratchFile {
+    static func path(extension ext: String) -> String {
+        let folder = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"
+        return "\(folder)/pianola-fuzz-\(getpid()).\(ext)"
+    }
+
+    /// Writes `bytes` to the scratch file with `ext` and returns its path.
+    static func write(_ bytes: [UInt8], extension ext: String) -> String {
+        let path = path(extension: ext)
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        precondition(fd >= 0, "cannot write the scratch file \(path)")
+        bytes.withUnsafeBytes { buffer in
+            var done = 0
+            while done < buffer.count {
+                let n = Glibc.write(fd, buffer.baseAddress! + done, buffer.count - done)
+                precondition(n > 0, "cannot write the scratch file \(path)")
+                done += n
+            }
+        }
+        close(fd)
+        return path
+    }
+}

@@ -1,0 +1,45 @@
+import MIDI
+import Sequencing
+
+/// The SMF reader and what a read file becomes.
+enum MIDIFileTargets {
+    /// Every input is read in both modes; whatever strict mode reads must survive a write and
+    /// read back equal.
+    static func smf(_ bytes: [UInt8]) {
+        if let lenient = try? MIDIFile(bytes: bytes, mode: .lenient) {
+            _ = lenient.durationSeconds
+            _ = lenient.serialized(runningStatus: true)
+        }
+        if let strict = try? MIDIFile(bytes: bytes, mode: .strict) {
+            for runningStatus in [true, false] {
+                let again = try? MIDIFile(bytes: strict.serialized(runningStatus: runningStatus), mode: .strict)
+                precondition(again == strict, "strict read(write(x)) != x")
+            }
+        }
+    }
+
+    /// A leniently read file as a Sequence both ways: both layouts hold the same channel
+    /// messages, and each becomes a Score (every event on a sample frame) without trapping.
+    static func sequence(_ bytes: [UInt8]) {
+        guard let file = try? MIDIFile(bytes: bytes, mode: .lenient) else { return }
+        let byTrack = Sequence(file: file)
+        let byChannel = Sequence(file: file, layout: .channelsToTracks)
+        precondition(channelMessages(byTrack) == channelMessages(byChannel), "the layouts disagree on channel messages")
+        for sequence in [byTrack, byChannel] {
+            let score = Score(sequence, sampleRate: 48_000)
+            _ = score.events.count
+            _ = sequence.durationSeconds
+            _ = sequence.meterMap?.position(atTick: sequence.length)
+            _ = sequence.midiFile().serialized(runningStatus: true)
+        }
+    }
+
+    /// How many times each channel message occurs at each tick: layouts may reorder tracks.
+    private static func channelMessages(_ sequence: Sequence) -> [MIDIEvent: Int] {
+        var counts: [MIDIEvent: Int] = [:]
+        for track in sequence.tracks {
+            for event in track.events where event.message.channel != nil { counts[event, default: 0] += 1 }
+        }
+        return counts
+    }
+}
