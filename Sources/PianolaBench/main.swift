@@ -4,6 +4,7 @@
 //   swift run -c release pianola-bench font [FONT]           RSS and time to first block, lazy vs eager
 //   swift run -c release pianola-bench play [SONG] [FONT]    CPU of `pianola play` in real time, time to first period
 //   swift run -c release pianola-bench stream [MINUTES]      RSS while a long FLAC streams (60 minutes by default)
+//   swift run -c release pianola-bench soak [MINUTES]        looped playback with tempo changes: wraps exact, RSS, voices
 // With no argument, both, on ../shared/corpus and its densest song with FluidR3_GM if installed.
 import Foundation
 import AudioFile
@@ -264,6 +265,69 @@ func streamBenchmark(minutes: Int) throws {
                  Double(rendered) / Double(graphRate) / took, waits, node.underruns, node.failure.map { "; failed: \($0)" } ?? ""))
 }
 
+/// `song` with tempo changes every bar to awkward tempos (frames per tick never whole), looped
+/// from bar 2 to bar 10 for `minutes` of audio, rendered offline through the graph of
+/// `pianola render`. Checks every loop wrap against the tempo map, exactly: wrap k must fall on
+/// frame k × (frame(bar 10) − frame(bar 2)). Prints the resident memory and the voices
+/// sounding at each wrap, by the minute of audio.
+func soakBenchmark(minutes: Int, song: String, font: String) throws {
+    var sequence = Sequence(file: try MIDIFile(contentsOf: song))
+    guard let meter = sequence.meterMap else { throw SoakError("\(song) counts SMPTE time; give a song with bars") }
+    let tempos = [487_123, 611_111, 433_333, 555_557, 500_001, 377_777, 701_234]
+    for bar in 1...12 {
+        let tick = meter.tick(at: BarBeatTick(bar: bar, beat: 1))
+        sequence.tempoTrack.insert(MIDIEvent(tick: tick, .meta(.tempo(microsecondsPerQuarter: UInt32(tempos[bar % tempos.count])))))
+    }
+    let from = meter.tick(at: BarBeatTick(bar: 2, beat: 1)), to = meter.tick(at: BarBeatTick(bar: 10, beat: 1))
+    guard to < sequence.length else { throw SoakError("\(song) is shorter than 10 bars") }
+    var settings = SongGraph.Settings()
+    settings.fromTick = from
+    settings.toTick = to
+    settings.plays = 1000
+    let map = sequence.tempoMap
+    let loopFrames = map.sampleFrame(atTick: to, sampleRate: settings.sampleRate) - map.sampleFrame(atTick: from, sampleRate: settings.sampleRate)
+    let total = Int64(minutes) * 60 * Int64(settings.sampleRate)
+    print("Soak: \(song) looped from bar 2 to bar 10 (\(loopFrames) frames, \(String(format: "%.3f", Double(loopFrames) / 48_000)) s) with a tempo change on every bar, \(font), \(minutes) min of audio offline")
+    fflush(nil)
+    let renderer = try SongRenderer(sequence: sequence, soundFontPath: font, settings: settings)
+    var rendered: Int64 = 0, wraps = 0, misses = 0, nextMinute: Int64 = 0
+    var voicesThisMinute: [Int] = []
+    var residentByMinute: [Double] = []
+    let start = clock.now
+    renderer.render(frames: total) { slice, _ in
+        rendered += Int64(slice.frames)
+        for event in renderer.song.player.pollEvents() {
+            guard case .loopWrapped(let time) = event else { continue }
+            wraps += 1
+            if time != Int64(wraps) * loopFrames {
+                misses += 1
+                if misses <= 5 { print("  wrap \(wraps) at frame \(time), the tempo map says \(Int64(wraps) * loopFrames)") }
+            }
+            voicesThisMinute.append(renderer.song.synthesizer.activeVoiceCount)
+        }
+        if rendered >= nextMinute {
+            let minute = Int(nextMinute / (60 * 48_000))
+            residentByMinute.append(residentMB())
+            if minute == 1 || minute % 10 == 0 {
+                print(String(format: "  minute %2d: RSS %6.1f MB, voices at this minute's wraps %@", minute, residentByMinute.last!,
+                             voicesThisMinute.isEmpty ? "-" : "\(voicesThisMinute.min()!)…\(voicesThisMinute.max()!)"))
+            }
+            voicesThisMinute = []
+            nextMinute += 60 * 48_000
+        }
+    }
+    let took = seconds(clock.now - start)
+    let warm = residentByMinute.dropFirst(2)
+    print(String(format: "  %d wraps, %d off the tempo map's frame; RSS after warm-up (minute 2 on) %.1f…%.1f MB; %.0f× real time",
+                 wraps, misses, warm.min() ?? 0, warm.max() ?? 0, Double(rendered) / 48_000 / took))
+}
+
+/// Why the soak cannot run on a song.
+struct SoakError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
 func densestCorpusSong() -> String {
     let dense = (corpus as NSString).appendingPathComponent("tonejs__concerto_for_orchestra_1.mid")
     return FileManager.default.fileExists(atPath: dense) ? dense : "songs/ode-to-joy.mid"
@@ -281,6 +345,7 @@ do {
     case "font": try fontBenchmark(font: arguments.count > 1 ? arguments[1] : defaultFont())
     case "play": try playBenchmark(song: arguments.count > 1 ? arguments[1] : densestCorpusSong(), font: arguments.count > 2 ? arguments[2] : defaultFont())
     case "stream": try streamBenchmark(minutes: arguments.count > 1 ? Int(arguments[1]) ?? 60 : 60)
+    case "soak": try soakBenchmark(minutes: arguments.count > 1 ? Int(arguments[1]) ?? 60 : 60, song: "songs/ode-to-joy.mid", font: defaultFont())
     case "font-child": try fontChild(font: arguments[2], lazy: arguments[1] == "lazy")
     case nil:
         smfBenchmark(corpus)
@@ -288,7 +353,7 @@ do {
         try fontBenchmark(font: defaultFont())
         try playBenchmark(song: densestCorpusSong(), font: defaultFont())
     default:
-        print("usage: pianola-bench [smf [DIR] | render [SONG] [FONT] | font [FONT] | play [SONG] [FONT] | stream [MINUTES]]")
+        print("usage: pianola-bench [smf [DIR] | render [SONG] [FONT] | font [FONT] | play [SONG] [FONT] | stream [MINUTES] | soak [MINUTES]]")
         exit(2)
     }
 } catch {

@@ -6,7 +6,8 @@ import Testing
 import TestSupport
 
 
-/// Passes everything to the sampler and keeps which keys are down, as gear on a MIDI cable would.
+/// Passes everything to the sampler and keeps which keys are down, as gear on a MIDI cable
+/// would: the capture of what the player sends out.
 final class KeyWatcher: MIDIDestination, @unchecked Sendable {
     let sampler: SamplerNode
     var down: [Int: Int] = [:]     // channel × 128 + key → note-ons not yet released
@@ -22,9 +23,7 @@ final class KeyWatcher: MIDIDestination, @unchecked Sendable {
             noteOns += 1
         case 0x80, 0x90:
             down[key] = nil
-        case 0xB0 where event.data1 == 123:
-            for k in down.keys where k / 128 == Int(event.status & 0x0F) { down[k] = nil }
-        default: break
+        default: break   // All Notes Off (CC123) does not count: every note-on needs its own note-off
         }
         sampler.schedule(event)
     }
@@ -68,7 +67,7 @@ struct HangingNotesTests {
     }
 
     @Test("random songs under random play, stop, pause, seek, loop, mute, solo, tempo, transpose and song switches: afterwards every key is up and the synth is silent",
-          arguments: 0..<24)
+          arguments: 0..<64)
     func noHangingNotes(seed: UInt64) throws {
         var random = SplitMix(seed: seed)
         var configuration = Synthesizer.Configuration()

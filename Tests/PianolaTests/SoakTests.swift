@@ -1,0 +1,45 @@
+import Foundation
+import Pianola
+import Testing
+
+/// Long looped playback, offline: the sample clock never drifts from the tempo map, and the
+/// synth's voices do not pile up. (`pianola-bench soak 60` runs the hour and prints RSS.)
+@Suite("Soak: looped playback with tempo changes")
+struct SoakTests {
+    @Test("10 minutes looping bars 2–10 of a song with a tempo change on every bar: every wrap on its exact frame, voices steady")
+    func loopedWithTempoChanges() throws {
+        let path = SoundtrackFixture.root.appendingPathComponent("songs/ode-to-joy.mid").path
+        var sequence = Sequence(file: try MIDIFile(contentsOf: path))
+        let meter = try #require(sequence.meterMap)
+        // Tempos whose frames per tick are never whole at 48 kHz, changing on every bar.
+        let tempos = [487_123, 611_111, 433_333, 555_557, 500_001, 377_777, 701_234]
+        for bar in 1...12 {
+            sequence.tempoTrack.insert(MIDIEvent(tick: meter.tick(at: BarBeatTick(bar: bar, beat: 1)),
+                                                 .meta(.tempo(microsecondsPerQuarter: UInt32(tempos[bar % tempos.count])))))
+        }
+        var settings = SongGraph.Settings()
+        settings.fromTick = meter.tick(at: BarBeatTick(bar: 2, beat: 1))
+        settings.toTick = meter.tick(at: BarBeatTick(bar: 10, beat: 1))
+        settings.plays = 1000
+        settings.reverb = false
+        let map = sequence.tempoMap
+        let loopFrames = map.sampleFrame(atTick: settings.toTick!, sampleRate: 48_000) - map.sampleFrame(atTick: settings.fromTick, sampleRate: 48_000)
+        let renderer = try SongRenderer(sequence: sequence, soundFontPath: SoundtrackFixture.testFont, settings: settings)
+        var wraps: [Int64] = []
+        var voicesAtWraps: [Int] = []
+        var peakVoices = 0
+        renderer.render(frames: 10 * 60 * 48_000) { _, _ in
+            peakVoices = max(peakVoices, renderer.song.synthesizer.activeVoiceCount)
+            for case .loopWrapped(let time) in renderer.song.player.pollEvents() {
+                wraps.append(time)
+                voicesAtWraps.append(renderer.song.synthesizer.activeVoiceCount)
+            }
+        }
+        let expected = (1...Int64(wraps.count)).map { $0 * loopFrames }
+        #expect(wraps.count == Int(10 * 60 * 48_000 / loopFrames))
+        #expect(wraps == expected, "wraps drifted from k × \(loopFrames) frames")
+        // Each pass leaves the same voices ringing at the wrap as the one before it.
+        #expect(Set(voicesAtWraps.dropFirst()).count == 1, "voices at the wraps: \(voicesAtWraps)")
+        #expect(peakVoices <= 16, "peak voices \(peakVoices)")
+    }
+}
