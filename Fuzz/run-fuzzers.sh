@@ -20,9 +20,17 @@ mkdir -p "$out"
 echo "building the fuzz targets (release, -sanitize=fuzzer,address)…"
 swift build -q --product pianola-fuzz > "$out/build.log" 2>&1 || { cat "$out/build.log" >&2; exit 1; }
 plain=$(swift build --product pianola-fuzz --show-bin-path)/pianola-fuzz
-swift build -q -c release --sanitize fuzzer --sanitize address -Xswiftc -DFUZZING \
-    --build-path .build/fuzz --product pianola-fuzz >> "$out/build.log" 2>&1 || { cat "$out/build.log" >&2; exit 1; }
 fuzzer=.build/fuzz/release/pianola-fuzz
+# -no-whole-module-optimization: with multi-threaded whole-module optimization swiftc 6.3 leaves out the
+# coverage instrumentation libFuzzer steers by (the fuzzer then sees 18 counters in all).
+swift build -q -c release --sanitize fuzzer --sanitize address -Xswiftc -DFUZZING -Xswiftc -no-whole-module-optimization \
+    --build-path .build/fuzz --product pianola-fuzz >> "$out/build.log" 2>&1 || { cat "$out/build.log" >&2; exit 1; }
+counters=$(PIANOLA_FUZZ_TARGET=tempo "$fuzzer" -runs=0 2>&1 | sed -n 's/.*(\([0-9]*\) inline 8-bit counters).*/\1/p' | head -1)
+if [ "${counters:-0}" -lt 10000 ]; then
+    echo "the fuzz build has only ${counters:-no} coverage counters: the libraries were not instrumented" >&2
+    exit 1
+fi
+echo "$counters coverage counters"
 
 found=0
 printf '%-10s %8s %12s %10s %8s  %s\n' target seconds executions "exec/s" corpus findings

@@ -11,15 +11,22 @@ enum AudioFileTarget {
         if let loop = reader.loop {
             precondition(loop.lowerBound >= 0 && loop.upperBound <= reader.frames, "a loop outside the file was accepted")
         }
-        let chunk = 1_024
-        var buffer = [Float](repeating: 0, count: chunk * reader.channels)
+        // Reads give interleaved stereo whatever the file holds. A guard band after what a
+        // read may fill catches a write past it from uninstrumented C, which the sanitizer
+        // would only notice later, if at all.
+        let chunk = 1_024, asked = chunk * 2, guardBand = 16_384
+        var buffer = [Float](repeating: 0, count: asked + guardBand)
+        func intact() -> Bool { buffer[asked...].allSatisfy { $0.bitPattern == 0x7FC0_DEAD } }
+        for index in asked..<buffer.count { buffer[index] = Float(bitPattern: 0x7FC0_DEAD) }
         var total = 0
         while total < 1 << 20, let read = try? reader.read(into: &buffer, frames: chunk), read > 0 {
             precondition(read <= chunk, "read more frames than asked")
+            precondition(intact(), "a read wrote past the frames it was given")
             total += read
         }
         try? reader.seek(to: reader.frames / 2)
         _ = try? reader.read(into: &buffer, frames: chunk)
+        precondition(intact(), "a read wrote past the frames it was given")
     }
 
     /// A short 440 Hz tone in each format the writer makes, with the header libsndfile wrote.
