@@ -21,9 +21,10 @@ echo "building the fuzz targets (release, -sanitize=fuzzer,address)…"
 swift build -q --product pianola-fuzz > "$out/build.log" 2>&1 || { cat "$out/build.log" >&2; exit 1; }
 plain=$(swift build --product pianola-fuzz --show-bin-path)/pianola-fuzz
 fuzzer=.build/fuzz/release/pianola-fuzz
-# -no-whole-module-optimization: with multi-threaded whole-module optimization swiftc 6.3 leaves out the
-# coverage instrumentation libFuzzer steers by (the fuzzer then sees 18 counters in all).
-swift build -q -c release --sanitize fuzzer --sanitize address -Xswiftc -DFUZZING -Xswiftc -no-whole-module-optimization \
+# The coverage libFuzzer steers by is asked for explicitly: through SwiftPM, -sanitize=fuzzer
+# alone reaches swift-frontend without it, and the fuzzer then sees 18 counters in all.
+swift build -q -c release --sanitize fuzzer --sanitize address -Xswiftc -DFUZZING \
+    -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp \
     --build-path .build/fuzz --product pianola-fuzz >> "$out/build.log" 2>&1 || { cat "$out/build.log" >&2; exit 1; }
 counters=$(PIANOLA_FUZZ_TARGET=tempo "$fuzzer" -runs=0 2>&1 | sed -n 's/.*(\([0-9]*\) inline 8-bit counters).*/\1/p' | head -1)
 if [ "${counters:-0}" -lt 10000 ]; then
