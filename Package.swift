@@ -57,7 +57,7 @@ let package = Package(
         // Regenerates soundfonts/*.sf2 from SoundFontBook: `swift run make-soundfonts`.
         .executableTarget(name: "make-soundfonts", dependencies: ["SoundFontBook"], path: "Sources/MakeSoundFonts"),
         // Benchmarks that print figures (never pass/fail): `swift run -c release pianola-bench`.
-        .executableTarget(name: "pianola-bench", dependencies: ["MIDI", "Pianola", "AudioFile"], path: "Sources/PianolaBench"),
+        .executableTarget(name: "pianola-bench", dependencies: ["MIDI", "Pianola", "AudioFile", "AllocationCounter"], path: "Sources/PianolaBench"),
 
         // The fuzz targets (Fuzz/run-fuzzers.sh builds them with libFuzzer); built plainly, it
         // replays inputs through a target and writes a target's seeds.

@@ -5,7 +5,10 @@
 //   swift run -c release pianola-bench play [SONG] [FONT]    CPU of `pianola play` in real time, time to first period
 //   swift run -c release pianola-bench stream [MINUTES]      RSS while a long FLAC streams (60 minutes by default)
 //   swift run -c release pianola-bench soak [MINUTES]        looped playback with tempo changes: wraps exact, RSS, voices
-// With no argument, both, on ../shared/corpus and its densest song with FluidR3_GM if installed.
+//   swift run -c release pianola-bench allocations [SONG] [FONT]  heap allocations per render cycle, steady state
+// With no argument: smf, render, font, allocations and play on ../shared/corpus and its densest
+// song with FluidR3_GM if installed, then one table of every figure.
+import AllocationCounter
 import Foundation
 import AudioFile
 import MIDI
@@ -14,6 +17,12 @@ import Pianola
 let corpus = "../shared/corpus/midi"
 let arguments = Array(CommandLine.arguments.dropFirst())
 let clock = ContinuousClock()
+
+/// One row of the closing table: what was measured, and the figure.
+struct Figure {
+    let measure: String
+    let value: String
+}
 
 func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18 }
 
@@ -25,11 +34,12 @@ func cpuSeconds(children: Bool = false) -> Double {
     return s(usage.ru_utime) + s(usage.ru_stime)
 }
 
-func smfBenchmark(_ directory: String) {
+func smfBenchmark(_ directory: String) -> [Figure] {
     guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory).sorted(), !names.isEmpty else {
         print("smf: no MIDI files in \(directory)")
-        return
+        return []
     }
+    var figures: [Figure] = []
     let files = names.compactMap { name -> (String, [UInt8])? in
         FileManager.default.contents(atPath: (directory as NSString).appendingPathComponent(name)).map { (name, Array($0)) }
     }
@@ -45,7 +55,9 @@ func smfBenchmark(_ directory: String) {
             passes += 1
         } while clock.now - start < .seconds(3)
         let elapsed = seconds(clock.now - start)
-        print("  \(mode == .lenient ? "lenient" : "strict ") \(String(format: "%7.1f", Double(totalBytes * passes) / elapsed / 1e6)) MB/s  (\(passes) passes in \(String(format: "%.2f", elapsed)) s)")
+        let rate = String(format: "%.1f MB/s", Double(totalBytes * passes) / elapsed / 1e6)
+        print("  \(mode == .lenient ? "lenient" : "strict ") \(rate)  (\(passes) passes in \(String(format: "%.2f", elapsed)) s)")
+        figures.append(Figure(measure: "SMF read, \(mode == .lenient ? "lenient" : "strict") (\(files.count) corpus files)", value: rate))
         precondition(tracks != 0)
     }
     var slowest = ("", 0.0)
@@ -56,9 +68,10 @@ func smfBenchmark(_ directory: String) {
         if t > slowest.1 { slowest = (name, t) }
     }
     print("  slowest file: \(slowest.0) \(String(format: "%.2f", slowest.1 * 1000)) ms")
+    return figures
 }
 
-func renderBenchmark(song: String, font: String) throws {
+func renderBenchmark(song: String, font: String) throws -> [Figure] {
     let sequence = Sequence(file: try MIDIFile(contentsOf: song))
     fflush(nil)
     print("Render: \(song) (\(String(format: "%.1f", sequence.durationSeconds)) s), \(font), 48 kHz, reverb and chorus on, polyphony 256")
@@ -67,7 +80,7 @@ func renderBenchmark(song: String, font: String) throws {
     defer { try? FileManager.default.removeItem(atPath: ours); try? FileManager.default.removeItem(atPath: theirs) }
 
     // Each renderer three times, alternating, so the machine's load falls on both alike.
-    var ratios: [Double] = []
+    var ratios: [Double] = [], speeds: [Double] = []
     for round in 1...3 {
         let (ourCPU, ourWall, frames) = try renderWithPianola(sequence: sequence, font: font, to: ours)
         let (theirCPU, theirWall, status) = try renderWithFluidSynth(song: song, font: font, to: theirs)
@@ -75,8 +88,12 @@ func renderBenchmark(song: String, font: String) throws {
         print(String(format: "  round %d: pianola CPU %6.2f s (%4.0f× real time, wall %6.2f s) | fluidsynth -F CPU %6.2f s (%4.0f×, wall %6.2f s, exit %d) | ratio %.2f×",
                      round, ourCPU, audio / ourCPU, ourWall, theirCPU, audio / theirCPU, theirWall, status, theirCPU / ourCPU))
         ratios.append(theirCPU / ourCPU)
+        speeds.append(audio / ourCPU)
     }
     print(String(format: "  median ratio (fluidsynth CPU / pianola CPU): %.2f×", ratios.sorted()[1]))
+    let name = (song as NSString).lastPathComponent
+    return [Figure(measure: "render CPU: fluidsynth -F ÷ pianola render (\(name), median of 3)", value: String(format: "%.2f×", ratios.sorted()[1])),
+            Figure(measure: "pianola render speed (CPU)", value: String(format: "%.0f× real time", speeds.sorted()[1]))]
 }
 
 /// Pianola: the same graph and player as `pianola render`, writing a 16-bit WAV. CPU and wall
@@ -133,33 +150,62 @@ func fontChild(font: String, lazy: Bool) throws {
     for channel in [0, 1, 2, 9] { synth.noteOn(channel: channel, key: channel == 9 ? 38 : 60, velocity: 100) }
     synth.render(left: left, right: right, frames: 64)
     let firstBlock = seconds(clock.now - start)
-    print(String(format: "  %@ load %6.3f s, first block %6.3f s after start, RSS %6.1f MB", lazy ? "lazy " : "eager", loaded, firstBlock, residentMB()))
+    print(String(format: "%@ %.3f %.3f %.1f", lazy ? "lazy" : "eager", loaded, firstBlock, residentMB()))
 }
 
-func fontBenchmark(font: String) throws {
+/// Loads `font` eagerly and lazily, each in a fresh process: load time, time to the first
+/// block with four programs sounding, and resident memory.
+func fontBenchmark(font: String) throws -> [Figure] {
     print("SoundFont: \(font), 4 programs sounding")
-    fflush(nil)   // before the children write to the same stdout
+    var measured: [String: [Double]] = [:]
     for mode in ["eager", "lazy"] {
-        let process = Process()
+        let process = Process(), output = Pipe()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
         process.arguments = ["font-child", mode, font]
+        process.standardOutput = output
         try process.run()
+        let line = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
+        let numbers = line.split(separator: " ").dropFirst().compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        guard numbers.count == 3 else { print("  \(mode): the child failed: \(line)"); continue }
+        measured[mode] = numbers
+        print(String(format: "  %@ load %6.3f s, first block %6.3f s after start, RSS %6.1f MB", mode == "lazy" ? "lazy " : "eager", numbers[0], numbers[1], numbers[2]))
     }
+    guard let eager = measured["eager"], let lazy = measured["lazy"] else { return [] }
+    let name = (font as NSString).lastPathComponent
+    return [Figure(measure: "SoundFont load time, \(name) (eager / lazy)", value: String(format: "%.3f s / %.3f s", eager[0], lazy[0])),
+            Figure(measure: "RSS with \(name) loaded, 4 programs sounding (eager / lazy)", value: String(format: "%.1f MB / %.1f MB", eager[2], lazy[2])),
+            Figure(measure: "time to the first rendered block (eager / lazy)", value: String(format: "%.3f s / %.3f s", eager[1], lazy[1]))]
+}
+
+/// Heap allocations on the render thread per render cycle of the song's graph (512 frames),
+/// counted over 2,000 cycles after 200 of warm-up; libgomp's (Debian's libfluidsynth renders
+/// inside OpenMP) are counted apart.
+func allocationsBenchmark(song: String, font: String) throws -> [Figure] {
+    let sequence = Sequence(file: try MIDIFile(contentsOf: song))
+    let renderer = try SongRenderer(sequence: sequence, soundFontPath: font)
+    let buffer = AudioBuffer(capacity: 512)
+    for _ in 0..<200 { renderer.song.graph.render(into: buffer.slice(frames: 512)) }
+    pianola_allocations_start()
+    for _ in 0..<2_000 { renderer.song.graph.render(into: buffer.slice(frames: 512)) }
+    let ours = pianola_allocations_stop()
+    let openMP = pianola_allocations_by_openmp()
+    print("Allocations: \(song), \(font): \(ours) in 2,000 render cycles of 512 frames (libgomp: \(openMP))")
+    return [Figure(measure: "heap allocations per render cycle (render thread, steady state)", value: String(format: "%.3f (libgomp %.3f)", Double(ours) / 2_000, Double(openMP) / 2_000))]
 }
 
 /// Plays 60 s of `song` with the release `pianola` through ALSA's `file` plugin into a FIFO
 /// that this process drains at exactly real-time speed (48 kHz, stereo float), so the device
 /// paces playback as a sound card would. Reports the player's CPU as a share of one core, and
 /// the time from its start to the first audio reaching the FIFO.
-func playBenchmark(song: String, font: String) throws {
+func playBenchmark(song: String, font: String) throws -> [Figure] {
     let pianola = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("pianola").path
     guard FileManager.default.isExecutableFile(atPath: pianola) else {
         print("play: build it first: swift build -c release --product pianola")
-        return
+        return []
     }
     let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("pianola-bench-\(getpid()).fifo").path
-    guard mkfifo(fifo, 0o600) == 0 else { print("play: mkfifo failed"); return }
+    guard mkfifo(fifo, 0o600) == 0 else { print("play: mkfifo failed"); return [] }
     defer { unlink(fifo) }
     let duration = 60.0
     print("Play: \(song), \(font), 256 × 3 periods, \(Int(duration)) s paced at 48 kHz through a FIFO")
@@ -196,6 +242,8 @@ func playBenchmark(song: String, font: String) throws {
     let cpu = cpuSeconds(children: true) - childBefore
     print(String(format: "  pianola play: CPU %.2f s over %.1f s of wall time = %.1f %% of one core; first audio %.3f s after start; %.1f s of audio; exit %d",
                  cpu, wall, 100 * cpu / wall, firstAudio ?? -1, Double(received) / 384_000, process.terminationStatus))
+    return [Figure(measure: "pianola play CPU, paced at 48 kHz", value: String(format: "%.1f %% of one core", 100 * cpu / wall)),
+            Figure(measure: "time to first audio (pianola play, process start to first period)", value: String(format: "%.3f s", firstAudio ?? -1))]
 }
 
 /// Sleeps the calling thread.
@@ -338,22 +386,36 @@ func defaultFont() -> String {
     return FileManager.default.fileExists(atPath: fluid) ? fluid : "soundfonts/pianola-gm.sf2"
 }
 
+/// Prints the figures as one table.
+func printTable(_ figures: [Figure]) {
+    guard !figures.isEmpty else { return }
+    let width = figures.map(\.measure.count).max()!
+    print("\n| \("Measure".padding(toLength: width, withPad: " ", startingAt: 0)) | Figure |")
+    print("| \(String(repeating: "-", count: width)) | ------ |")
+    for figure in figures { print("| \(figure.measure.padding(toLength: width, withPad: " ", startingAt: 0)) | \(figure.value) |") }
+}
+
 do {
+    let song = arguments.count > 1 ? arguments[1] : densestCorpusSong()
+    let font = arguments.count > 2 ? arguments[2] : defaultFont()
     switch arguments.first {
-    case "smf": smfBenchmark(arguments.count > 1 ? arguments[1] : corpus)
-    case "render": try renderBenchmark(song: arguments.count > 1 ? arguments[1] : densestCorpusSong(), font: arguments.count > 2 ? arguments[2] : defaultFont())
-    case "font": try fontBenchmark(font: arguments.count > 1 ? arguments[1] : defaultFont())
-    case "play": try playBenchmark(song: arguments.count > 1 ? arguments[1] : densestCorpusSong(), font: arguments.count > 2 ? arguments[2] : defaultFont())
+    case "smf": printTable(smfBenchmark(arguments.count > 1 ? arguments[1] : corpus))
+    case "render": printTable(try renderBenchmark(song: song, font: font))
+    case "font": printTable(try fontBenchmark(font: arguments.count > 1 ? arguments[1] : defaultFont()))
+    case "play": printTable(try playBenchmark(song: song, font: font))
+    case "allocations": printTable(try allocationsBenchmark(song: song, font: font))
     case "stream": try streamBenchmark(minutes: arguments.count > 1 ? Int(arguments[1]) ?? 60 : 60)
     case "soak": try soakBenchmark(minutes: arguments.count > 1 ? Int(arguments[1]) ?? 60 : 60, song: "songs/ode-to-joy.mid", font: defaultFont())
     case "font-child": try fontChild(font: arguments[2], lazy: arguments[1] == "lazy")
     case nil:
-        smfBenchmark(corpus)
-        try renderBenchmark(song: densestCorpusSong(), font: defaultFont())
-        try fontBenchmark(font: defaultFont())
-        try playBenchmark(song: densestCorpusSong(), font: defaultFont())
+        var figures = smfBenchmark(corpus)
+        figures += try renderBenchmark(song: song, font: font)
+        figures += try fontBenchmark(font: font)
+        figures += try allocationsBenchmark(song: song, font: font)
+        figures += try playBenchmark(song: song, font: font)
+        printTable(figures)
     default:
-        print("usage: pianola-bench [smf [DIR] | render [SONG] [FONT] | font [FONT] | play [SONG] [FONT] | stream [MINUTES] | soak [MINUTES]]")
+        print("usage: pianola-bench [smf [DIR] | render [SONG] [FONT] | font [FONT] | allocations [SONG] [FONT] | play [SONG] [FONT] | stream [MINUTES] | soak [MINUTES]]")
         exit(2)
     }
 } catch {
