@@ -39,6 +39,32 @@ struct PlayCommandTests {
         #expect(Array(device.prefix(file.count)) == file)
     }
 
+    @Test("the device vanishing mid-play (its FIFO's reader quits): one line, exit 1, no signal, no hang")
+    func deviceVanishes() throws {
+        let scratch = try Scratch()
+        let fifo = scratch.url.appendingPathComponent("device.fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // The device: a reader that takes 200 KB of audio (about half a second), then goes away.
+        let reader = Thread {
+            let fd = open(fifo, O_RDONLY)
+            var buffer = [UInt8](repeating: 0, count: 4_096), taken = 0
+            while taken < 200_000 {
+                let n = read(fd, &buffer, buffer.count)
+                if n <= 0 { break }
+                taken += n
+            }
+            close(fd)
+        }
+        reader.start()
+        // timeout(1) only as a backstop: a hang would show as its status 124.
+        let run = try CLIRun.pianola(["play", Self.song, "--soundfont", Self.testFont, "--device", "file:'\(fifo)',raw", "--quiet"],
+                                     prefix: ["/usr/bin/timeout", "60"])
+        #expect(!run.signaled)
+        #expect(run.status == 1, "exit \(run.status): \(run.stderr)")
+        let lines = run.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].hasPrefix("pianola: audio device 'file:"), "\(run.stderr)")
+    }
+
     @Test("a device that does not exist: one line naming it, exit 1")
     func missingDevice() throws {
         let run = try CLIRun.pianola("play", Self.song, "--device", "pianola_no_such_pcm", "--soundfont", Self.testFont)
