@@ -23,6 +23,29 @@ struct SoundFontSwapTests {
     }
 
 
+    @Test("a swap whose font fails to load is never made: the old font plays on, sample for sample")
+    func failedSwap() throws {
+        var track = Track(events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: 0))])
+        for beat in 0..<8 {
+            track.insert(MIDIEvent(tick: beat * 480, .noteOn(channel: 0, note: 69, velocity: 100)))
+            track.insert(MIDIEvent(tick: beat * 480 + 400, .noteOff(channel: 0, note: 69, velocity: 0)))
+        }
+        let sequence = Sequence(division: .ticksPerQuarter(480), tracks: [track])
+        let harness = try RenderHarness(sequence), untouched = try RenderHarness(sequence)
+        #expect(harness.render(frames: 24_000) == untouched.render(frames: 24_000))
+        // The new font is cut in half: loading it throws, so there is nothing to swap in.
+        let whole = try Data(contentsOf: URL(fileURLWithPath: try Self.squareFont()))
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("pianola-cut-\(UUID().uuidString).sf2").path
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let original = harness.sampler.synthesizer
+        #expect(throws: SynthesizerError.self) { _ = try Synthesizer().loadSoundFont(path: path) }
+        let after = harness.render(frames: 48_000)
+        #expect(harness.sampler.synthesizer === original)
+        #expect(after == untouched.render(frames: 48_000))
+        #expect(abs(RenderHarness.formFactor(after[2_400..<18_000]) - 0.9003) < 0.01, "still the sine")
+    }
+
     @Test("new notes use the new font with the channel's state; the old synth releases and is handed back")
     func swap() throws {
         // Pitch bend up a whole tone at once, then A4 every half second.
