@@ -57,7 +57,7 @@ let package = Package(
         // Regenerates soundfonts/*.sf2 from SoundFontBook: `swift run make-soundfonts`.
         .executableTarget(name: "make-soundfonts", dependencies: ["SoundFontBook"], path: "Sources/MakeSoundFonts"),
         // Benchmarks that print figures (never pass/fail): `swift run -c release pianola-bench`.
-        .executableTarget(name: "pianola-bench", dependencies: ["MIDI", "Pianola", "AudioFile", "AllocationCounter"], path: "Sources/PianolaBench"),
+        .executableTarget(name: "pianola-bench", dependencies: ["MIDI", "Pianola", "AudioFile", "AllocationCounter", "SongBook"], path: "Sources/PianolaBench"),
 
         // The fuzz targets (Fuzz/run-fuzzers.sh builds them with libFuzzer); built plainly, it
         // replays inputs through a target and writes a target's seeds.
@@ -72,7 +72,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "TestSupport"]),
         .testTarget(name: "SequencingTests", dependencies: ["Sequencing", "MIDI", "SongBook"]),
-        .testTarget(name: "PianolaTests", dependencies: ["Pianola", "Engine", "MIDI", "AllocationCounter", "TestSupport"]),
+        .testTarget(name: "PianolaTests", dependencies: ["Pianola", "Engine", "MIDI", "AllocationCounter", "TestSupport", "SongBook"]),
         .testTarget(name: "PianolaCLITests", dependencies: ["MIDI", "Pianola", "pianola"]),
         // Test support: counts the heap allocations a thread makes (the render-thread rule).
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),

@@ -13,6 +13,7 @@ import Foundation
 import AudioFile
 import MIDI
 import Pianola
+import SongBook
 
 let corpus = "../shared/corpus/midi"
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -313,21 +314,16 @@ func streamBenchmark(minutes: Int) throws {
                  Double(rendered) / Double(graphRate) / took, waits, node.underruns, node.failure.map { "; failed: \($0)" } ?? ""))
 }
 
-/// `song` with tempo changes every bar to awkward tempos (frames per tick never whole), looped
-/// from bar 2 to bar 10 for `minutes` of audio, rendered offline through the graph of
-/// `pianola render`. Checks every loop wrap against the tempo map, exactly: wrap k must fall on
-/// frame k × (frame(bar 10) − frame(bar 2)). Prints the resident memory and the voices
-/// sounding at each wrap, by the minute of audio.
-func soakBenchmark(minutes: Int, song: String, font: String) throws {
-    var sequence = Sequence(file: try MIDIFile(contentsOf: song))
-    guard let meter = sequence.meterMap else { throw SoakError("\(song) counts SMPTE time; give a song with bars") }
-    let tempos = [487_123, 611_111, 433_333, 555_557, 500_001, 377_777, 701_234]
-    for bar in 1...12 {
-        let tick = meter.tick(at: BarBeatTick(bar: bar, beat: 1))
-        sequence.tempoTrack.insert(MIDIEvent(tick: tick, .meta(.tempo(microsecondsPerQuarter: UInt32(tempos[bar % tempos.count])))))
-    }
+/// "Ode to Joy" with a tempo change on every bar to awkward tempos (frames per tick never
+/// whole), looped from bar 2 to bar 10 for `minutes` of audio, rendered offline through the
+/// graph of `pianola render`. Checks every loop wrap against the tempo map, exactly: wrap k
+/// must fall on frame k × (frame(bar 10) − frame(bar 2)). Prints the resident memory and the
+/// voices sounding at each wrap, by the minute of audio.
+func soakBenchmark(minutes: Int, font: String) throws {
+    let song = "ode-to-joy.mid with a tempo change on every bar"
+    let sequence = Sequence(file: SongBook.odeToJoyWithTempoChanges())
+    let meter = sequence.meterMap!   // 4/4, metrical
     let from = meter.tick(at: BarBeatTick(bar: 2, beat: 1)), to = meter.tick(at: BarBeatTick(bar: 10, beat: 1))
-    guard to < sequence.length else { throw SoakError("\(song) is shorter than 10 bars") }
     var settings = SongGraph.Settings()
     settings.fromTick = from
     settings.toTick = to
@@ -335,7 +331,7 @@ func soakBenchmark(minutes: Int, song: String, font: String) throws {
     let map = sequence.tempoMap
     let loopFrames = map.sampleFrame(atTick: to, sampleRate: settings.sampleRate) - map.sampleFrame(atTick: from, sampleRate: settings.sampleRate)
     let total = Int64(minutes) * 60 * Int64(settings.sampleRate)
-    print("Soak: \(song) looped from bar 2 to bar 10 (\(loopFrames) frames, \(String(format: "%.3f", Double(loopFrames) / 48_000)) s) with a tempo change on every bar, \(font), \(minutes) min of audio offline")
+    print("Soak: \(song), looped from bar 2 to bar 10 (\(loopFrames) frames, \(String(format: "%.3f", Double(loopFrames) / 48_000)) s), \(font), \(minutes) min of audio offline")
     fflush(nil)
     let renderer = try SongRenderer(sequence: sequence, soundFontPath: font, settings: settings)
     var rendered: Int64 = 0, wraps = 0, misses = 0, nextMinute: Int64 = 0
@@ -370,12 +366,6 @@ func soakBenchmark(minutes: Int, song: String, font: String) throws {
                  wraps, misses, warm.min() ?? 0, warm.max() ?? 0, Double(rendered) / 48_000 / took))
 }
 
-/// Why the soak cannot run on a song.
-struct SoakError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
 func densestCorpusSong() -> String {
     let dense = (corpus as NSString).appendingPathComponent("tonejs__concerto_for_orchestra_1.mid")
     return FileManager.default.fileExists(atPath: dense) ? dense : "songs/ode-to-joy.mid"
@@ -405,7 +395,7 @@ do {
     case "play": printTable(try playBenchmark(song: song, font: font))
     case "allocations": printTable(try allocationsBenchmark(song: song, font: font))
     case "stream": try streamBenchmark(minutes: arguments.count > 1 ? Int(arguments[1]) ?? 60 : 60)
-    case "soak": try soakBenchmark(minutes: arguments.count > 1 ? Int(arguments[1]) ?? 60 : 60, song: "songs/ode-to-joy.mid", font: defaultFont())
+    case "soak": try soakBenchmark(minutes: arguments.count > 1 ? Int(arguments[1]) ?? 60 : 60, font: defaultFont())
     case "font-child": try fontChild(font: arguments[2], lazy: arguments[1] == "lazy")
     case nil:
         var figures = smfBenchmark(corpus)

@@ -5,6 +5,20 @@ public enum SongBook {
     /// Every song, in the order the README lists them. Any thread.
     public static let all: [Song] = [odeToJoy, greensleeves, twinkle]
 
+    /// "Ode to Joy" with a tempo change on each of its first 12 bars, to tempos whose frames
+    /// per tick are never whole at 48 kHz: what the soak test and benchmark loop. Not in
+    /// songs/. Any thread.
+    public static func odeToJoyWithTempoChanges() -> MIDIFile {
+        var file = odeToJoy.midiFile()
+        let barTicks = 4 * odeToJoy.ticksPerQuarter
+        let tempos = [487_123, 611_111, 433_333, 555_557, 500_001, 377_777, 701_234]
+        let changes = (1...12).map { bar in
+            MIDIEvent(tick: (bar - 1) * barTicks, .meta(.tempo(microsecondsPerQuarter: UInt32(tempos[bar % tempos.count]))))
+        }
+        file.tracks[0] = MIDIFile.Track(events: (file.tracks[0].events + changes).timeOrdered())
+        return file
+    }
+
     /// Beethoven's "Ode to Joy" (Symphony No. 9): melody, bass, strings and drums, 4/4, with a
     /// ritardando over the last two bars.
     static let odeToJoy = Song(

@@ -1,5 +1,6 @@
 import Foundation
 import Pianola
+import SongBook
 import Testing
 
 /// Long looped playback, offline: the sample clock never drifts from the tempo map, and the
@@ -8,15 +9,8 @@ import Testing
 struct SoakTests {
     @Test("10 minutes looping bars 2–10 of a song with a tempo change on every bar: every wrap on its exact frame, voices steady")
     func loopedWithTempoChanges() throws {
-        let path = SoundtrackFixture.root.appendingPathComponent("songs/ode-to-joy.mid").path
-        var sequence = Sequence(file: try MIDIFile(contentsOf: path))
+        let sequence = Sequence(file: SongBook.odeToJoyWithTempoChanges())
         let meter = try #require(sequence.meterMap)
-        // Tempos whose frames per tick are never whole at 48 kHz, changing on every bar.
-        let tempos = [487_123, 611_111, 433_333, 555_557, 500_001, 377_777, 701_234]
-        for bar in 1...12 {
-            sequence.tempoTrack.insert(MIDIEvent(tick: meter.tick(at: BarBeatTick(bar: bar, beat: 1)),
-                                                 .meta(.tempo(microsecondsPerQuarter: UInt32(tempos[bar % tempos.count])))))
-        }
         var settings = SongGraph.Settings()
         settings.fromTick = meter.tick(at: BarBeatTick(bar: 2, beat: 1))
         settings.toTick = meter.tick(at: BarBeatTick(bar: 10, beat: 1))
