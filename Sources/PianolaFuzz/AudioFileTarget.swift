@@ -6,6 +6,7 @@ import Foundation
 enum AudioFileTarget {
     static func run(_ bytes: [UInt8]) {
         let path = ScratchFile.write(bytes, extension: "audio")
+        defer { unlink(path) }
         guard let reader = try? AudioFileReader(path: path) else { return }
         precondition(reader.channels >= 1 && reader.sampleRate >= 1 && reader.frames >= 0, "an impossible header was accepted")
         if let loop = reader.loop {

@@ -69,7 +69,7 @@ enum ScratchFile {
         return "\(folder)/pianola-fuzz-\(getpid()).\(ext)"
     }
 
-    /// Writes `bytes` to the scratch file with `ext` and returns its path.
+    /// Writes `bytes` to the scratch file with `ext` and returns its path; the caller unlinks it.
     static func write(_ bytes: [UInt8], extension ext: String) -> String {
         let path = path(extension: ext)
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)

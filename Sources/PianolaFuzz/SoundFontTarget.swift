@@ -1,3 +1,4 @@
+import Glibc
 import Engine
 import FluidSynth
 import MIDI
@@ -9,6 +10,7 @@ import SoundFontBook
 enum SoundFontTarget {
     static func run(_ bytes: [UInt8]) {
         let path = ScratchFile.write(bytes, extension: "sf2")
+        defer { unlink(path) }
         var configuration = Synthesizer.Configuration()
         configuration.reverb = false
         configuration.chorus = false
