@@ -28,6 +28,7 @@ public final class SongRenderer {
         /// Renders up to `sliceFrames` more frames, stopping at `end`; hands them to `body`.
         func next(until end: Int64) throws(E) -> StereoSlice {
             let slice = buffer.slice(frames: Int(min(Int64(sliceFrames), end - rendered)))
+            for file in song.filePlayers { file.waitUntilBuffered(frames: slice.frames) }
             graph.render(into: slice)
             rendered += Int64(slice.frames)
             try body(slice, Double(rendered) / Double(max(1, maximumFrames)))

@@ -90,8 +90,16 @@ public final class FilePlayerNode: AudioNode, @unchecked Sendable {
         try reader.seek(to: firstPosition)
         let (thread, _) = startThread(realTimePriority: nil) { self.run() }
         self.thread = thread
-        let needed = min(Int(preroll * Double(sampleRate)), ring.capacity / 2)
-        while ring.available < needed && !inputEnded.load(ordering: .acquiring) { usleep(1_000) }
+        waitUntilBuffered(frames: min(Int(preroll * Double(sampleRate)), ring.capacity / 2))
+    }
+
+    /// Waits until `frames` frames (at most the ring's capacity) wait in the ring, or the file
+    /// has been read to its end. An offline render calls it before each slice, since it can
+    /// outrun the reader thread and would otherwise play a gap. Control thread (an offline
+    /// render loop), never a real-time one.
+    public func waitUntilBuffered(frames: Int) {
+        let needed = min(frames, ring.capacity)
+        while ring.available < needed && !inputEnded.load(ordering: .acquiring) { usleep(500) }
     }
 
     deinit { stop() }
