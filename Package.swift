@@ -12,8 +12,9 @@ let package = Package(
     ],
     targets: [
         // C libraries: each is imported by exactly one wrapper module (later issues add them).
-        .systemLibrary(name: "CFluidSynth", pkgConfig: "fluidsynth",
-                       providers: [.apt(["libfluidsynth-dev"])]),
+        // No pkgConfig for libfluidsynth: its flags carry glib's -pthread, which SwiftPM strips
+        // with a warning in every package that depends on Pianola; fluidsynth.h needs none of them.
+        .systemLibrary(name: "CFluidSynth", providers: [.apt(["libfluidsynth-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),

@@ -10,7 +10,7 @@ import Foundation
 import Pianola
 
 /// A tune in 4/4 at `bpm`: a melody, a bass and a strings track (the layer), looping bars 2–5.
-func tune(root: UInt8, bpm: Int) -> Sequence {
+func tune(root: UInt8, bpm: Int) -> MusicSequence {
     var tempo = Track(events: [MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: UInt32(60_000_000 / bpm)))),
                                MIDIEvent(tick: 1920, .meta(.text(.marker, string: "loopStart"))),
                                MIDIEvent(tick: 5 * 1920, .meta(.text(.marker, string: "loopEnd")))])
@@ -33,7 +33,7 @@ func tune(root: UInt8, bpm: Int) -> Sequence {
             strings.insert(MIDIEvent(tick: bar * 1920 + 1900, .noteOff(channel: 2, note: root - 12 + chord + offset, velocity: 0)))
         }
     }
-    return Sequence(division: .ticksPerQuarter(480), tempoTrack: tempo, tracks: [melody, bass, strings])
+    return MusicSequence(division: .ticksPerQuarter(480), tempoTrack: tempo, tracks: [melody, bass, strings])
 }
 
 /// A bright rising chirp of 0.3 s, the stinger.

@@ -54,8 +54,8 @@ public final class AudioFileWriter {
         let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (overwrite ? O_TRUNC : O_EXCL)
         let fd = open(path, flags, 0o644)
         guard fd >= 0 else {
-            let reason = errno == EEXIST ? "already exists (use --force to replace it)" : String(cString: strerror(errno))
-            throw AudioFileError(path: path, reason: reason)
+            if errno == EEXIST { throw AudioFileError(path: path, reason: "already exists", alreadyExists: true) }
+            throw AudioFileError(path: path, reason: String(cString: strerror(errno)))
         }
         let major: Int, minor: Int
         switch (container, encoding) {
@@ -116,11 +116,14 @@ public struct AudioFileError: Error, Hashable, Sendable, CustomStringConvertible
     public var path: String
     /// Why. Any thread.
     public var reason: String
+    /// True when a file to be written exists and was not to be replaced. Any thread.
+    public var alreadyExists: Bool
 
     /// The error for `path`, because of `reason`. Any thread.
-    public init(path: String, reason: String) {
+    public init(path: String, reason: String, alreadyExists: Bool = false) {
         self.path = path
         self.reason = reason
+        self.alreadyExists = alreadyExists
     }
 
     /// `path: reason`. Any thread.

@@ -64,7 +64,7 @@ public final class SongGraph {
     public let filePlayers: [FilePlayerNode]
 
     /// The sequence played. Any thread.
-    public let sequence: Sequence
+    public let sequence: MusicSequence
     /// The settings. Any thread.
     public let settings: Settings
     /// The graph to pull. Render thread once pulled.
@@ -90,7 +90,7 @@ public final class SongGraph {
     /// most `maxFrames`, and starts the player and the audio files. `routing` sends chosen
     /// tracks and channels to the `external` destinations (ALSA ports) instead of the
     /// synthesizer. Throws a `SynthesizerError` or an `AudioFileError`, one line each. Control thread.
-    public init(sequence: Sequence, soundFontPath: String, settings: Settings, maxFrames: Int = 4096,
+    public init(sequence: MusicSequence, soundFontPath: String, settings: Settings, maxFrames: Int = 4096,
                 routing: Routing = Routing(), external: [any MIDIDestination] = []) throws {
         self.sequence = sequence
         self.settings = settings
@@ -133,7 +133,7 @@ public final class SongGraph {
 
 extension SongGraph.Settings {
     /// Frames of music: the region, times the plays, at the tempo. Any thread.
-    public func musicFrames(of sequence: Sequence) -> Int64 {
+    public func musicFrames(of sequence: MusicSequence) -> Int64 {
         let map = sequence.tempoMap
         let from = min(fromTick, sequence.length)
         let to = max(from, min(toTick ?? sequence.length, sequence.length))
@@ -143,7 +143,7 @@ extension SongGraph.Settings {
 
     /// Gives `player` (of `sequence`, not yet started) these mutes, solos, transposition,
     /// tempo, loop and region. Control thread.
-    public func configure(_ player: Player, for sequence: Sequence) {
+    public func configure(_ player: Player, for sequence: MusicSequence) {
         let from = min(fromTick, sequence.length)
         let to = max(from, min(toTick ?? sequence.length, sequence.length))
         for track in mutedTracks { player.setMuted(true, track: track) }

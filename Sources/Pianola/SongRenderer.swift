@@ -10,7 +10,7 @@ public final class SongRenderer {
     public let song: SongGraph
 
     /// Builds the graph for `sequence` with the font at `soundFontPath`. Control thread.
-    public init(sequence: Sequence, soundFontPath: String, settings: SongGraph.Settings = SongGraph.Settings()) throws {
+    public init(sequence: MusicSequence, soundFontPath: String, settings: SongGraph.Settings = SongGraph.Settings()) throws {
         song = try SongGraph(sequence: sequence, soundFontPath: soundFontPath, settings: settings)
     }
 

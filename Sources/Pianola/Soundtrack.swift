@@ -68,13 +68,13 @@ public final class Soundtrack: Sendable {
         /// What was loaded. Any thread.
         public let description: SongDescription
         /// The sequence. Any thread.
-        public let sequence: Sequence
+        public let sequence: MusicSequence
         /// Where it loops, if it marks a loop. Any thread.
         public let loop: GameLoop?
         fileprivate let synthesizers: ControlLock<[[Synthesizer]]>   // sets of (main + one per layer) ready to play
         fileprivate let layerTracks: [[Int]]                    // per track layer: its tracks
 
-        fileprivate init(description: SongDescription, sequence: Sequence, synthesizers: [Synthesizer], layerTracks: [[Int]]) {
+        fileprivate init(description: SongDescription, sequence: MusicSequence, synthesizers: [Synthesizer], layerTracks: [[Int]]) {
             self.description = description
             self.sequence = sequence
             loop = GameLoop.find(in: sequence, conventions: description.loopConventions)
@@ -185,7 +185,7 @@ public final class Soundtrack: Sendable {
 
     private static func makeSong(_ description: SongDescription, configuration: Synthesizer.Configuration) throws -> Song {
         let file = try MIDIFile(contentsOf: description.midiPath)
-        let sequence = Sequence(file: file)
+        let sequence = MusicSequence(file: file)
         var layerTracks: [[Int]] = []
         for name in description.trackLayers {
             let tracks = sequence.tracks.indices.filter { sequence.tracks[$0].name?.lowercased() == name.lowercased() }

@@ -73,7 +73,7 @@ func smfBenchmark(_ directory: String) -> [Figure] {
 }
 
 func renderBenchmark(song: String, font: String) throws -> [Figure] {
-    let sequence = Sequence(file: try MIDIFile(contentsOf: song))
+    let sequence = MusicSequence(file: try MIDIFile(contentsOf: song))
     fflush(nil)
     print("Render: \(song) (\(String(format: "%.1f", sequence.durationSeconds)) s), \(font), 48 kHz, reverb and chorus on, polyphony 256")
     let ours = FileManager.default.temporaryDirectory.appendingPathComponent("pianola-bench-\(getpid()).wav").path
@@ -99,7 +99,7 @@ func renderBenchmark(song: String, font: String) throws -> [Figure] {
 
 /// Pianola: the same graph and player as `pianola render`, writing a 16-bit WAV. CPU and wall
 /// seconds, and frames written.
-func renderWithPianola(sequence: Sequence, font: String, to path: String) throws -> (Double, Double, Int) {
+func renderWithPianola(sequence: MusicSequence, font: String, to path: String) throws -> (Double, Double, Int) {
     var settings = SongGraph.Settings()
     settings.tailSeconds = 0
     let cpuBefore = cpuSeconds()
@@ -183,7 +183,7 @@ func fontBenchmark(font: String) throws -> [Figure] {
 /// counted over 2,000 cycles after 200 of warm-up; libgomp's (Debian's libfluidsynth renders
 /// inside OpenMP) are counted apart.
 func allocationsBenchmark(song: String, font: String) throws -> [Figure] {
-    let sequence = Sequence(file: try MIDIFile(contentsOf: song))
+    let sequence = MusicSequence(file: try MIDIFile(contentsOf: song))
     let renderer = try SongRenderer(sequence: sequence, soundFontPath: font)
     let buffer = AudioBuffer(capacity: 512)
     for _ in 0..<200 { renderer.song.graph.render(into: buffer.slice(frames: 512)) }
@@ -321,7 +321,7 @@ func streamBenchmark(minutes: Int) throws {
 /// voices sounding at each wrap, by the minute of audio.
 func soakBenchmark(minutes: Int, font: String) throws {
     let song = "ode-to-joy.mid with a tempo change on every bar"
-    let sequence = Sequence(file: SongBook.odeToJoyWithTempoChanges())
+    let sequence = MusicSequence(file: SongBook.odeToJoyWithTempoChanges())
     let meter = sequence.meterMap!   // 4/4, metrical
     let from = meter.tick(at: BarBeatTick(bar: 2, beat: 1)), to = meter.tick(at: BarBeatTick(bar: 10, beat: 1))
     var settings = SongGraph.Settings()

@@ -5,7 +5,7 @@ extension PianolaCommand {
     /// Parses `arguments` (without the program's name) and checks every option that needs no
     /// file, port or device, taking `sequence` as the song where an option names a place in
     /// it; runs nothing. Throws what the command line would report. Any thread.
-    public static func checkOptions(_ arguments: [String], against sequence: Sequence) throws {
+    public static func checkOptions(_ arguments: [String], against sequence: MusicSequence) throws {
         let command = try parseAsRoot(arguments)
         let song = "the song"
         switch command {

@@ -109,7 +109,7 @@ extension Play {
     /// Starts `sequence` playing: to MIDI ports alone when nothing is routed to the synth,
     /// else through the synth and the audio device (and to the ports `midi` routes to,
     /// in time with the audio). Prints the status line's opening lines.
-    static func start(sequence: Sequence, title: String, font: SoundFontChoice?, settings: inout SongGraph.Settings, midi: MIDIOptions.Opened?,
+    static func start(sequence: MusicSequence, title: String, font: SoundFontChoice?, settings: inout SongGraph.Settings, midi: MIDIOptions.Opened?,
                       audio: AudioDeviceOptions, quiet: Bool, interruption: Interruption, volume: Float) throws -> (any Playback, StatusLine) {
         let status = StatusLine(enabled: !quiet, terminal: isatty(STDOUT_FILENO) == 1, title: title, sequence: sequence)
         if let midi, !midi.routing.usesSynth, settings.audioFiles.isEmpty {
@@ -225,7 +225,7 @@ struct MIDIPlayback: Playback {
     let player: Player
     let midi: MIDIOptions.Opened
 
-    init(sequence: Sequence, settings: SongGraph.Settings, midi: MIDIOptions.Opened) {
+    init(sequence: MusicSequence, settings: SongGraph.Settings, midi: MIDIOptions.Opened) {
         let routes = midi.routing.destinations(trackCount: sequence.tracks.count, synth: nil, external: midi.destinations)
         player = Player(sequence: sequence, sampleRate: settings.sampleRate, destinations: routes.destinations, trackDestinations: routes.trackDestinations)
         self.midi = midi
@@ -286,13 +286,13 @@ final class StatusLine {
     private let enabled: Bool
     private let terminal: Bool
     private let title: String
-    private let sequence: Sequence
+    private let sequence: MusicSequence
     private let tempoMap: TempoMap
     private let meterMap: MeterMap?
     private var lastPlain = -10.0
     private var drawn = false
 
-    init(enabled: Bool, terminal: Bool, title: String, sequence: Sequence) {
+    init(enabled: Bool, terminal: Bool, title: String, sequence: MusicSequence) {
         self.enabled = enabled
         self.terminal = terminal
         self.title = title

@@ -62,13 +62,13 @@ struct Record: ParsableCommand {
         try checkWritable()
         let interruption = Interruption()
 
-        var sequence = Sequence(division: .ticksPerQuarter(ppq))
+        var sequence = MusicSequence(division: .ticksPerQuarter(ppq))
         sequence.tempoTrack.insert(MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: UInt32((60_000_000 / tempo).rounded())))))
         if let play {
             let file: MIDIFile
             do { file = try MIDIFile(contentsOf: play) } catch { throw fail(error.description) }
             for warning in file.warnings { printError("\(play): warning: \(warning)") }
-            sequence = Sequence(file: file)
+            sequence = MusicSequence(file: file)
         }
         let routes = try MIDIOptions.parse(routes: route, trackCount: sequence.tracks.count)   // before any port opens
         let say: (String) -> Void = { line in if !quiet { print(line); fflush(nil) } }
@@ -111,7 +111,7 @@ struct Record: ParsableCommand {
                 thruSynth = song.graph.live
             } else {
                 var settings = SongGraph.Settings()
-                let (started, _) = try Play.start(sequence: Sequence(), title: "MIDI thru", font: SoundFontChoice.choose(explicit: soundfont), settings: &settings,
+                let (started, _) = try Play.start(sequence: MusicSequence(), title: "MIDI thru", font: SoundFontChoice.choose(explicit: soundfont), settings: &settings,
                                                   midi: nil, audio: audio, quiet: true, interruption: interruption, volume: 1)
                 thruPlayback = started
                 thruSynth = (started as? AudioPlayback)?.graph.live
@@ -179,7 +179,7 @@ struct Record: ParsableCommand {
 
     /// Writes the file whole to a temporary name beside it, then renames it into place, so
     /// an interrupted write never leaves half a file where the user asked for one.
-    func write(_ sequence: Sequence) throws {
+    func write(_ sequence: MusicSequence) throws {
         let bytes = sequence.midiFile().serialized()
         let temporary = output + ".pianola-\(getpid()).tmp"
         guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {

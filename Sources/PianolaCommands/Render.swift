@@ -66,7 +66,7 @@ struct Render: ParsableCommand {
 
     /// Renders `sequence` with `settings` into a new file at `path` (exactly `frames` long
     /// when given) and returns the frames written.
-    private func write(_ sequence: Sequence, font: String, settings: SongGraph.Settings, to path: String,
+    private func write(_ sequence: MusicSequence, font: String, settings: SongGraph.Settings, to path: String,
                        container: AudioFileWriter.Container, frames length: Int64? = nil, showProgress: Bool = false) throws -> Int {
         let renderer: SongRenderer
         do {
@@ -78,7 +78,7 @@ struct Render: ParsableCommand {
         do {
             writer = try AudioFileWriter(path: path, container: container, encoding: bits, sampleRate: settings.sampleRate, overwrite: force)
         } catch {
-            throw fail(error.description)
+            throw fail(error.alreadyExists ? "\(error) (use --force to replace it)" : error.description)
         }
         let progress = ProgressBar(enabled: showProgress && isatty(STDOUT_FILENO) == 1)
         var frames = 0
@@ -146,12 +146,12 @@ struct SongOptions: ParsableArguments {
     var audioFiles: [String] = []
 
     /// Reads the song (warnings on stderr), checks every option, chooses the SoundFont.
-    func load(_ song: String) throws -> (Sequence, SoundFontChoice, SongGraph.Settings) {
+    func load(_ song: String) throws -> (MusicSequence, SoundFontChoice, SongGraph.Settings) {
         try checkRanges()
         let file: MIDIFile
         do { file = try MIDIFile(contentsOf: song) } catch { throw fail(error.description) }
         for warning in file.warnings { printError("\(song): warning: \(warning)") }
-        let sequence = Sequence(file: file)
+        let sequence = MusicSequence(file: file)
         let settings = try settings(for: sequence, song: song)
         guard let font = SoundFontChoice.choose(explicit: soundfont) else {
             throw fail("no SoundFont found: give --soundfont PATH or install fluid-soundfont-gm")
@@ -161,7 +161,7 @@ struct SongOptions: ParsableArguments {
 
     /// The graph's settings for `sequence` (read from `song`): every option but the font,
     /// checked against the song. Touches no file.
-    func settings(for sequence: Sequence, song: String) throws -> SongGraph.Settings {
+    func settings(for sequence: MusicSequence, song: String) throws -> SongGraph.Settings {
         for track in mute + solo where !(1...max(1, sequence.tracks.count)).contains(track) || sequence.tracks.isEmpty {
             throw fail("track \(track) does not exist: \(song) has \(sequence.tracks.count) track\(sequence.tracks.count == 1 ? "" : "s")")
         }
@@ -206,14 +206,14 @@ struct SongOptions: ParsableArguments {
     }
 
     /// A tick from `12.5` or `3:1[:tick]`, `nil` for anything else.
-    func quietPosition(_ text: String, in sequence: Sequence) -> Int? {
+    func quietPosition(_ text: String, in sequence: MusicSequence) -> Int? {
         if let seconds = Double(text), seconds >= 0, seconds.isFinite { return sequence.tempoMap.tick(atSeconds: seconds) }
         guard let position = BarBeatTick(text), let meter = sequence.meterMap else { return nil }
         return meter.tick(at: position)
     }
 
     /// A tick from `12.5` (seconds) or `3:1[:tick]` (bar:beat from 1).
-    func position(_ text: String, _ option: String, in sequence: Sequence) throws -> Int {
+    func position(_ text: String, _ option: String, in sequence: MusicSequence) throws -> Int {
         if let seconds = Double(text), seconds >= 0, seconds.isFinite {
             return sequence.tempoMap.tick(atSeconds: seconds)
         }

@@ -18,7 +18,7 @@ enum Stems {
     /// `track-NN-NAME.EXT` and `with-N-NAME.EXT`. Tracks muted, or not soloed when some are,
     /// are left out as they are from the mix. Refuses, before anything is rendered, a folder
     /// that cannot be made and a stem that exists (unless `force`).
-    static func plan(folder: String, sequence: Sequence, settings: SongGraph.Settings,
+    static func plan(folder: String, sequence: MusicSequence, settings: SongGraph.Settings,
                      container: AudioFileWriter.Container, force: Bool) throws -> [Stem] {
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) {

@@ -6,8 +6,8 @@ import Sequencing
 /// checked as the command would before it touches a file or a device.
 enum ArgumentsTarget {
     /// The song options are checked against: 8 bars of 3/4 at 120 bpm on two tracks.
-    static let song: Sequence = {
-        var sequence = Sequence(division: .ticksPerQuarter(480))
+    static let song: MusicSequence = {
+        var sequence = MusicSequence(division: .ticksPerQuarter(480))
         sequence.tempoTrack.insert(MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 500_000))))
         sequence.tempoTrack.insert(MIDIEvent(tick: 0, .meta(.timeSignature(TimeSignature(3, 4)))))
         for channel in 0..<2 {

@@ -6,7 +6,7 @@ import Glibc
 enum FuzzTarget: String, CaseIterable {
     /// The SMF reader, lenient and strict; strict reads must survive a write and read back.
     case smf
-    /// A read file into a Sequence, by file tracks and channels-to-tracks, then into a Score.
+    /// A read file into a MusicSequence, by file tracks and channels-to-tracks, then into a Score.
     case sequence
     /// Tempo and meter maps built from extreme values, and their conversions.
     case tempo

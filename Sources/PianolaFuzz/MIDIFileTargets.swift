@@ -18,12 +18,12 @@ enum MIDIFileTargets {
         }
     }
 
-    /// A leniently read file as a Sequence both ways: both layouts hold the same channel
+    /// A leniently read file as a MusicSequence both ways: both layouts hold the same channel
     /// messages, and each becomes a Score (every event on a sample frame) without trapping.
     static func sequence(_ bytes: [UInt8]) {
         guard let file = try? MIDIFile(bytes: bytes, mode: .lenient) else { return }
-        let byTrack = Sequence(file: file)
-        let byChannel = Sequence(file: file, layout: .channelsToTracks)
+        let byTrack = MusicSequence(file: file)
+        let byChannel = MusicSequence(file: file, layout: .channelsToTracks)
         precondition(channelMessages(byTrack) == channelMessages(byChannel), "the layouts disagree on channel messages")
         for sequence in [byTrack, byChannel] {
             let score = Score(sequence, sampleRate: 48_000)
@@ -35,7 +35,7 @@ enum MIDIFileTargets {
     }
 
     /// How many times each channel message occurs at each tick: layouts may reorder tracks.
-    private static func channelMessages(_ sequence: Sequence) -> [MIDIEvent: Int] {
+    private static func channelMessages(_ sequence: MusicSequence) -> [MIDIEvent: Int] {
         var counts: [MIDIEvent: Int] = [:]
         for track in sequence.tracks {
             for event in track.events where event.message.channel != nil { counts[event, default: 0] += 1 }

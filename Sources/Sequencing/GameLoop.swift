@@ -41,7 +41,7 @@ public struct GameLoop: Hashable, Sendable {
 
     /// The loop of the first convention in `conventions` that `sequence` uses, `nil` when it
     /// marks none (or only a loop that would be empty). Any thread.
-    public static func find(in sequence: Sequence, conventions: [Convention] = defaultConventions) -> GameLoop? {
+    public static func find(in sequence: MusicSequence, conventions: [Convention] = defaultConventions) -> GameLoop? {
         let end = sequence.length
         for convention in conventions {
             var start: (tick: Int, count: Int)?

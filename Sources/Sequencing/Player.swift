@@ -98,7 +98,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     /// CC10) set the volume and pan of `parameters`' input `busInputs[d]` instead of reaching
     /// the destination (-1: they reach it); CC7's value `v` gives the gain (v/127)², as GM's
     /// volume curve. Control thread.
-    public init(sequence: Sequence, sampleRate: Int, destinations: [any MIDIDestination], trackDestinations: [Int]? = nil,
+    public init(sequence: MusicSequence, sampleRate: Int, destinations: [any MIDIDestination], trackDestinations: [Int]? = nil,
                 parameters: (any ParameterDestination)? = nil, busInputs: [Int]? = nil) {
         precondition(!destinations.isEmpty, "a player needs somewhere to send its events")
         score = Score(sequence, sampleRate: sampleRate)

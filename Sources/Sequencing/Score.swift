@@ -57,7 +57,7 @@ public final class Score: Sendable {
     public let trackCount: Int
 
     /// Prepares `sequence` for playing at `sampleRate`. Control thread.
-    public init(_ sequence: Sequence, sampleRate: Int) {
+    public init(_ sequence: MusicSequence, sampleRate: Int) {
         let map = sequence.tempoMap
         var merged: [(tick: Int, track: Int, order: Int, message: MIDIMessage)] = []
         for (t, track) in sequence.tracks.enumerated() {

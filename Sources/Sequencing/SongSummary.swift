@@ -101,7 +101,7 @@ public struct SongSummary: Hashable, Sendable, Encodable {
 
     /// Summarizes a read file. Any thread.
     public init(file: MIDIFile) {
-        let sequence = Sequence(file: file)
+        let sequence = MusicSequence(file: file)
         let tempoMap = sequence.tempoMap
         format = file.format
         switch file.division {

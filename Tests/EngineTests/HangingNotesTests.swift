@@ -37,7 +37,7 @@ struct HangingNotesTests {
     /// A random song: 1–3 tracks on random channels (10 among them), notes that overlap on
     /// the same key, note-ons never released, note-offs of keys never struck, velocity-0
     /// note-ons, programs, controllers and pitch bend, and a tempo change or two.
-    static func randomSong(_ random: inout SplitMix) -> Sequence {
+    static func randomSong(_ random: inout SplitMix) -> MusicSequence {
         var tempo = Track()
         tempo.insert(MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: UInt32.random(in: 300_000...900_000, using: &random)))))
         tempo.insert(MIDIEvent(tick: Int.random(in: 0...3_840, using: &random), .meta(.tempo(microsecondsPerQuarter: UInt32.random(in: 300_000...900_000, using: &random)))))
@@ -63,7 +63,7 @@ struct HangingNotesTests {
             }
             tracks.append(track)
         }
-        return Sequence(division: .ticksPerQuarter(480), tempoTrack: tempo, tracks: tracks)
+        return MusicSequence(division: .ticksPerQuarter(480), tempoTrack: tempo, tracks: tracks)
     }
 
     @Test("random songs under random play, stop, pause, seek, loop, mute, solo, tempo, transpose and song switches: afterwards every key is up and the synth is silent",

@@ -32,7 +32,7 @@ struct RealTimeTests {
                 other.insert(MIDIEvent(tick: tick + 400, .noteOff(channel: 1, note: 60, velocity: 0)))
             }
         }
-        let sequence = Sequence(division: .ticksPerQuarter(480), tracks: [notes, other])
+        let sequence = MusicSequence(division: .ticksPerQuarter(480), tracks: [notes, other])
         let harness = try RenderHarness(sequence, reverb: true, maxFrames: 256)
         harness.player.setLoop(startTick: 0, endTick: 480 * 8, count: 0)
         // Warm-up: every code path once (the Swift runtime fills its type caches on first use).

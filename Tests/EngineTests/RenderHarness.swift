@@ -16,7 +16,7 @@ struct RenderHarness {
     let sampler: SamplerNode
     let buffer: AudioBuffer
 
-    init(_ sequence: Sequence, reverb: Bool = false, maxFrames: Int = 1000) throws {
+    init(_ sequence: MusicSequence, reverb: Bool = false, maxFrames: Int = 1000) throws {
         var configuration = Synthesizer.Configuration()
         configuration.sampleRate = Double(Self.rate)
         configuration.reverb = reverb
@@ -78,7 +78,7 @@ struct RenderHarness {
 
     /// A one-track sequence (480 ticks per quarter) on channel 1 with `program`, notes given as
     /// (tick, length, key), and tempo changes as (tick, µs per quarter).
-    static func sequence(program: UInt8, notes: [(tick: Int, length: Int, key: UInt8)], tempos: [(Int, Int)] = []) -> Sequence {
+    static func sequence(program: UInt8, notes: [(tick: Int, length: Int, key: UInt8)], tempos: [(Int, Int)] = []) -> MusicSequence {
         var tempo = Track()
         for (tick, us) in tempos { tempo.insert(MIDIEvent(tick: tick, .meta(.tempo(microsecondsPerQuarter: UInt32(us))))) }
         var track = Track(events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: program))])
@@ -86,6 +86,6 @@ struct RenderHarness {
             track.insert(MIDIEvent(tick: n.tick, .noteOn(channel: 0, note: n.key, velocity: 100)))
             track.insert(MIDIEvent(tick: n.tick + n.length, .noteOff(channel: 0, note: n.key, velocity: 0)))
         }
-        return Sequence(division: .ticksPerQuarter(480), tempoTrack: tempo, tracks: [track])
+        return MusicSequence(division: .ticksPerQuarter(480), tempoTrack: tempo, tracks: [track])
     }
 }

@@ -30,7 +30,7 @@ struct SoundFontSwapTests {
             track.insert(MIDIEvent(tick: beat * 480, .noteOn(channel: 0, note: 69, velocity: 100)))
             track.insert(MIDIEvent(tick: beat * 480 + 400, .noteOff(channel: 0, note: 69, velocity: 0)))
         }
-        let sequence = Sequence(division: .ticksPerQuarter(480), tracks: [track])
+        let sequence = MusicSequence(division: .ticksPerQuarter(480), tracks: [track])
         let harness = try RenderHarness(sequence), untouched = try RenderHarness(sequence)
         #expect(harness.render(frames: 24_000) == untouched.render(frames: 24_000))
         // The new font is cut in half: loading it throws, so there is nothing to swap in.
@@ -55,7 +55,7 @@ struct SoundFontSwapTests {
             track.insert(MIDIEvent(tick: beat * 480, .noteOn(channel: 0, note: 69, velocity: 100)))
             track.insert(MIDIEvent(tick: beat * 480 + 400, .noteOff(channel: 0, note: 69, velocity: 0)))
         }
-        let harness = try RenderHarness(Sequence(division: .ticksPerQuarter(480), tracks: [track]))
+        let harness = try RenderHarness(MusicSequence(division: .ticksPerQuarter(480), tracks: [track]))
         let before = harness.render(frames: 48_000)
 
         let path = try Self.squareFont()

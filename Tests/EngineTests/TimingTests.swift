@@ -8,7 +8,7 @@ import MIDI
 struct TimingTests {
     /// Notes every beat for 48 beats; the tempo changes every 3 beats among odd values, so exact
     /// frames fall everywhere in the 64-frame blocks.
-    static func tempoChangingSong(program: UInt8) -> Sequence {
+    static func tempoChangingSong(program: UInt8) -> MusicSequence {
         let tempos = (0..<16).map { i in (i * 3 * 480, [500_000, 431_234, 612_345, 377_777, 555_555, 468_001][i % 6]) }
         let notes = (0..<48).map { (tick: $0 * 480, length: 120, key: UInt8(57 + $0 % 24)) }
         return RenderHarness.sequence(program: program, notes: notes, tempos: tempos)

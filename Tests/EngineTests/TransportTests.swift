@@ -19,7 +19,7 @@ struct TransportTests {
         track.insert(MIDIEvent(tick: 5760, .noteOff(channel: 0, note: 69, velocity: 0)))
         track.insert(MIDIEvent(tick: 4800, .noteOn(channel: 0, note: 81, velocity: 100)))
         track.insert(MIDIEvent(tick: 6720, .noteOff(channel: 0, note: 81, velocity: 0)))
-        let harness = try RenderHarness(Sequence(division: .ticksPerQuarter(480), tracks: [track]))
+        let harness = try RenderHarness(MusicSequence(division: .ticksPerQuarter(480), tracks: [track]))
         harness.player.seek(toTick: 3840)
         let audio = harness.render(frames: 48_000 * 2)
         // Beat 8 → 10 at 120 bpm is one second: silent.
@@ -91,7 +91,7 @@ struct TransportTests {
     func muteAndSolo() throws {
         let a = Track(events: [MIDIEvent(tick: 0, .noteOn(channel: 0, note: 69, velocity: 100)), MIDIEvent(tick: 9600, .noteOff(channel: 0, note: 69, velocity: 0))])
         let b = Track(events: [MIDIEvent(tick: 0, .noteOn(channel: 1, note: 81, velocity: 100)), MIDIEvent(tick: 9600, .noteOff(channel: 1, note: 81, velocity: 0))])
-        let sequence = Sequence(division: .ticksPerQuarter(480), tracks: [a, b])
+        let sequence = MusicSequence(division: .ticksPerQuarter(480), tracks: [a, b])
         let harness = try RenderHarness(sequence)
         _ = harness.render(frames: 9_600)
         harness.player.setMuted(true, track: 0)
@@ -117,7 +117,7 @@ struct PlayerEventTests {
         track.insert(MIDIEvent(tick: 1900, .noteOff(channel: 0, note: 60, velocity: 0)))
         var tempo = Track()
         tempo.insert(MIDIEvent(tick: 480, .meta(.tempo(microsecondsPerQuarter: 333_333))))
-        let sequence = Sequence(division: .ticksPerQuarter(480), tempoTrack: tempo, tracks: [track])
+        let sequence = MusicSequence(division: .ticksPerQuarter(480), tempoTrack: tempo, tracks: [track])
         let harness = try RenderHarness(sequence)
         harness.player.setLoop(startTick: 960, endTick: 1920, count: 2)
         _ = harness.renderSong(slice: 500)

@@ -11,7 +11,7 @@ func readmeExamples() throws {
     defer { try? FileManager.default.removeItem(atPath: "ode.wav") }
     
     // Render a song to a WAV file with the project's General MIDI font.
-    let song = Sequence(file: try MIDIFile(contentsOf: "songs/ode-to-joy.mid"))
+    let song = MusicSequence(file: try MIDIFile(contentsOf: "songs/ode-to-joy.mid"))
     let renderer = try SongRenderer(sequence: song, soundFontPath: "soundfonts/pianola-gm.sf2")
     let wav = try AudioFileWriter(path: "ode.wav", container: .wav, encoding: .int16, sampleRate: 48_000)
     try renderer.render { slice, _ in try wav.write(left: slice.left, right: slice.right, frames: slice.frames) }
@@ -20,7 +20,7 @@ func readmeExamples() throws {
     
     let file = try MIDIFile(contentsOf: "songs/ode-to-joy.mid")     // lenient; .strict refuses defects
     for warning in file.warnings { print(warning) }                 // "byte 38, track 1: …"
-    let sequence = Sequence(file: file)                             // or layout: .channelsToTracks
+    let sequence = MusicSequence(file: file)                             // or layout: .channelsToTracks
     let tempo = sequence.tempoMap
     print(tempo.seconds(atTick: 1920))                              // exact, per tempo segment
     print(tempo.sampleFrame(atTick: 1920, sampleRate: 48_000))      // the same answer however reached

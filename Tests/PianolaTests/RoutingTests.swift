@@ -22,7 +22,7 @@ final class Capture: MIDIDestination, @unchecked Sendable {
 @Suite("Routing tracks and channels to the synth and to ports")
 struct RoutingTests {
     /// Two tracks: track 1 plays channels 1 and 10, track 2 plays channel 2; a sysex first.
-    static func song() -> Sequence {
+    static func song() -> MusicSequence {
         var one = Track(events: [MIDIEvent(tick: 0, .sysex([0x7E, 0x7F, 0x09, 0x01, 0xF7]))])
         var two = Track()
         for beat in 0..<4 {
@@ -33,7 +33,7 @@ struct RoutingTests {
             two.insert(MIDIEvent(tick: beat * 480, .noteOn(channel: 1, note: 48, velocity: 90)))
             two.insert(MIDIEvent(tick: beat * 480 + 400, .noteOff(channel: 1, note: 48, velocity: 0)))
         }
-        return Sequence(division: .ticksPerQuarter(480), tracks: [one, two])
+        return MusicSequence(division: .ticksPerQuarter(480), tracks: [one, two])
     }
 
     /// Plays `song` with `routing` to a synth stand-in and two port stand-ins for `frames`.

@@ -9,7 +9,7 @@ import Testing
 struct SoakTests {
     @Test("10 minutes looping bars 2–10 of a song with a tempo change on every bar: every wrap on its exact frame, voices steady")
     func loopedWithTempoChanges() throws {
-        let sequence = Sequence(file: SongBook.odeToJoyWithTempoChanges())
+        let sequence = MusicSequence(file: SongBook.odeToJoyWithTempoChanges())
         let meter = try #require(sequence.meterMap)
         var settings = SongGraph.Settings()
         settings.fromTick = meter.tick(at: BarBeatTick(bar: 2, beat: 1))

@@ -18,7 +18,7 @@ struct SoundtrackFixture {
     }
 
     /// Writes `sequence` as `name` and returns its path.
-    func write(_ sequence: Sequence, as name: String) throws -> String {
+    func write(_ sequence: MusicSequence, as name: String) throws -> String {
         let url = folder.appendingPathComponent(name)
         try Data(sequence.midiFile().serialized()).write(to: url)
         return url.path
@@ -37,7 +37,7 @@ struct SoundtrackFixture {
     /// track "Melody" (channel 1, sine) plays short notes on beats 2 and 3 of every bar, so
     /// nothing starts on a bar line; the track "Bass" (channel 2, square) holds low notes
     /// through every bar (unless `bass` is false). Markers: "verse" at bar 2, `loopStart`/`loopEnd` when asked.
-    static func waltz(bars: Int = 8, loop: (start: Int, end: Int)? = nil, bass: Bool = true) -> Sequence {
+    static func waltz(bars: Int = 8, loop: (start: Int, end: Int)? = nil, bass: Bool = true) -> MusicSequence {
         var tempo = Track(events: [
             MIDIEvent(tick: 0, .meta(.timeSignature(TimeSignature(3, 4)))),
             MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 500_000))),
@@ -61,17 +61,17 @@ struct SoundtrackFixture {
         }
         melody.length = bars * 1440
         bass.length = bars * 1440
-        return Sequence(division: .ticksPerQuarter(480), tempoTrack: tempo, tracks: withBass ? [melody, bass] : [melody])
+        return MusicSequence(division: .ticksPerQuarter(480), tempoTrack: tempo, tracks: withBass ? [melody, bass] : [melody])
     }
 
     /// A 4/4 song at 120 bpm whose one note sounds from its first tick (a sine, middle C).
-    static func entrance() -> Sequence {
+    static func entrance() -> MusicSequence {
         let track = Track(name: "Lead", events: [
             MIDIEvent(tick: 0, .programChange(channel: 0, program: 0)),
             MIDIEvent(tick: 0, .noteOn(channel: 0, note: 60, velocity: 100)),
             MIDIEvent(tick: 1920, .noteOff(channel: 0, note: 60, velocity: 0)),
         ], length: 1920)
-        return Sequence(division: .ticksPerQuarter(480), tracks: [track])
+        return MusicSequence(division: .ticksPerQuarter(480), tracks: [track])
     }
 }
 
@@ -143,7 +143,7 @@ struct SoundtrackTests {
         let fixture = try SoundtrackFixture()
         let soundtrack = Soundtrack(configuration: dryConfiguration())
         let waltz = try await soundtrack.load(.init(midiPath: fixture.write(SoundtrackFixture.waltz(bars: 2), as: "waltz.mid"), soundFontPath: SoundtrackFixture.testFont))
-        var silent = Sequence(division: .ticksPerQuarter(480), tracks: [Track(length: 1920)])
+        var silent = MusicSequence(division: .ticksPerQuarter(480), tracks: [Track(length: 1920)])
         silent.tracks[0].name = "nothing"
         var clickSong = Soundtrack.SongDescription(midiPath: try fixture.write(silent, as: "silent.mid"), soundFontPath: SoundtrackFixture.testFont)
         clickSong.stems = ["click": try fixture.writeWAV([0.5] + [Float](repeating: 0, count: 4799), as: "click.wav")]
@@ -164,7 +164,7 @@ struct SoundtrackTests {
     func pullEqualsOffline() async throws {
         let song = SoundtrackFixture.root.appendingPathComponent("songs/twinkle.mid").path
         let font = SoundtrackFixture.root.appendingPathComponent("soundfonts/pianola-gm.sf2").path
-        let sequence = Sequence(file: try MIDIFile(contentsOf: song))
+        let sequence = MusicSequence(file: try MIDIFile(contentsOf: song))
         let renderer = try SongRenderer(sequence: sequence, soundFontPath: font)
         var offline: [Float] = []
         renderer.render(sliceFrames: 1000) { slice, _ in offline += UnsafeBufferPointer(start: slice.left, count: slice.frames) }
@@ -235,7 +235,7 @@ struct SoundtrackTests {
             MIDIEvent(tick: 960, .controlChange(channel: 0, controller: 7, value: 0)),
             MIDIEvent(tick: 1920, .noteOff(channel: 0, note: 60, velocity: 0)),
         ], length: 1920)
-        var description = Soundtrack.SongDescription(midiPath: try fixture.write(Sequence(division: .ticksPerQuarter(480), tracks: [pad]), as: "pad.mid"),
+        var description = Soundtrack.SongDescription(midiPath: try fixture.write(MusicSequence(division: .ticksPerQuarter(480), tracks: [pad]), as: "pad.mid"),
                                                      soundFontPath: SoundtrackFixture.testFont)
         description.trackLayers = ["Pad"]
         description.controllersDriveLayers = true

@@ -43,7 +43,7 @@ func die(_ message: String) -> Never {
 /// note-off, note-offs of keys not held are dropped, and sysex goes out framed.
 func expectedEvents(_ song: String) -> [Logged] {
     guard let file = try? MIDIFile(contentsOf: song) else { die("\(song): cannot read") }
-    let score = Score(Sequence(file: file), sampleRate: 48_000)
+    let score = Score(MusicSequence(file: file), sampleRate: 48_000)
     var held = Set<Int>()
     var out: [Logged] = []
     for e in score.events {
@@ -151,7 +151,7 @@ func balanced(log: String) {
 
 func fileMatchesLog(file path: String, log: String) {
     guard let file = try? MIDIFile(contentsOf: path, mode: .strict) else { die("\(path): not a valid MIDI file") }
-    let sequence = Sequence(file: file)
+    let sequence = MusicSequence(file: file)
     guard let track = sequence.tracks.last, track.name == "Recorded" else { die("\(path): no track named Recorded at the end") }
     let events = track.events.filter { !$0.message.wireBytes.isEmpty }
     let logged = readLog(log)
@@ -213,7 +213,7 @@ func aseqdumpMatchesLog(dump: String, log: String) {
 }
 
 func makeSyncSong(_ path: String) {
-    var sequence = Sequence(division: .ticksPerQuarter(480))
+    var sequence = MusicSequence(division: .ticksPerQuarter(480))
     // 120 bpm, then 97 bpm after 8 beats: onsets fall at every phase of libfluidsynth's 64-frame blocks.
     sequence.tempoTrack.insert(MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 500_000))))
     sequence.tempoTrack.insert(MIDIEvent(tick: 8 * 480, .meta(.tempo(microsecondsPerQuarter: 618_557))))

@@ -6,7 +6,7 @@ import Testing
 struct GameLoopTests {
     /// A one-track song, 8 beats of notes at 480 ticks per quarter ending on the bar line
     /// (tick 3840), plus `marks`.
-    static func song(_ marks: [MIDIEvent]) -> Sequence {
+    static func song(_ marks: [MIDIEvent]) -> MusicSequence {
         var track = Track(name: "Tune")
         for beat in 0..<8 {
             track.insert(MIDIEvent(tick: beat * 480, .noteOn(channel: 0, note: 60, velocity: 90)))
@@ -14,7 +14,7 @@ struct GameLoopTests {
         }
         for mark in marks { track.insert(mark) }
         track.length = 3840
-        return Sequence(tracks: [track])
+        return MusicSequence(tracks: [track])
     }
 
     @Test("each convention reads its own marks; the song's end closes a loop with no end mark")

@@ -4,7 +4,7 @@ import MIDI
 @testable import SongBook
 @testable import Sequencing
 
-@Suite("Sequence: loading, layouts, editing")
+@Suite("MusicSequence: loading, layouts, editing")
 struct SequenceTests {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
@@ -38,7 +38,7 @@ struct SequenceTests {
 
     @Test("file tracks: one track per chunk, tempo-track events moved to the tempo track")
     func fileTracks() {
-        let sequence = Sequence(file: Self.twoTrackFile())
+        let sequence = MusicSequence(file: Self.twoTrackFile())
         #expect(sequence.tracks.count == 3)
         #expect(sequence.tracks[1].name == "Keys")
         #expect(sequence.tempoTrack.events.map(\.tick) == [0, 0, 960])
@@ -52,7 +52,7 @@ struct SequenceTests {
 
     @Test("channels to tracks: a track per channel ascending, then sysex and meta")
     func channelsToTracks() {
-        let sequence = Sequence(file: Self.twoTrackFile(), layout: .channelsToTracks)
+        let sequence = MusicSequence(file: Self.twoTrackFile(), layout: .channelsToTracks)
         #expect(sequence.tracks.map(\.channels) == [[0], [4], [9], []])
         #expect(sequence.tracks.map(\.name) == ["Channel 1", "Channel 5", "Channel 10", nil])
         let other: [MIDIMessage] = [
@@ -60,7 +60,7 @@ struct SequenceTests {
         ]
         #expect(sequence.tracks[3].events.map(\.message) == other)
         #expect(sequence.tracks.reduce(0) { $0 + $1.noteCount } == 3)
-        #expect(sequence.tempoMap == Sequence(file: Self.twoTrackFile()).tempoMap)
+        #expect(sequence.tempoMap == MusicSequence(file: Self.twoTrackFile()).tempoMap)
     }
 
     @Test("format 2: the sequences are laid end to end, each from 120 bpm unless it sets its own")
@@ -72,7 +72,7 @@ struct SequenceTests {
         ])
         let b = MIDIFile.Track(events: [MIDIEvent(tick: 96, .noteOn(channel: 0, note: 62, velocity: 1)), MIDIEvent(tick: 192, .meta(.endOfTrack))])
         let file = MIDIFile(format: 2, division: .ticksPerQuarter(96), tracks: [a, b])
-        let sequence = Sequence(file: file)
+        let sequence = MusicSequence(file: file)
         #expect(sequence.tracks[1].events.map(\.tick) == [192 + 96])
         // 2 quarters at 60 bpm then 2 at 120 bpm.
         #expect(sequence.durationSeconds == 3.0)
@@ -98,7 +98,7 @@ struct SequenceTests {
         #expect(track.events.map(\.tick) == [300, 400])
         track.shift(by: -350)
         #expect(track.events.map(\.tick) == [0, 50])
-        var sequence = Sequence()
+        var sequence = MusicSequence()
         let index = sequence.addTrack(track)
         #expect(sequence.tracks[index].name == "T")
         #expect(sequence.removeTrack(at: index).events.count == 2)
@@ -107,9 +107,9 @@ struct SequenceTests {
 
     @Test("a sequence written as a file reads back as the same sequence")
     func writeAndReload() throws {
-        let sequence = Sequence(file: Self.twoTrackFile())
+        let sequence = MusicSequence(file: Self.twoTrackFile())
         let bytes = sequence.midiFile().serialized()
-        let reloaded = Sequence(file: try MIDIFile(bytes: bytes, mode: .strict))
+        let reloaded = MusicSequence(file: try MIDIFile(bytes: bytes, mode: .strict))
         #expect(reloaded.tempoTrack.events == sequence.tempoTrack.events)
         // The tempo track is written as the first chunk, which reloads as an empty track.
         #expect(reloaded.tracks.first?.events == [])
@@ -125,7 +125,7 @@ struct SequenceTests {
         #expect(Array(committed) == generated, "songs/\(fileName) is stale: run `swift run make-songs`")
         let file = try MIDIFile(bytes: generated, mode: .strict)
         #expect(file.format == song.format)
-        let sequence = Sequence(file: file)
+        let sequence = MusicSequence(file: file)
         // Every note-on has its note-off on the same key and channel, later.
         for track in sequence.tracks {
             var held: [Int: Int] = [:]
@@ -143,7 +143,7 @@ struct SequenceTests {
     @Test("Ode to Joy: several tracks, drums on channel 10, and a tempo change before the end")
     func odeToJoy() throws {
         let file = try MIDIFile(contentsOf: Self.packageRoot.appendingPathComponent("songs/ode-to-joy.mid").path, mode: .strict)
-        let sequence = Sequence(file: file)
+        let sequence = MusicSequence(file: file)
         #expect(sequence.tracks.count >= 4)
         #expect(sequence.tracks.contains { $0.channels == [9] && $0.noteCount > 100 })
         let bpms = sequence.tempoMap.segments.map(\.beatsPerMinute)

@@ -23,11 +23,11 @@ struct AutomatedBus {
     let bench: Workbench
 
     /// 120 bpm for two beats, then 60 bpm; 480 ticks per quarter. `events` go on track 1.
-    static func sequence(_ events: [MIDIEvent]) -> Sequencing.Sequence {
+    static func sequence(_ events: [MIDIEvent]) -> Sequencing.MusicSequence {
         var tempo = Track()
         tempo.insert(MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 500_000))))
         tempo.insert(MIDIEvent(tick: 960, .meta(.tempo(microsecondsPerQuarter: 1_000_000))))
-        return Sequence(division: .ticksPerQuarter(480), tempoTrack: tempo, tracks: [Track(events: events, length: 4_800)])
+        return MusicSequence(division: .ticksPerQuarter(480), tempoTrack: tempo, tracks: [Track(events: events, length: 4_800)])
     }
 
     init(_ events: [MIDIEvent], busInputs: [Int]? = nil) throws {
@@ -129,7 +129,7 @@ struct AutomationTests {
     @Test("parameter events survive a Standard MIDI File, and the player does not report them as user events")
     func fileRoundTrip() throws {
         let sequence = AutomatedBus.sequence(Self.song)
-        let read = Sequence(file: try MIDIFile(bytes: sequence.midiFile().serialized()))
+        let read = MusicSequence(file: try MIDIFile(bytes: sequence.midiFile().serialized()))
         let events = read.tracks[1].events.compactMap { $0.message.parameterEvent }   // track 0: the file's tempo chunk
         #expect(events == Self.song.map { $0.message.parameterEvent! })
         #expect(ParameterEvent(.sequencerSpecific([0x7D, 0x50, 0x4E, 0x4C, 0, 9, 0, 0, 0, 0, 0])) == nil)   // no parameter 9

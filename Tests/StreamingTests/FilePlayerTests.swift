@@ -106,7 +106,7 @@ struct FilePlayerTests {
         tempo.insert(MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 500_000))))
         tempo.insert(MIDIEvent(tick: 960, .meta(.tempo(microsecondsPerQuarter: 666_667))))
         tempo.insert(MIDIEvent(tick: 2_880, .meta(.tempo(microsecondsPerQuarter: 428_571))))
-        let sequence = Sequence(division: .ticksPerQuarter(480), tempoTrack: tempo, tracks: [Track()])
+        let sequence = MusicSequence(division: .ticksPerQuarter(480), tempoTrack: tempo, tracks: [Track()])
         let tick = sequence.meterMap!.tick(at: BarBeatTick(bar: 3, beat: 2))
         let frame = sequence.tempoMap.sampleFrame(atTick: tick, sampleRate: 48_000)
         let bench = try Workbench()

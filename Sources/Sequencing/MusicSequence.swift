@@ -3,7 +3,7 @@ import MIDI
 /// A song to play: a tempo track (tempo, time signature, key signature and SMPTE offset
 /// events, which apply to every track) and the music tracks. Core Audio's MusicSequence.
 /// Any thread (a value: each thread edits its own copy).
-public struct Sequence: Hashable, Sendable {
+public struct MusicSequence: Hashable, Sendable {
     /// How a MIDI file's tracks become the sequence's tracks. Any thread.
     public enum TrackLayout: Hashable, Sendable {
         /// One track per track chunk of the file, in file order (track `i` is chunk `i`).
@@ -52,7 +52,7 @@ public struct Sequence: Hashable, Sendable {
         for track in fileTracks {
             var rest: [MIDIEvent] = []
             for event in track.events {
-                if Sequence.belongsToTempoTrack(event.message) { conductor.append(event) } else { rest.append(event) }
+                if MusicSequence.belongsToTempoTrack(event.message) { conductor.append(event) } else { rest.append(event) }
             }
             musical.append((rest, track.endTick, track.name))
         }
