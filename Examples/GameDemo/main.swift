@@ -37,12 +37,12 @@ func tune(root: UInt8, bpm: Int) -> MusicSequence {
 }
 
 /// A bright rising chirp of 0.3 s, the stinger.
-func stinger(sampleRate: Int) -> SoundBuffer {
+func stinger(sampleRate: Int) -> Soundtrack.Effect {
     let samples = (0..<sampleRate * 3 / 10).map { i -> Float in
         let t = Double(i) / Double(sampleRate)
         return Float(0.3 * sin(2 * .pi * (660 + 900 * t) * t) * exp(-6 * t))
     }
-    return SoundBuffer(left: samples, right: samples)
+    return Soundtrack.Effect(sound: SoundBuffer(left: samples, right: samples), name: "stinger")
 }
 
 @main
@@ -87,16 +87,16 @@ struct GameDemo {
     }
 
     /// The scripted demo, pulled in 512-frame slices as a game's audio callback would.
-    static func renderScript(_ soundtrack: Soundtrack, songs: [Soundtrack.Song], sting: SoundBuffer, to path: String) throws {
+    static func renderScript(_ soundtrack: Soundtrack, songs: [Soundtrack.Song], sting: Soundtrack.Effect, to path: String) throws {
         let rate = soundtrack.configuration.sampleRate
         let writer = try AudioFileWriter(path: path, container: AudioFileWriter.Container(path: path) ?? .wav, encoding: .int16, sampleRate: rate, overwrite: true)
         let buffer = AudioBuffer(capacity: 512)
         let script: [(second: Int, String, () throws -> Void)] = [
             (3, "strings fade in", { try soundtrack.setLayer("Strings", volume: 1, seconds: 2) }),
-            (7, "stinger on the next bar", { soundtrack.playEffect(sting, at: .nextBar) }),
+            (7, "stinger on the next bar", { try soundtrack.playEffect(sting, at: .nextBar) }),
             (10, "strings fade out", { try soundtrack.setLayer("Strings", volume: 0, seconds: 1) }),
             (13, "battle on the next bar", { try soundtrack.play(songs[1], at: .nextBar, fadeOut: 0.5) }),
-            (20, "stop with a 2 s fade", { soundtrack.stop(fadeOut: 2) }),
+            (20, "stop with a 2 s fade", { try soundtrack.stop(fadeOut: 2) }),
         ]
         var frames = 0, next = 0
         while frames < 23 * rate {
@@ -116,7 +116,7 @@ struct GameDemo {
     }
 
     /// Live through Pianola's own ALSA output, with keys.
-    static func play(_ soundtrack: Soundtrack, songs: [Soundtrack.Song], sting: SoundBuffer) throws {
+    static func play(_ soundtrack: Soundtrack, songs: [Soundtrack.Song], sting: Soundtrack.Effect) throws {
         if let note = try soundtrack.startOutput() { print(note) }
         print("l: strings layer in/out   s: stinger on the next bar   n: other tune on the next bar   q: quit")
         var saved = termios()
@@ -136,7 +136,7 @@ struct GameDemo {
             case UInt8(ascii: "l"):
                 layerOn.toggle()
                 try soundtrack.setLayer("Strings", volume: layerOn ? 1 : 0, seconds: 1.5)
-            case UInt8(ascii: "s"): soundtrack.playEffect(sting, at: .nextBar)
+            case UInt8(ascii: "s"): try soundtrack.playEffect(sting, at: .nextBar)
             case UInt8(ascii: "n"):
                 current = 1 - current
                 try soundtrack.play(songs[current], at: .nextBar, fadeOut: 0.3)
@@ -146,16 +146,16 @@ struct GameDemo {
             default: continue
             }
         }
-        soundtrack.stop(fadeOut: 0.5)
+        try soundtrack.stop(fadeOut: 0.5)
         usleep(600_000)
         soundtrack.stopOutput()
     }
 
     static func report(_ event: Soundtrack.Event) {
         switch event {
-        case .beat(let song, let bar, 1, _): print("  \(URL(fileURLWithPath: song).lastPathComponent) bar \(bar)")
-        case .loopWrapped(let song, _): print("  \(URL(fileURLWithPath: song).lastPathComponent) loops")
-        case .songEnded(let song, _): print("  \(URL(fileURLWithPath: song).lastPathComponent) ended")
+        case .beat(let song, let bar, 1, _): print("  \(URL(fileURLWithPath: song.name).lastPathComponent) bar \(bar)")
+        case .loopWrapped(let song, _): print("  \(URL(fileURLWithPath: song.name).lastPathComponent) loops")
+        case .songEnded(let song, _): print("  \(URL(fileURLWithPath: song.name).lastPathComponent) ended")
         default: break
         }
     }

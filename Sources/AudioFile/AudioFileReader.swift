@@ -4,10 +4,10 @@ import Glibc
 #endif
 
 /// Reads an audio file through libsndfile — WAV, FLAC, Ogg Vorbis, Opus, MP3 and the rest it
-/// knows — as stereo float frames (mono doubled; of more channels, the first two). One thread
-/// at a time (a streaming node's reader thread).
+/// knows — as stereo float frames (mono doubled; of more channels, the first two), from a path
+/// or from bytes in memory. One thread at a time (a streaming node's reader thread).
 public final class AudioFileReader {
-    /// The file. Any thread.
+    /// The file's path, or the name given to its bytes: what messages call it. Any thread.
     public let path: String
     /// Frames per second as stored. Any thread.
     public let sampleRate: Int
@@ -18,26 +18,45 @@ public final class AudioFileReader {
     /// The file's own loop (a WAV `smpl` chunk, an AIFF loop) as a frame range, if it has one. Any thread.
     public let loop: Range<Int64>?
     private let file: OpaquePointer
+    private let memory: MemoryFile?
     private var scratch: [Float] = []
 
     /// Opens `path`. Throws one line for a missing, unreadable, unsupported or corrupt file.
     /// One thread at a time.
-    public init(path: String) throws(AudioFileError) {
-        self.path = path
+    public convenience init(path: String) throws(AudioFileError) {
         var isDirectory: stat = stat()
         if stat(path, &isDirectory) == 0 && (isDirectory.st_mode & S_IFMT) == S_IFDIR {
             throw AudioFileError(path: path, reason: "is a directory, not an audio file")
         }
         guard access(path, R_OK) == 0 else { throw AudioFileError(path: path, reason: String(cString: strerror(errno))) }
         var info = SF_INFO()
-        guard let file = sf_open(path, Int32(SFM_READ), &info) else {
-            throw AudioFileError(path: path, reason: "not an audio file libsndfile can read (\(sndfileMessage(sf_strerror(nil))))")
+        let file = sf_open(path, Int32(SFM_READ), &info)
+        try self.init(file: file, info: info, name: path, memory: nil)
+    }
+
+    /// Reads a whole audio file held in `bytes` (copied; a game's asset pack), called `name`
+    /// in messages. Throws one line for bytes that are not an audio file libsndfile reads.
+    /// One thread at a time.
+    public convenience init(bytes: [UInt8], name: String) throws(AudioFileError) {
+        let memory = MemoryFile(bytes: bytes)
+        var info = SF_INFO()
+        var io = MemoryFile.virtualIO
+        let file = sf_open_virtual(&io, Int32(SFM_READ), &info, Unmanaged.passUnretained(memory).toOpaque())
+        try self.init(file: file, info: info, name: name, memory: memory)
+    }
+
+    /// Takes `file` as libsndfile opened it (`nil`: it refused), checking its header.
+    private init(file: OpaquePointer?, info: SF_INFO, name: String, memory: MemoryFile?) throws(AudioFileError) {
+        guard let file else {
+            throw AudioFileError(path: name, reason: "not an audio file libsndfile can read (\(sndfileMessage(sf_strerror(nil))))")
         }
         guard info.channels > 0, info.samplerate > 0, info.frames > 0 else {
             sf_close(file)
-            throw AudioFileError(path: path, reason: info.frames <= 0 ? "holds no audio" : "its header gives \(info.channels) channels at \(info.samplerate) Hz")
+            throw AudioFileError(path: name, reason: info.frames <= 0 ? "holds no audio" : "its header gives \(info.channels) channels at \(info.samplerate) Hz")
         }
         self.file = file
+        self.memory = memory
+        path = name
         sampleRate = Int(info.samplerate)
         channels = Int(info.channels)
         frames = Int64(info.frames)
@@ -79,5 +98,40 @@ public final class AudioFileReader {
     private func checkError() throws(AudioFileError) {
         let code = sf_error(file)
         guard code == 0 else { throw AudioFileError(path: path, reason: "unreadable: \(sndfileMessage(sf_error_number(code)))") }
+    }
+}
+
+/// Bytes read as a file through libsndfile's virtual I/O: the callbacks find this object
+/// through their user-data pointer, which the reader keeps alive.
+private final class MemoryFile {
+    let bytes: [UInt8]
+    var position = 0
+
+    init(bytes: [UInt8]) { self.bytes = bytes }
+
+    /// The callbacks, each given the `MemoryFile` as its user data.
+    static let virtualIO = SF_VIRTUAL_IO(
+        get_filelen: { sf_count_t(MemoryFile.from($0).bytes.count) },
+        seek: { offset, whence, data in
+            let file = MemoryFile.from(data)
+            let base = whence == SEEK_CUR ? file.position : whence == SEEK_END ? file.bytes.count : 0
+            let target = base + Int(offset)
+            guard target >= 0 else { return -1 }
+            file.position = target
+            return sf_count_t(target)
+        },
+        read: { destination, count, data in
+            let file = MemoryFile.from(data)
+            let n = max(0, min(Int(count), file.bytes.count - file.position))
+            guard n > 0, let destination else { return 0 }
+            file.bytes.withUnsafeBytes { destination.copyMemory(from: $0.baseAddress! + file.position, byteCount: n) }
+            file.position += n
+            return sf_count_t(n)
+        },
+        write: { _, _, _ in 0 },
+        tell: { sf_count_t(MemoryFile.from($0).position) })
+
+    private static func from(_ data: UnsafeMutableRawPointer?) -> MemoryFile {
+        Unmanaged<MemoryFile>.fromOpaque(data!).takeUnretainedValue()
     }
 }

@@ -77,6 +77,24 @@ public struct StereoSlice {
         left.update(repeating: 0, count: frames)
         right.update(repeating: 0, count: frames)
     }
+
+    /// Copies the frames into `destination` as interleaved pairs (left, right). Render thread only.
+    @inline(__always) public func interleave(into destination: UnsafeMutablePointer<Float>) {
+        for i in 0..<frames {
+            destination[2 * i] = left[i]
+            destination[2 * i + 1] = right[i]
+        }
+    }
+
+    /// Copies the frames into `destination` as interleaved signed 16-bit pairs: each sample
+    /// times 32767, rounded to the nearest, held at ±full scale. Render thread only.
+    @inline(__always) public func interleave(into destination: UnsafeMutablePointer<Int16>) {
+        @inline(__always) func pcm(_ x: Float) -> Int16 { Int16((min(1, max(-1, x)) * 32767).rounded()) }
+        for i in 0..<frames {
+            destination[2 * i] = pcm(left[i])
+            destination[2 * i + 1] = pcm(right[i])
+        }
+    }
 }
 
 /// A node of the audio graph: prepared off the render thread, then pulled by its consumer

@@ -24,10 +24,21 @@ enum SoundFontCheck {
         var info = stat()
         guard stat(path, &info) == 0 else { return String(cString: strerror(errno)) }
         if info.st_mode & S_IFMT == S_IFDIR { return "is a directory" }
-        guard let file = fopen(path, "rb") else { return String(cString: strerror(errno)) }
+        return problem(fopen(path, "rb"), size: Int(info.st_size))
+    }
+
+    /// Why the font held in `bytes` cannot be a SoundFont 2 or 3 file, `nil` if it holds.
+    static func problem(_ bytes: UnsafeRawBufferPointer) -> String? {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return "holds no bytes" }
+        return problem(fmemopen(UnsafeMutableRawPointer(mutating: base), bytes.count, "rb"), size: bytes.count)
+    }
+
+    /// Why the open `file` (`nil`: opening it failed) of `size` bytes cannot be a SoundFont; closes it.
+    private static func problem(_ file: UnsafeMutablePointer<FILE>?, size: Int) -> String? {
+        guard let file else { return String(cString: strerror(errno)) }
         defer { fclose(file) }
         do {
-            try check(file, size: Int(info.st_size))
+            try check(file, size: size)
             return nil
         } catch {
             return error.reason

@@ -69,6 +69,7 @@ public final class Synthesizer: @unchecked Sendable {
 
     private let settings: OpaquePointer
     private let synth: OpaquePointer
+    private var memoryFonts: [SoundFontData] = []   // the bytes of fonts loaded from memory, read as long as the synth lives
     /// The settings it was made with. Any thread.
     public let configuration: Configuration
 
@@ -90,6 +91,11 @@ public final class Synthesizer: @unchecked Sendable {
             delete_fluid_settings(settings)
             throw SynthesizerError(.creation, Self.lastLibraryError())
         }
+        guard pianola_fluid_add_memory_loader(synth, settings) == 0 else {
+            delete_fluid_synth(synth)
+            delete_fluid_settings(settings)
+            throw SynthesizerError(.creation, "cannot make the SoundFont loader")
+        }
         self.settings = settings
         self.synth = synth
     }
@@ -109,6 +115,19 @@ public final class Synthesizer: @unchecked Sendable {
         _ = Self.lastLibraryError()
         let id = fluid_synth_sfload(synth, path, 1)
         guard id >= 0 else { throw SynthesizerError(.soundFont(path: path), Self.lastLibraryError()) }
+        return SoundFontID(raw: id)
+    }
+
+    /// Loads a SoundFont held in memory, as `loadSoundFont(path:)` loads a file. The synthesizer
+    /// keeps `font` alive as long as it lives. Control thread, before the synthesizer renders.
+    public func loadSoundFont(_ font: SoundFontData) throws(SynthesizerError) -> SoundFontID {
+        if let problem = SoundFontCheck.problem(font.bytes) { throw SynthesizerError(.soundFont(path: font.name), problem) }
+        _ = Self.lastLibraryError()
+        var name = [CChar](repeating: 0, count: 64)
+        pianola_fluid_memory_name(&name, name.count, font.bytes.baseAddress, font.bytes.count)
+        let id = fluid_synth_sfload(synth, name, 1)
+        guard id >= 0 else { throw SynthesizerError(.soundFont(path: font.name), Self.lastLibraryError()) }
+        memoryFonts.append(font)
         return SoundFontID(raw: id)
     }
 
@@ -203,6 +222,29 @@ public final class Synthesizer: @unchecked Sendable {
         let length = pianola_take_last_error(&buffer, buffer.count)
         return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
+}
+
+/// A SoundFont's bytes held in memory (a game's asset pack), copied once and shared by every
+/// synthesizer that loads it. Any thread.
+public final class SoundFontData: @unchecked Sendable {
+    // @unchecked Sendable: the bytes are written once, in init, and only read after.
+
+    /// What messages call the font. Any thread.
+    public let name: String
+    /// The bytes. Any thread.
+    let bytes: UnsafeRawBufferPointer
+    private let storage: UnsafeMutableRawBufferPointer
+
+    /// A copy of `bytes`, called `name` in messages. Any thread.
+    public init(bytes: [UInt8], name: String) {
+        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
+        bytes.withUnsafeBytes { storage.copyMemory(from: $0) }
+        self.storage = storage
+        self.bytes = UnsafeRawBufferPointer(rebasing: storage[0..<bytes.count])
+        self.name = name
+    }
+
+    deinit { storage.deallocate() }
 }
 
 /// A synthesizer that could not be made, or a SoundFont that could not be loaded, with

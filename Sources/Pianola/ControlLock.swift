@@ -22,7 +22,7 @@ final class ControlLock<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with the value, holding the lock. Any thread.
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+    func withLock<T, E: Error>(_ body: (inout Value) throws(E) -> T) throws(E) -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)

@@ -5,6 +5,7 @@ import FluidSynth
 import MIDI
 import Sequencing
 import Streaming
+import Synchronization
 
 /// A game's music, from any of its threads: songs loaded off the caller's thread, played,
 /// stopped with a fade, paused, crossfaded or switched on the next beat or bar line, looped on
@@ -37,15 +38,16 @@ public final class Soundtrack: Sendable {
         public init() {}
     }
 
-    /// A song to load: its MIDI file, the SoundFont it plays with, audio stems and layers. Any thread.
+    /// A song to load: its MIDI file, the SoundFont it plays with, audio stems and layers,
+    /// each from a path or from bytes in memory. Any thread.
     public struct SongDescription: Hashable, Sendable {
         /// The Standard MIDI File. Any thread.
-        public var midiPath: String
+        public var midi: FileSource
         /// The SoundFont. Any thread.
-        public var soundFontPath: String
+        public var soundFont: FileSource
         /// Audio files that play with the song from its start, by layer name. A stem loops
         /// whole when the song loops. Any thread.
-        public var stems: [String: String] = [:]
+        public var stems: [String: FileSource] = [:]
         /// Names of tracks (their track-name meta event, any case) to fade on their own. Each
         /// gets a synthesizer of its own, so its fader also fades its reverb. Any thread.
         public var trackLayers: [String] = []
@@ -55,32 +57,93 @@ public final class Soundtrack: Sendable {
         /// fader instead of its synthesizer's channel (times the volume `setLayer` gives it). Any thread.
         public var controllersDriveLayers = false
 
-        /// `midiPath` played with `soundFontPath`. Any thread.
+        /// `midi` played with `soundFont`. Any thread.
+        public init(midi: FileSource, soundFont: FileSource) {
+            self.midi = midi
+            self.soundFont = soundFont
+        }
+
+        /// The MIDI file at `midiPath` played with the SoundFont at `soundFontPath`. Any thread.
         public init(midiPath: String, soundFontPath: String) {
-            self.midiPath = midiPath
-            self.soundFontPath = soundFontPath
+            self.init(midi: .path(midiPath), soundFont: .path(soundFontPath))
         }
     }
 
-    /// A song loaded and ready: its sequence read, its synthesizers made with the font loaded,
-    /// its stems checked. Play it as often as wanted. Any thread.
-    public final class Song: Sendable {
-        /// What was loaded. Any thread.
-        public let description: SongDescription
-        /// The sequence. Any thread.
-        public let sequence: MusicSequence
-        /// Where it loops, if it marks a loop. Any thread.
-        public let loop: GameLoop?
-        fileprivate let synthesizers: ControlLock<[[Synthesizer]]>   // sets of (main + one per layer) ready to play
-        fileprivate let layerTracks: [[Int]]                    // per track layer: its tracks
+    /// Where a song or effect stands in its loading. Any thread.
+    public enum LoadState: Hashable, Sendable {
+        /// Still loading on a worker thread. Any thread.
+        case loading
+        /// Loaded and ready to play. Any thread.
+        case ready
+        /// It could not be loaded, for this reason. Any thread.
+        case failed(SoundtrackError)
+    }
 
-        fileprivate init(description: SongDescription, sequence: MusicSequence, synthesizers: [Synthesizer], layerTracks: [[Int]]) {
-            self.description = description
-            self.sequence = sequence
-            loop = GameLoop.find(in: sequence, conventions: description.loopConventions)
-            self.synthesizers = ControlLock([synthesizers])
-            self.layerTracks = layerTracks
+    /// A song: loading on a worker thread from `startLoading`, then ready to play as often as
+    /// wanted (its sequence read, its synthesizers made with the font loaded, its stems
+    /// checked). Events name songs by this object. Any thread.
+    public final class Song: Hashable, Sendable {
+        /// What is loaded. Any thread.
+        public let description: SongDescription
+        /// What messages call it: the MIDI file's path or name. Any thread.
+        public var name: String { description.midi.name }
+        /// Loading, ready or failed. Any thread.
+        public var state: LoadState { loading.state }
+        /// The sequence, once loaded. Any thread.
+        public var sequence: MusicSequence? { loading.value?.sequence }
+        /// Where it loops, if it marks a loop; `nil` too while loading. Any thread.
+        public var loop: GameLoop? { loading.value?.loop }
+        fileprivate let loading = Loading<Content>()
+
+        /// What a load makes.
+        fileprivate struct Content: Sendable {
+            let sequence: MusicSequence
+            let loop: GameLoop?
+            let layerTracks: [[Int]]                          // per track layer: its tracks
+            let soundFont: SoundFontSource
+            let spare: ControlLock<[[Synthesizer]]>           // sets of (main + one per layer) ready to play
         }
+
+        fileprivate init(description: SongDescription) { self.description = description }
+
+        /// Blocks until loaded; throws the load's one-line error. Not the render thread.
+        public func wait() throws(SoundtrackError) { _ = try loading.wait() }
+
+        /// Songs are the same only when they are the same object. Any thread.
+        public static func == (a: Song, b: Song) -> Bool { a === b }
+        /// Hashes the object's identity. Any thread.
+        public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    }
+
+    /// A sound effect: loading on a worker thread from `startLoadingEffect` (decoded whole
+    /// into memory at the soundtrack's rate), or made ready from samples. Any thread.
+    public final class Effect: Hashable, Sendable {
+        /// What messages call it: its path or name. Any thread.
+        public let name: String
+        /// Loading, ready or failed. Any thread.
+        public var state: LoadState { loading.state }
+        /// The samples, once loaded. Any thread.
+        public var sound: SoundBuffer? { loading.value }
+        fileprivate let loading: Loading<SoundBuffer>
+
+        fileprivate init(name: String) {
+            self.name = name
+            loading = Loading()
+        }
+
+        /// An effect of samples already at the soundtrack's rate, called `name` in messages. Any thread.
+        public init(sound: SoundBuffer, name: String = "effect") {
+            self.name = name
+            loading = Loading(ready: sound)
+        }
+
+        /// Blocks until loaded; throws the load's one-line error. Not the render thread.
+        public func wait() throws(SoundtrackError) { _ = try loading.wait() }
+
+        /// Effects are the same only when they are the same object. Any thread.
+        public static func == (a: Effect, b: Effect) -> Bool { a === b }
+        /// Hashes the object's identity. Any thread.
+        public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
     }
 
     /// When a change happens. Any thread.
@@ -91,18 +154,29 @@ public final class Soundtrack: Sendable {
         case nextBeat
         /// On the next bar line of the playing song (now if none plays).
         case nextBar
+        /// When the playing song next sounds the marker with this text (any case), after its
+        /// loop's wrap if need be; an error if none plays or it never reaches such a marker again.
+        case marker(String)
     }
 
-    /// Something that happened in the music, reported on the caller's side. Any thread.
+    /// Something that happened, reported on the caller's side. Any thread.
     public enum Event: Hashable, Sendable {
         /// A marker (or cue point) of `song` sounded. Any thread.
-        case marker(song: String, text: String, sampleTime: SampleTime)
+        case marker(song: Song, text: String, sampleTime: SampleTime)
         /// A beat sounded; beat 1 is a bar line. Any thread.
-        case beat(song: String, bar: Int, beat: Int, sampleTime: SampleTime)
+        case beat(song: Song, bar: Int, beat: Int, sampleTime: SampleTime)
         /// The song went back to its loop's start. Any thread.
-        case loopWrapped(song: String, sampleTime: SampleTime)
+        case loopWrapped(song: Song, sampleTime: SampleTime)
         /// The song played to its end. Any thread.
-        case songEnded(song: String, sampleTime: SampleTime)
+        case songEnded(song: Song, sampleTime: SampleTime)
+        /// A song finished loading, ready to play; `sampleTime` is the music clock then. Any thread.
+        case songLoaded(song: Song, sampleTime: SampleTime)
+        /// A song could not be loaded. Any thread.
+        case songLoadFailed(song: Song, error: SoundtrackError, sampleTime: SampleTime)
+        /// An effect finished loading, ready to play. Any thread.
+        case effectLoaded(effect: Effect, sampleTime: SampleTime)
+        /// An effect could not be loaded. Any thread.
+        case effectLoadFailed(effect: Effect, error: SoundtrackError, sampleTime: SampleTime)
     }
 
     /// One song playing (or fading out) in the graph.
@@ -126,6 +200,7 @@ public final class Soundtrack: Sendable {
         var fading: [Deck] = []
         var output: PCMOutput?
         var delivery: Delivery?
+        var events: [Event] = []             // reported, not yet polled, in time order
     }
 
     /// The timer that polls events onto the caller's queue.
@@ -142,10 +217,13 @@ public final class Soundtrack: Sendable {
     private let master = MixerNode()
     private let effects: SoundEffectsNode
     private let state = ControlLock(State())
+    private let scratch: AudioBuffer         // the interleaved renders' planar slice
+    private let outputRunning = Atomic<Bool>(false)
 
     /// A soundtrack with nothing playing. Any thread.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
+        scratch = AudioBuffer(capacity: configuration.maxFrames)
         effects = SoundEffectsNode(voices: configuration.effectVoices)
         clock = MusicClock(master, fadeFrames: Int(configuration.pauseFadeSeconds * Double(configuration.sampleRate)))
         graph = AudioGraph(root: clock, format: AudioFormat(sampleRate: configuration.sampleRate), maxFrames: configuration.maxFrames)
@@ -155,19 +233,58 @@ public final class Soundtrack: Sendable {
 
     // MARK: Loading (off the caller's thread)
 
-    /// Loads a song on a background thread: reads the MIDI file, makes its synthesizers and
-    /// loads the SoundFont into them, and checks its stems open. Throws one line for a bad
-    /// file, font or stem. Any thread.
-    public func load(_ description: SongDescription) async throws -> Song {
+    /// Starts loading a song on a worker thread and returns it at once, loading: its MIDI
+    /// file read, its synthesizers made with the SoundFont loaded, its stems checked. Its
+    /// `state`, `wait()` or a `songLoaded`/`songLoadFailed` event tell when it is done. Any thread.
+    public func startLoading(_ description: SongDescription) -> Song {
+        let song = Song(description: description)
         let configuration = synthesizerConfiguration
-        return try await Self.offThread { try Self.makeSong(description, configuration: configuration) }
+        DispatchQueue.global().async { [weak self] in
+            song.loading.finish(Result { () throws(SoundtrackError) in try Self.makeContent(description, configuration: configuration) })
+            switch song.state {
+            case .failed(let error): self?.report { .songLoadFailed(song: song, error: error, sampleTime: $0) }
+            default: self?.report { .songLoaded(song: song, sampleTime: $0) }
+            }
+        }
+        return song
     }
 
-    /// Loads a sound effect (decoded whole into memory, converted to the soundtrack's rate)
-    /// on a background thread. Any thread.
-    public func loadEffect(path: String) async throws -> SoundBuffer {
+    /// Loads a song on a worker thread, as `startLoading`, and returns it ready. Throws one
+    /// line for a bad file, font or stem. Any thread.
+    public func load(_ description: SongDescription) async throws(SoundtrackError) -> Song {
+        let song = startLoading(description)
+        _ = try await song.loading.value()
+        return song
+    }
+
+    /// Starts loading a sound effect (decoded whole into memory, converted to the
+    /// soundtrack's rate) on a worker thread and returns it at once, loading. Any thread.
+    public func startLoadingEffect(_ source: FileSource) -> Effect {
+        let effect = Effect(name: source.name)
         let rate = configuration.sampleRate
-        return try await Self.offThread { try SoundBuffer(path: path, sampleRate: rate) }
+        DispatchQueue.global().async { [weak self] in
+            effect.loading.finish(Result { () throws(SoundtrackError) in
+                do { return try SoundBuffer(reader: source.audioFileReader(), sampleRate: rate) } catch { throw SoundtrackError("\(error)") }
+            })
+            switch effect.state {
+            case .failed(let error): self?.report { .effectLoadFailed(effect: effect, error: error, sampleTime: $0) }
+            default: self?.report { .effectLoaded(effect: effect, sampleTime: $0) }
+            }
+        }
+        return effect
+    }
+
+    /// Loads a sound effect, as `startLoadingEffect`, and returns it ready. Any thread.
+    public func loadEffect(_ source: FileSource) async throws(SoundtrackError) -> Effect {
+        let effect = startLoadingEffect(source)
+        _ = try await effect.loading.value()
+        return effect
+    }
+
+    /// Adds the event `make` builds for the music clock's time now.
+    private func report(_ make: (SampleTime) -> Event) {
+        let time = clock.earliestUnrenderedTime
+        state.withLock { $0.events.append(make(time)) }
     }
 
     private var synthesizerConfiguration: Synthesizer.Configuration {
@@ -176,64 +293,64 @@ public final class Soundtrack: Sendable {
         return c
     }
 
-    /// Runs `work` on a Dispatch worker thread and resumes with its result.
-    private static func offThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
-        }
-    }
-
-    private static func makeSong(_ description: SongDescription, configuration: Synthesizer.Configuration) throws -> Song {
-        let file = try MIDIFile(contentsOf: description.midiPath)
-        let sequence = MusicSequence(file: file)
+    private static func makeContent(_ description: SongDescription, configuration: Synthesizer.Configuration) throws(SoundtrackError) -> Song.Content {
+        let sequence: MusicSequence
+        do { sequence = try description.midi.musicSequence() } catch { throw SoundtrackError("\(error)") }
         var layerTracks: [[Int]] = []
         for name in description.trackLayers {
             let tracks = sequence.tracks.indices.filter { sequence.tracks[$0].name?.lowercased() == name.lowercased() }
-            guard !tracks.isEmpty else { throw SoundtrackError("\(description.midiPath): no track is named '\(name)'") }
+            guard !tracks.isEmpty else { throw SoundtrackError("\(description.midi.name): no track is named '\(name)'") }
             layerTracks.append(tracks)
         }
-        for (name, path) in description.stems {
-            do { _ = try AudioFileReader(path: path) } catch { throw SoundtrackError("stem '\(name)': \(error)") }
+        for (name, source) in description.stems {
+            do { _ = try source.audioFileReader() } catch { throw SoundtrackError("stem '\(name)': \(error)") }
         }
-        let synthesizers = try makeSynthesizers(count: 1 + layerTracks.count, font: description.soundFontPath, configuration: configuration)
-        return Song(description: description, sequence: sequence, synthesizers: synthesizers, layerTracks: layerTracks)
+        let font = description.soundFont.soundFont
+        let synthesizers = try makeSynthesizers(count: 1 + layerTracks.count, font: font, configuration: configuration)
+        return Song.Content(sequence: sequence, loop: GameLoop.find(in: sequence, conventions: description.loopConventions),
+                            layerTracks: layerTracks, soundFont: font, spare: ControlLock([synthesizers]))
     }
 
-    private static func makeSynthesizers(count: Int, font: String, configuration: Synthesizer.Configuration) throws -> [Synthesizer] {
-        try (0..<count).map { _ in
-            let synthesizer = try Synthesizer(configuration: configuration)
-            _ = try synthesizer.loadSoundFont(path: font)
-            return synthesizer
+    private static func makeSynthesizers(count: Int, font: SoundFontSource, configuration: Synthesizer.Configuration) throws(SoundtrackError) -> [Synthesizer] {
+        var synthesizers: [Synthesizer] = []
+        for _ in 0..<count {
+            do { synthesizers.append(try font.makeSynthesizer(configuration: configuration)) } catch { throw SoundtrackError("\(error)") }
         }
+        return synthesizers
     }
 
     // MARK: Transport
 
     /// Plays `song` from its start, on `moment`, fading in over `fadeIn` seconds. A song
     /// already playing stops on that same frame, fading out over `fadeOut` seconds (both
-    /// fades together make a crossfade). Any thread.
-    public func play(_ song: Song, at moment: Moment = .now, fadeIn: Double = 0, fadeOut: Double = 0) throws {
-        try state.withLock { state in
+    /// fades together make a crossfade). Throws if the song is not loaded, or `moment` is a
+    /// marker not ahead. Any thread.
+    public func play(_ song: Song, at moment: Moment = .now, fadeIn: Double = 0, fadeOut: Double = 0) throws(SoundtrackError) {
+        let content = try Self.ready(song)
+        let (fadeIn, fadeOut) = (try frames(fadeIn, "fade-in"), try frames(fadeOut, "fade-out"))
+        try state.withLock { state throws(SoundtrackError) in
             maintain(&state)
-            let time = startTime(for: moment, state: state)
-            let synthesizers = try takeSynthesizers(of: song)
-            let deck = try makeDeck(song, synthesizers: synthesizers, startingAt: time, fadeIn: frames(fadeIn))
-            if let old = state.current { retire(old, at: time, fade: frames(fadeOut), state: &state) }
+            let time = try startTime(for: moment, state: state)
+            let synthesizers = try takeSynthesizers(of: content)
+            let deck = try makeDeck(song, content: content, synthesizers: synthesizers, startingAt: time, fadeIn: fadeIn)
+            if let old = state.current { retire(old, at: time, fade: fadeOut, state: &state) }
             state.current = deck
         }
     }
 
     /// Crossfades from the playing song to `song` over `seconds`, starting on `moment`. Any thread.
-    public func crossfade(to song: Song, seconds: Double, at moment: Moment = .now) throws {
+    public func crossfade(to song: Song, seconds: Double, at moment: Moment = .now) throws(SoundtrackError) {
         try play(song, at: moment, fadeIn: seconds, fadeOut: seconds)
     }
 
-    /// Stops the playing song on `moment`, fading out over `fadeOut` seconds. Any thread.
-    public func stop(at moment: Moment = .now, fadeOut: Double = 0) {
-        state.withLock { state in
+    /// Stops the playing song on `moment`, fading out over `fadeOut` seconds; nothing when
+    /// none plays. Throws if `moment` is a marker not ahead. Any thread.
+    public func stop(at moment: Moment = .now, fadeOut: Double = 0) throws(SoundtrackError) {
+        let fade = try frames(fadeOut, "fade-out")
+        try state.withLock { state throws(SoundtrackError) in
             maintain(&state)
             guard let deck = state.current else { return }
-            retire(deck, at: startTime(for: moment, state: state), fade: frames(fadeOut), state: &state)
+            retire(deck, at: try startTime(for: moment, state: state), fade: fade, state: &state)
             state.current = nil
         }
     }
@@ -244,42 +361,54 @@ public final class Soundtrack: Sendable {
     /// Resumes after `pause`. Any thread.
     public func resume() { clock.setPaused(false) }
 
-    /// Plays the playing song at `percent` of its written tempo (1...1000). Any thread.
-    public func setTempo(percent: Int) {
+    /// Plays the playing song at `percent` (1...1000) of its written tempo. Any thread.
+    public func setTempo(percent: Int) throws(SoundtrackError) {
+        guard (1...1000).contains(percent) else { throw SoundtrackError("tempo \(percent)%: use 1 to 1000 percent") }
         state.withLock { $0.current?.node.player.setRate(percent: percent) }
     }
 
-    /// Transposes the playing song (every channel but 10) by `semitones`. Any thread.
-    public func setTranspose(semitones: Int) {
+    /// Transposes the playing song (every channel but 10) by `semitones` (−48...48). Any thread.
+    public func setTranspose(semitones: Int) throws(SoundtrackError) {
+        guard (-48...48).contains(semitones) else { throw SoundtrackError("transpose by \(semitones): use −48 to 48 semitones") }
         state.withLock { $0.current?.node.player.setTranspose(semitones: semitones) }
     }
 
-    /// Fades the playing song's layer `name` (a track layer or a stem) to `volume` over
-    /// `seconds`, from the next cycle or on `moment`. Throws if the song has no such layer. Any thread.
-    public func setLayer(_ name: String, volume: Float, seconds: Double = 0, at moment: Moment = .now) throws {
-        try state.withLock { state in
+    /// Fades the playing song's layer `name` (a track layer or a stem) to `volume` (linear,
+    /// 0...16) over `seconds`, from the next cycle or on `moment`. Throws if the song has no
+    /// such layer. Any thread.
+    public func setLayer(_ name: String, volume: Float, seconds: Double = 0, at moment: Moment = .now) throws(SoundtrackError) {
+        let volume = try Self.gain(volume, "layer '\(name)' volume")
+        let ramp = try frames(seconds, "fade")
+        try state.withLock { state throws(SoundtrackError) in
             guard let deck = state.current else { throw SoundtrackError("no song is playing, so there is no layer '\(name)'") }
             guard let input = deck.layers[name.lowercased()] else {
-                throw SoundtrackError("\(deck.song.description.midiPath) has no layer '\(name)' (layers: \(deck.layers.keys.sorted().joined(separator: ", ")))")
+                throw SoundtrackError("\(deck.song.name) has no layer '\(name)' (layers: \(deck.layers.keys.sorted().joined(separator: ", ")))")
             }
             var settings = deck.node.bus.settings(ofInput: input) ?? MixerNode.InputSettings()
             settings.volume = volume
-            deck.node.bus.set(settings, forInput: input, at: startTime(for: moment, state: state), rampFrames: frames(seconds))
+            deck.node.bus.set(settings, forInput: input, at: try startTime(for: moment, state: state), rampFrames: ramp)
         }
     }
 
-    /// Plays a sound effect on `moment` (a stinger on the next bar line); false (not played)
-    /// when 256 starts already wait for the audio side. Any thread.
-    @discardableResult
-    public func playEffect(_ sound: SoundBuffer, at moment: Moment = .now, volume: Float = 1, pan: Float = 0) -> Bool {
-        state.withLock { state in
-            effects.play(sound, at: startTime(for: moment, state: state), volume: volume, pan: pan)
+    /// Plays a sound effect on `moment` (a stinger on the next bar line) at `volume` (linear,
+    /// 0...16) and `pan` (−1 left … 1 right). Throws if it is not loaded, or when 256 starts
+    /// already wait for the audio side. Any thread.
+    public func playEffect(_ effect: Effect, at moment: Moment = .now, volume: Float = 1, pan: Float = 0) throws(SoundtrackError) {
+        guard let sound = effect.sound else { throw Self.notReady(effect.name, effect.state) }
+        let volume = try Self.gain(volume, "effect volume")
+        guard pan.isFinite, (-1...1).contains(pan) else { throw SoundtrackError("pan \(pan): use −1 (left) to 1 (right)") }
+        try state.withLock { state throws(SoundtrackError) in
+            guard effects.play(sound, at: try startTime(for: moment, state: state), volume: volume, pan: pan) else {
+                throw SoundtrackError("\(effect.name): 256 effect starts already wait for the audio; is it being pulled?")
+            }
         }
     }
 
-    /// Sets the volume of everything (linear) over `seconds`. Any thread.
-    public func setMasterVolume(_ volume: Float, seconds: Double = 0.01) {
-        state.withLock { _ in master.setOutputGain(volume, rampFrames: frames(seconds)) }
+    /// Sets the volume of everything (linear, 0...16) over `seconds`. Any thread.
+    public func setMasterVolume(_ volume: Float, seconds: Double = 0.01) throws(SoundtrackError) {
+        let volume = try Self.gain(volume, "master volume")
+        let ramp = try frames(seconds, "fade")
+        state.withLock { _ in master.setOutputGain(volume, rampFrames: ramp) }
     }
 
     /// The output's peak and RMS over the last cycle. Any thread.
@@ -287,25 +416,29 @@ public final class Soundtrack: Sendable {
 
     // MARK: Events
 
-    /// Takes what happened since the last call, oldest first, and lets go of songs that have
-    /// faded out. Call it often (each game frame), or use `deliverEvents`. Any thread.
-    public func pollEvents() -> [Event] {
+    /// Takes what happened since the last call, oldest first, at most `limit` events (the
+    /// rest wait for the next call), and lets go of songs that have faded out. Call it often
+    /// (each game frame), or use `deliverEvents`. Any thread.
+    public func pollEvents(limit: Int = .max) -> [Event] {
         state.withLock { state in
             maintain(&state)
-            var events: [Event] = []
+            var fresh: [Event] = []
             for deck in state.fading + (state.current.map { [$0] } ?? []) {
-                let name = deck.song.description.midiPath
+                let song = deck.song
                 for event in deck.node.player.pollEvents() {
                     switch event {
-                    case .marker(let text, _, let time), .cuePoint(let text, _, let time): events.append(.marker(song: name, text: text, sampleTime: time))
-                    case .beat(let bar, let beat, _, let time): events.append(.beat(song: name, bar: bar, beat: beat, sampleTime: time))
-                    case .loopWrapped(let time): events.append(.loopWrapped(song: name, sampleTime: time))
-                    case .ended(let time): events.append(.songEnded(song: name, sampleTime: time))
+                    case .marker(let text, _, let time), .cuePoint(let text, _, let time): fresh.append(.marker(song: song, text: text, sampleTime: time))
+                    case .beat(let bar, let beat, _, let time): fresh.append(.beat(song: song, bar: bar, beat: beat, sampleTime: time))
+                    case .loopWrapped(let time): fresh.append(.loopWrapped(song: song, sampleTime: time))
+                    case .ended(let time): fresh.append(.songEnded(song: song, sampleTime: time))
                     case .userEvent: break
                     }
                 }
             }
-            return events.sorted { $0.sampleTime < $1.sampleTime }
+            state.events = (state.events + fresh).sorted { $0.sampleTime < $1.sampleTime }
+            let taken = Array(state.events.prefix(max(0, limit)))
+            state.events.removeFirst(taken.count)
+            return taken
         }
     }
 
@@ -329,20 +462,58 @@ public final class Soundtrack: Sendable {
     // MARK: Output
 
     /// Renders the next `frameCount` frames into `left` and `right`, for a game that owns the
-    /// audio callback. Allocates nothing, takes no lock. Render thread only.
-    public func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) {
-        graph.render(into: StereoSlice(left: left, right: right, frames: frameCount))
+    /// audio callback. Allocates nothing, takes no lock. False (and silence) while Pianola's
+    /// own output runs, which alone pulls the soundtrack then. Render thread only.
+    @discardableResult
+    public func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frameCount: Int) -> Bool {
+        render(into: StereoSlice(left: left, right: right, frames: frameCount))
     }
 
-    /// Renders the next `output.frames` frames. Render thread only.
-    public func render(into output: StereoSlice) { graph.render(into: output) }
+    /// Renders the next `output.frames` frames, as `render(left:right:frameCount:)`. Render thread only.
+    @discardableResult
+    public func render(into output: StereoSlice) -> Bool {
+        guard !outputRunning.load(ordering: .acquiring) else {
+            output.clear()
+            return false
+        }
+        graph.render(into: output)
+        return true
+    }
+
+    /// Renders the next `frameCount` frames as interleaved float pairs (left, right): what SDL,
+    /// miniaudio and most engines hand their callback. As `render(into:)`. Render thread only.
+    @discardableResult
+    public func render(interleaved: UnsafeMutablePointer<Float>, frameCount: Int) -> Bool {
+        renderInterleaved(frameCount) { slice, done in slice.interleave(into: interleaved + 2 * done) }
+    }
+
+    /// Renders the next `frameCount` frames as interleaved signed 16-bit pairs (each sample
+    /// times 32767, rounded, held at full scale). As `render(into:)`. Render thread only.
+    @discardableResult
+    public func render(interleaved: UnsafeMutablePointer<Int16>, frameCount: Int) -> Bool {
+        renderInterleaved(frameCount) { slice, done in slice.interleave(into: interleaved + 2 * done) }
+    }
+
+    /// Renders `frameCount` frames through the scratch slice, handing each part and the frames
+    /// before it to `store`.
+    @inline(__always)
+    private func renderInterleaved(_ frameCount: Int, _ store: (StereoSlice, Int) -> Void) -> Bool {
+        var done = 0, rendered = true
+        while done < frameCount {
+            let slice = scratch.slice(frames: min(scratch.capacity, frameCount - done))
+            rendered = render(into: slice) && rendered
+            store(slice, done)
+            done += slice.frames
+        }
+        return rendered
+    }
 
     /// Plays through Pianola's own ALSA output on `device`; returns a note if real-time
     /// priority was refused. Throws one line if the device cannot be opened. Any thread.
     @discardableResult
     public func startOutput(device: String = "default", periodFrames: Int = 512, periods: Int = 3) throws -> String? {
-        try state.withLock { state in
-            guard state.output == nil else { return nil }
+        try state.withLock { state throws in
+            guard state.output == nil else { throw SoundtrackError("the soundtrack's own output already plays") }
             var c = PCMOutput.Configuration()
             c.device = device
             c.sampleRate = configuration.sampleRate
@@ -353,6 +524,7 @@ public final class Soundtrack: Sendable {
                 throw SoundtrackError("audio device '\(device)' gave \(output.negotiated.sampleRate) Hz, \(output.negotiated.periodFrames)-frame periods; the soundtrack renders \(configuration.sampleRate) Hz in at most \(configuration.maxFrames)")
             }
             state.output = output
+            outputRunning.store(true, ordering: .releasing)
             return output.start(pulling: graph)
         }
     }
@@ -364,52 +536,81 @@ public final class Soundtrack: Sendable {
             return state.output
         }
         output?.stop(drain: false)
+        outputRunning.store(false, ordering: .releasing)
     }
 
     // MARK: Inside (under the lock)
 
-    private func frames(_ seconds: Double) -> Int { max(0, Int((seconds * Double(configuration.sampleRate)).rounded())) }
+    /// `seconds` as frames at the soundtrack's rate; throws for a negative, endless or
+    /// absurd (over an hour) length, which `what` names.
+    private func frames(_ seconds: Double, _ what: String) throws(SoundtrackError) -> Int {
+        guard seconds.isFinite, (0...3600).contains(seconds) else { throw SoundtrackError("\(what) of \(seconds) s: use 0 to 3600 seconds") }
+        return Int((seconds * Double(configuration.sampleRate)).rounded())
+    }
+
+    /// `volume` if it is a gain a fader takes (0...16); else throws, naming `what`.
+    private static func gain(_ volume: Float, _ what: String) throws(SoundtrackError) -> Float {
+        guard volume.isFinite, (0...16).contains(volume) else { throw SoundtrackError("\(what) \(volume): use 0 to 16 (1 is as written)") }
+        return volume
+    }
+
+    /// The loaded content of `song`, or the error that says why it cannot play yet.
+    private static func ready(_ song: Song) throws(SoundtrackError) -> Song.Content {
+        guard let content = song.loading.value else { throw notReady(song.name, song.state) }
+        return content
+    }
+
+    /// Why `name` in `state` cannot play.
+    private static func notReady(_ name: String, _ state: LoadState) -> SoundtrackError {
+        if case .failed(let error) = state { return SoundtrackError("\(name) did not load: \(error)") }
+        return SoundtrackError("\(name) is still loading; wait for it (its state, wait(), or its loaded event)")
+    }
 
     /// The music time of `moment`.
-    private func startTime(for moment: Moment, state: State) -> SampleTime {
+    private func startTime(for moment: Moment, state: State) throws(SoundtrackError) -> SampleTime {
         let earliest = clock.earliestUnrenderedTime
-        let grid: MeterMap.Grid
+        let player = state.current?.node.player
         switch moment {
         case .now: return earliest
-        case .nextBeat: grid = .beat
-        case .nextBar: grid = .bar
+        case .nextBeat: return player?.nextTime(on: .beat, atOrAfter: earliest)?.time ?? earliest
+        case .nextBar: return player?.nextTime(on: .bar, atOrAfter: earliest)?.time ?? earliest
+        case .marker(let name):
+            guard let deck = state.current else { throw SoundtrackError("no song is playing, so there is no marker '\(name)' to wait for") }
+            guard let next = deck.node.player.nextTime(ofMarker: name, atOrAfter: earliest) else {
+                throw SoundtrackError("\(deck.song.name) does not reach a marker '\(name)' again")
+            }
+            return next.time
         }
-        return state.current?.node.player.nextTime(on: grid, atOrAfter: earliest)?.time ?? earliest
     }
 
-    /// A set of synthesizers for `song`: one made in the background if ready, or new ones
+    /// A set of synthesizers for a song: one made in the background if ready, or new ones
     /// made here (a song played again at once, or crossfaded into itself).
-    private func takeSynthesizers(of song: Song) throws -> [Synthesizer] {
-        if let ready = song.synthesizers.withLock({ $0.popLast() }) { return ready }
-        return try Self.makeSynthesizers(count: 1 + song.layerTracks.count, font: song.description.soundFontPath, configuration: synthesizerConfiguration)
+    private func takeSynthesizers(of content: Song.Content) throws(SoundtrackError) -> [Synthesizer] {
+        if let ready = content.spare.withLock({ $0.popLast() }) { return ready }
+        return try Self.makeSynthesizers(count: 1 + content.layerTracks.count, font: content.soundFont, configuration: synthesizerConfiguration)
     }
 
-    private func makeDeck(_ song: Song, synthesizers: [Synthesizer], startingAt time: SampleTime, fadeIn: Int) throws -> Deck {
+    private func makeDeck(_ song: Song, content: Song.Content, synthesizers: [Synthesizer], startingAt time: SampleTime, fadeIn: Int) throws(SoundtrackError) -> Deck {
         let samplers = synthesizers.map { SamplerNode(synthesizer: $0) }
-        var trackDestinations = Array(repeating: 0, count: song.sequence.tracks.count)
+        var trackDestinations = Array(repeating: 0, count: content.sequence.tracks.count)
         var layers: [String: Int] = [:]
-        for (layer, tracks) in song.layerTracks.enumerated() {
+        for (layer, tracks) in content.layerTracks.enumerated() {
             for track in tracks { trackDestinations[track] = layer + 1 }
             layers[song.description.trackLayers[layer].lowercased()] = layer + 1
         }
         let bus = MixerNode()
         let busInputs = song.description.controllersDriveLayers ? samplers.indices.map { $0 == 0 ? -1 : $0 } : nil
-        let player = Player(sequence: song.sequence, sampleRate: configuration.sampleRate, destinations: samplers,
+        let player = Player(sequence: content.sequence, sampleRate: configuration.sampleRate, destinations: samplers,
                             trackDestinations: trackDestinations, parameters: bus, busInputs: busInputs)
-        if let loop = song.loop { player.setLoop(startTick: loop.startTick, endTick: loop.endTick, count: loop.count) }
+        if let loop = content.loop { player.setLoop(startTick: loop.startTick, endTick: loop.endTick, count: loop.count) }
         player.reportBeats(true)
         var stems: [any AudioNode] = []
-        for (name, path) in song.description.stems.sorted(by: { $0.key < $1.key }) {
+        for (name, source) in song.description.stems.sorted(by: { $0.key < $1.key }) {
             var playing = FilePlayerNode.Playing()
             playing.startTime = time
-            playing.plays = song.loop?.count ?? 1
+            playing.plays = content.loop?.count ?? 1
             do {
-                stems.append(try FilePlayerNode(path: path, sampleRate: configuration.sampleRate, playing: playing))
+                stems.append(try FilePlayerNode(reader: source.audioFileReader(), sampleRate: configuration.sampleRate, playing: playing))
             } catch {
                 throw SoundtrackError("stem '\(name)': \(error)")
             }
@@ -455,11 +656,11 @@ public final class Soundtrack: Sendable {
     /// background (at most one set waits per song).
     private func disconnect(_ deck: Deck) {
         master.disconnect(input: deck.input)
-        let (song, configuration) = (deck.song, synthesizerConfiguration)
-        guard song.synthesizers.withLock({ $0.isEmpty }) else { return }
+        guard let content = deck.song.loading.value, content.spare.withLock({ $0.isEmpty }) else { return }
+        let configuration = synthesizerConfiguration
         DispatchQueue.global().async {
-            guard let fresh = try? Self.makeSynthesizers(count: 1 + song.layerTracks.count, font: song.description.soundFontPath, configuration: configuration) else { return }
-            song.synthesizers.withLock { if $0.isEmpty { $0.append(fresh) } }
+            guard let fresh = try? Self.makeSynthesizers(count: 1 + content.layerTracks.count, font: content.soundFont, configuration: configuration) else { return }
+            content.spare.withLock { if $0.isEmpty { $0.append(fresh) } }
         }
     }
 }
@@ -473,10 +674,12 @@ public struct SoundtrackError: Error, Hashable, Sendable, CustomStringConvertibl
 }
 
 extension Soundtrack.Event {
-    /// When it sounded, on the soundtrack's music clock. Any thread.
+    /// When it sounded, or was reported, on the soundtrack's music clock. Any thread.
     public var sampleTime: SampleTime {
         switch self {
-        case .marker(_, _, let t), .beat(_, _, _, let t), .loopWrapped(_, let t), .songEnded(_, let t): return t
+        case .marker(_, _, let t), .beat(_, _, _, let t), .loopWrapped(_, let t), .songEnded(_, let t),
+             .songLoaded(_, let t), .songLoadFailed(_, _, let t), .effectLoaded(_, let t), .effectLoadFailed(_, _, let t):
+            return t
         }
     }
 }

@@ -67,9 +67,11 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     private let finishedFlag = Atomic<Bool>(false)
     private let positionTick = Atomic<Int>(0)
     private let timeline = TimelineSnapshot()
+    private let pendingStart = Atomic<Int64>(.min)   // a start(at:) the render thread has not taken yet
 
     // Render-thread state.
     private var playing = false
+    private var startTaken = false                // a start command applied since the last publish
     private var stopTime: SampleTime?             // a stop waiting for its frame
     private var reportingBeats = false
     private var nextBeat: (tick: Int, frame: Int64) = (Int.max, .max)
@@ -118,6 +120,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         busInput = busInputs ?? Array(repeating: -1, count: destinations.count)
         precondition(busInput.count == destinations.count && (parameters != nil || busInput.allSatisfy { $0 < 0 }))
         laneLast = Array(repeating: -1, count: Score.laneCount)
+        publishTimeline()   // before any render thread can: the song's end, for nextTime
     }
 
     // MARK: Control thread
@@ -126,7 +129,10 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     public func start() { send(.start(at: nil)) }
     /// Starts or resumes from the current position at sample time `time` exactly (at the next
     /// render cycle if that has passed). Control thread.
-    public func start(at time: SampleTime) { send(.start(at: time)) }
+    public func start(at time: SampleTime) {
+        pendingStart.store(time, ordering: .releasing)
+        send(.start(at: time))
+    }
     /// Pauses: sounding notes are released; `start` resumes where it stopped. Control thread.
     public func pause() { send(.pause) }
     /// Stops and returns to the start; sounding notes are released. Control thread.
@@ -181,13 +187,9 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     /// meter (SMPTE time). Reads what the render thread published after its last cycle, so
     /// `earliest` should be past the cycle being rendered. Any thread.
     public func nextTime(on grid: MeterMap.Grid, atOrAfter earliest: SampleTime) -> (time: SampleTime, tick: Int)? {
-        guard let meter = score.meterMap else { return nil }
-        let t = timeline.read()
-        guard t.playing else { return nil }
+        guard let meter = score.meterMap, let (t, output, start) = position(atOrAfter: earliest) else { return nil }
         let map = score.tempoMap, rate = score.sampleRate
-        func output(_ frame: Int64) -> SampleTime { t.anchorTime + (frame - t.anchorFrame) * 100 / t.ratePercent }
-        let frame = max(t.anchorFrame, t.anchorFrame + (earliest - t.anchorTime) * t.ratePercent / 100)
-        var tick = map.tick(atSampleFrame: frame, sampleRate: rate)
+        var tick = start
         while true {
             let line = meter.nextTick(on: grid, atOrAfter: tick)
             let lineFrame = map.sampleFrame(atTick: line, sampleRate: rate)
@@ -198,6 +200,47 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             if output(lineFrame) >= earliest { return (output(lineFrame), line) }
             tick = line + 1
         }
+    }
+
+    /// The sample time at or after `earliest` when the playing song next sounds a marker
+    /// whose text is `name` (any case), after a loop's wrap if the loop comes first, with the
+    /// marker's tick. `nil` when the player is not playing or the song does not reach such a
+    /// marker again. Reads what the render thread published, as `nextTime(on:atOrAfter:)`. Any thread.
+    public func nextTime(ofMarker name: String, atOrAfter earliest: SampleTime) -> (time: SampleTime, tick: Int)? {
+        let wanted = name.lowercased()
+        let ticks = score.events.compactMap { event -> Int? in
+            guard case .meta(.text(.marker, let bytes)) = event.message, String(latin1: bytes).lowercased() == wanted else { return nil }
+            return event.tick
+        }
+        guard let (t, output, tick) = position(atOrAfter: earliest) else { return nil }
+        let map = score.tempoMap, rate = score.sampleRate
+        let stop = t.loopEndFrame >= 0 ? min(t.loopEndFrame, t.endFrame) : t.endFrame
+        for marker in ticks where marker >= tick {
+            let frame = map.sampleFrame(atTick: marker, sampleRate: rate)
+            if frame >= stop { break }
+            if output(frame) >= earliest { return (output(frame), marker) }
+        }
+        guard t.loopEndFrame >= 0 else { return nil }
+        let loopStartFrame = map.sampleFrame(atTick: Int(t.loopStartTick), sampleRate: rate)
+        guard let marker = ticks.first(where: { $0 >= Int(t.loopStartTick) && map.sampleFrame(atTick: $0, sampleRate: rate) < t.loopEndFrame }) else { return nil }
+        return (output(t.loopEndFrame + map.sampleFrame(atTick: marker, sampleRate: rate) - loopStartFrame), marker)
+    }
+
+    /// The published timeline, the output time of a score frame under it, and the tick the
+    /// score stands at by output time `earliest`; `nil` when not playing. Any thread.
+    private func position(atOrAfter earliest: SampleTime) -> (Timeline, (Int64) -> SampleTime, Int)? {
+        let pending = pendingStart.load(ordering: .acquiring)   // read first: it is cleared only after the start is published
+        var t = timeline.read()
+        if !t.playing {
+            // Started for a time the render thread has not reached: from where it rests (a
+            // loop set in the same breath is not known yet).
+            guard pending != .min else { return nil }
+            t.anchorTime = pending
+            t.playing = true
+        }
+        func output(_ frame: Int64) -> SampleTime { t.anchorTime + (frame - t.anchorFrame) * 100 / t.ratePercent }
+        let frame = max(t.anchorFrame, t.anchorFrame + (earliest - t.anchorTime) * t.ratePercent / 100)
+        return (t, output, score.tempoMap.tick(atSampleFrame: frame, sampleRate: score.sampleRate))
     }
 
     private func send(_ command: Command) {
@@ -299,11 +342,16 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         positionTick.store(cursor < events.count ? events[cursor].tick : score.endTick, ordering: .relaxed)
     }
 
-    /// Publishes the mapping from score to output time for `nextTime(on:atOrAfter:)`.
+    /// Publishes the mapping from score to output time for `nextTime(on:atOrAfter:)`, then
+    /// lets go of a start(at:) it has taken.
     private func publishTimeline() {
         timeline.publish(Timeline(anchorTime: anchorTime, anchorFrame: anchorFrame, ratePercent: Int64(ratePercent),
                                   playing: playing, loopEndFrame: loopStart == nil ? -1 : loopEndFrame,
                                   loopStartTick: Int64(loopStart?.tick ?? 0), endFrame: endFrame))
+        if startTaken {
+            startTaken = false
+            pendingStart.store(.min, ordering: .releasing)
+        }
     }
 
     /// Back at the start, not playing, nothing pending.
@@ -336,6 +384,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     private func apply(_ command: Command, at time: SampleTime) {
         switch command {
         case .start(let at):
+            startTaken = true
             guard !playing else { return }
             if finishedFlag.load(ordering: .relaxed) {
                 finishedFlag.store(false, ordering: .relaxed)

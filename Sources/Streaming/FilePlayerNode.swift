@@ -34,7 +34,7 @@ public final class FilePlayerNode: AudioNode, @unchecked Sendable {
         public init() {}
     }
 
-    /// The file. Any thread.
+    /// The file's path, or the name given to its bytes. Any thread.
     public let path: String
     /// The file's own sample rate. Any thread.
     public let fileSampleRate: Int
@@ -57,9 +57,15 @@ public final class FilePlayerNode: AudioNode, @unchecked Sendable {
     /// Opens `path` for a graph at `sampleRate` and starts reading, returning once the first
     /// `preroll` seconds (or the whole region, if shorter) wait in the ring. Throws one line
     /// for a missing, unsupported or corrupt file or an empty region. Control thread.
-    public init(path: String, sampleRate: Int, playing: Playing = Playing(), bufferSeconds: Double = 2, preroll: Double = 0.25) throws(AudioFileError) {
-        self.path = path
-        reader = try AudioFileReader(path: path)
+    public convenience init(path: String, sampleRate: Int, playing: Playing = Playing(), bufferSeconds: Double = 2, preroll: Double = 0.25) throws(AudioFileError) {
+        try self.init(reader: AudioFileReader(path: path), sampleRate: sampleRate, playing: playing, bufferSeconds: bufferSeconds, preroll: preroll)
+    }
+
+    /// Plays what `reader` opened (a file, or bytes in memory), which it then owns, as
+    /// `init(path:)` does. Control thread.
+    public init(reader: AudioFileReader, sampleRate: Int, playing: Playing = Playing(), bufferSeconds: Double = 2, preroll: Double = 0.25) throws(AudioFileError) {
+        self.reader = reader
+        path = reader.path
         fileSampleRate = reader.sampleRate
         let whole = Int64(0)..<reader.frames
         let wanted = playing.useFileLoop ? (reader.loop ?? playing.region ?? whole) : (playing.region ?? whole)

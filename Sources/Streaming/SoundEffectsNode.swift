@@ -22,7 +22,12 @@ public final class SoundBuffer: Sendable {
     /// Reads the whole of `path` and converts it to `sampleRate` (libsoxr). Throws one line for
     /// a missing, unsupported or corrupt file. Control thread (never the render thread).
     public convenience init(path: String, sampleRate: Int) throws(AudioFileError) {
-        let reader = try AudioFileReader(path: path)
+        try self.init(reader: AudioFileReader(path: path), sampleRate: sampleRate)
+    }
+
+    /// Reads the whole of what `reader` opened (a file, or bytes in memory) and converts it to
+    /// `sampleRate` (libsoxr). Throws one line for audio that goes bad. Control thread.
+    public convenience init(reader: AudioFileReader, sampleRate: Int) throws(AudioFileError) {
         var interleaved = [Float](repeating: 0, count: Int(reader.frames) * 2)
         var got = 0
         while got < Int(reader.frames) {
@@ -36,7 +41,7 @@ public final class SoundBuffer: Sendable {
         if reader.sampleRate != sampleRate {
             let resampler: Resampler
             do { resampler = try Resampler(from: Double(reader.sampleRate), to: Double(sampleRate)) } catch {
-                throw AudioFileError(path: path, reason: error.description)
+                throw AudioFileError(path: reader.path, reason: error.description)
             }
             interleaved = resampler.convert(interleaved)
         }

@@ -23,7 +23,7 @@ struct SoundtrackStressTests {
         looped.trackLayers = ["Bass"]
         let songs = [try await soundtrack.load(looped),
                      try await soundtrack.load(.init(midiPath: fixture.write(SoundtrackFixture.entrance(), as: "b.mid"), soundFontPath: SoundtrackFixture.testFont))]
-        let sting = try await soundtrack.loadEffect(path: try fixture.writeWAV([Float](repeating: 0.3, count: 480), as: "s.wav"))
+        let sting = try await soundtrack.loadEffect(.path(try fixture.writeWAV([Float](repeating: 0.3, count: 480), as: "s.wav")))
 
         let shared = Shared()
         let audio = Thread {
@@ -55,13 +55,13 @@ struct SoundtrackStressTests {
                         case 0: try soundtrack.play(songs[step % 2], at: .nextBeat)
                         case 1: try soundtrack.crossfade(to: songs[(step + 1) % 2], seconds: 0.05, at: .nextBar)
                         case 2: try? soundtrack.setLayer("bass", volume: Float(step % 3) / 2, seconds: 0.02)
-                        case 3: soundtrack.setTempo(percent: 50 + step % 100)
-                        case 4: soundtrack.setTranspose(semitones: step % 5 - 2)
-                        case 5: soundtrack.playEffect(sting, at: step % 2 == 0 ? .now : .nextBeat, volume: 0.5)
+                        case 3: try soundtrack.setTempo(percent: 50 + step % 100)
+                        case 4: try soundtrack.setTranspose(semitones: step % 5 - 2)
+                        case 5: try soundtrack.playEffect(sting, at: step % 2 == 0 ? .now : .nextBeat, volume: 0.5)
                         case 6: if step % 4 == 2 { soundtrack.pause() } else { soundtrack.resume() }
                         default: shared.events.add(soundtrack.pollEvents().count, ordering: .relaxed)
                         }
-                        if step % 20 == 19 { soundtrack.stop(fadeOut: 0.01) }
+                        if step % 20 == 19 { try soundtrack.stop(fadeOut: 0.01) }
                         try await Task.sleep(nanoseconds: 200_000)
                     }
                 }

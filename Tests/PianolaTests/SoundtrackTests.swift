@@ -130,9 +130,9 @@ struct SoundtrackTests {
         let earliest = requestAt + 4096
         let barLine = (0..<20).map { waltzFrame($0 * 1440) }.first { $0 >= earliest }!
         let events = soundtrack.pollEvents()
-        let entranceBeats = events.filter { if case .beat(let song, 1, 1, _) = $0 { song.hasSuffix("entrance.mid") } else { false } }
+        let entranceBeats = events.filter { if case .beat(let song, 1, 1, _) = $0 { song === entrance } else { false } }
         #expect(entranceBeats.first?.sampleTime == SampleTime(barLine))
-        let waltzBeatsAfter = events.filter { if case .beat(let song, _, _, let t) = $0 { song.hasSuffix("waltz.mid") && t >= barLine } else { false } }
+        let waltzBeatsAfter = events.filter { if case .beat(let song, _, _, let t) = $0 { song === waltz && t >= barLine } else { false } }
         #expect(waltzBeatsAfter.isEmpty, "the old song stops on the bar line")
         let onset = noteOnsets(pull.left).first { $0 >= barLine - 64 }
         #expect(onset.map { abs($0 - barLine) <= 32 } == true, "synth onset \(onset ?? -1) vs bar line \(barLine)")
@@ -146,7 +146,7 @@ struct SoundtrackTests {
         var silent = MusicSequence(division: .ticksPerQuarter(480), tracks: [Track(length: 1920)])
         silent.tracks[0].name = "nothing"
         var clickSong = Soundtrack.SongDescription(midiPath: try fixture.write(silent, as: "silent.mid"), soundFontPath: SoundtrackFixture.testFont)
-        clickSong.stems = ["click": try fixture.writeWAV([0.5] + [Float](repeating: 0, count: 4799), as: "click.wav")]
+        clickSong.stems = ["click": .path(try fixture.writeWAV([0.5] + [Float](repeating: 0, count: 4799), as: "click.wav"))]
         let click = try await soundtrack.load(clickSong)
         var pull = Puller(soundtrack)
         try soundtrack.play(waltz)
@@ -276,9 +276,9 @@ struct SoundtrackTests {
         let soundtrack = Soundtrack(configuration: Soundtrack.Configuration())
         var description = Soundtrack.SongDescription(midiPath: try fixture.write(SoundtrackFixture.waltz(loop: (1, 4)), as: "w.mid"), soundFontPath: SoundtrackFixture.testFont)
         description.trackLayers = ["Bass"]
-        description.stems = ["pad": try fixture.writeWAV((0..<96_000).map { Float(sin(Double($0) * 0.05)) * 0.1 }, as: "pad.wav")]
+        description.stems = ["pad": .path(try fixture.writeWAV((0..<96_000).map { Float(sin(Double($0) * 0.05)) * 0.1 }, as: "pad.wav"))]
         let song = try await soundtrack.load(description)
-        let sting = try await soundtrack.loadEffect(path: try fixture.writeWAV([Float](repeating: 0.2, count: 2400), as: "sting.wav"))
+        let sting = try await soundtrack.loadEffect(.path(try fixture.writeWAV([Float](repeating: 0.2, count: 2400), as: "sting.wav")))
         try soundtrack.play(song)
         var pull = Puller(soundtrack)
         pull.slices = [512]
@@ -288,7 +288,7 @@ struct SoundtrackTests {
         for cycle in 0..<1000 {
             if cycle % 100 == 0 {
                 try soundtrack.setLayer("bass", volume: cycle % 200 == 0 ? 0.2 : 1, seconds: 0.05)
-                soundtrack.playEffect(sting, at: .nextBeat)
+                try soundtrack.playEffect(sting, at: .nextBeat)
             }
             pianola_allocations_start()
             soundtrack.render(into: buffer.slice(frames: 512))

@@ -1,0 +1,51 @@
+#define _GNU_SOURCE
+#include "CShims.h"
+#include <fluidsynth.h>
+#include <stdio.h>
+#include <string.h>
+
+/* A name of this form stands for bytes in memory: "pianola-memory:<address>:<length>". */
+static const char prefix[] = "pianola-memory:";
+
+static void *open_font(const char *name) {
+    if (strncmp(name, prefix, sizeof prefix - 1) == 0) {
+        void *bytes = NULL;
+        size_t length = 0;
+        if (sscanf(name + sizeof prefix - 1, "%p:%zu", &bytes, &length) != 2 || bytes == NULL || length == 0) return NULL;
+        return fmemopen(bytes, length, "rb");
+    }
+    return fopen(name, "rb");
+}
+
+static int read_font(void *buffer, fluid_long_long_t count, void *file) {
+    if (count < 0) return FLUID_FAILED;
+    return fread(buffer, 1, (size_t)count, file) == (size_t)count ? FLUID_OK : FLUID_FAILED;
+}
+
+static int seek_font(void *file, fluid_long_long_t offset, int origin) {
+    return fseeko(file, (off_t)offset, origin) == 0 ? FLUID_OK : FLUID_FAILED;
+}
+
+static fluid_long_long_t tell_font(void *file) {
+    off_t at = ftello(file);
+    return at < 0 ? FLUID_FAILED : (fluid_long_long_t)at;
+}
+
+static int close_font(void *file) {
+    return fclose(file) == 0 ? FLUID_OK : FLUID_FAILED;
+}
+
+int pianola_fluid_add_memory_loader(fluid_synth_t *synth, fluid_settings_t *settings) {
+    fluid_sfloader_t *loader = new_fluid_defsfloader(settings);
+    if (loader == NULL) return -1;
+    if (fluid_sfloader_set_callbacks(loader, open_font, read_font, seek_font, tell_font, close_font) != FLUID_OK) {
+        delete_fluid_sfloader(loader);
+        return -1;
+    }
+    fluid_synth_add_sfloader(synth, loader);
+    return 0;
+}
+
+void pianola_fluid_memory_name(char *buffer, size_t size, const void *bytes, size_t length) {
+    snprintf(buffer, size, "%s%p:%zu", prefix, bytes, length);
+}

@@ -1,0 +1,66 @@
+import AudioFile
+import FluidSynth
+import MIDI
+import Sequencing
+
+/// Where a song, SoundFont or audio file comes from: a path, or bytes already in memory (a
+/// game's asset pack) with a name that messages use. Any thread.
+public enum FileSource: Hashable, Sendable {
+    /// The file at this path. Any thread.
+    case path(String)
+    /// These bytes, called `name` in messages. Any thread.
+    case bytes([UInt8], name: String)
+
+    /// What messages call it: the path, or the bytes' name. Any thread.
+    public var name: String {
+        switch self {
+        case .path(let path): return path
+        case .bytes(_, let name): return name
+        }
+    }
+
+    /// Reads it as a Standard MIDI File into a sequence; errors name it. Control thread.
+    public func musicSequence(mode: MIDIFile.ReadMode = .lenient) throws(MIDIFileError) -> MusicSequence {
+        switch self {
+        case .path(let path): return MusicSequence(file: try MIDIFile(contentsOf: path, mode: mode))
+        case .bytes(let bytes, let name):
+            do {
+                return MusicSequence(file: try MIDIFile(bytes: bytes, mode: mode))
+            } catch {
+                throw MIDIFileError(error.problem, path: name)
+            }
+        }
+    }
+
+    /// Opens it as an audio file. Control thread.
+    public func audioFileReader() throws(AudioFileError) -> AudioFileReader {
+        switch self {
+        case .path(let path): return try AudioFileReader(path: path)
+        case .bytes(let bytes, let name): return try AudioFileReader(bytes: bytes, name: name)
+        }
+    }
+
+    /// A SoundFont to load, as many times as needed: a path, or the bytes copied once. Control thread.
+    var soundFont: SoundFontSource {
+        switch self {
+        case .path(let path): return .path(path)
+        case .bytes(let bytes, let name): return .memory(SoundFontData(bytes: bytes, name: name))
+        }
+    }
+}
+
+/// A SoundFont ready to load into synthesizers: a file, or bytes in memory shared by them all. Any thread.
+enum SoundFontSource: Sendable {
+    case path(String)
+    case memory(SoundFontData)
+
+    /// A synthesizer with `configuration` and this font loaded. Control thread.
+    func makeSynthesizer(configuration: Synthesizer.Configuration) throws(SynthesizerError) -> Synthesizer {
+        let synthesizer = try Synthesizer(configuration: configuration)
+        switch self {
+        case .path(let path): _ = try synthesizer.loadSoundFont(path: path)
+        case .memory(let data): _ = try synthesizer.loadSoundFont(data)
+        }
+        return synthesizer
+    }
+}
