@@ -86,11 +86,11 @@ public final class SongGraph {
     /// gliding there over 10 ms so the change does not click. Control thread.
     public func setVolume(_ gain: Float) { mixer.setOutputGain(gain, rampFrames: settings.sampleRate / 100) }
 
-    /// Builds the graph for `sequence` with the font at `soundFontPath`, pulled in slices of at
-    /// most `maxFrames`, and starts the player and the audio files. `routing` sends chosen
-    /// tracks and channels to the `external` destinations (ALSA ports) instead of the
-    /// synthesizer. Throws a `SynthesizerError` or an `AudioFileError`, one line each. Control thread.
-    public init(sequence: MusicSequence, soundFontPath: String, settings: Settings, maxFrames: Int = 4096,
+    /// Builds the graph for `sequence` with the font `soundFont` (a file or bytes), pulled in
+    /// slices of at most `maxFrames`, and starts the player and the audio files. `routing`
+    /// sends chosen tracks and channels to the `external` destinations (ALSA ports) instead of
+    /// the synthesizer. Throws a `SynthesizerError` or an `AudioFileError`, one line each. Control thread.
+    public init(sequence: MusicSequence, soundFont: FileSource, settings: Settings, maxFrames: Int = 4096,
                 routing: Routing = Routing(), external: [any MIDIDestination] = []) throws {
         self.sequence = sequence
         self.settings = settings
@@ -100,8 +100,7 @@ public final class SongGraph {
         configuration.chorus = settings.chorus
         configuration.polyphony = settings.polyphony
         configuration.gain = settings.gain
-        synthesizer = try Synthesizer(configuration: configuration)
-        _ = try synthesizer.loadSoundFont(path: soundFontPath)
+        synthesizer = try soundFont.soundFont.makeSynthesizer(configuration: configuration)
         let sampler = SamplerNode(synthesizer: synthesizer)
         mixer = MixerNode()
         graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: settings.sampleRate), maxFrames: maxFrames)

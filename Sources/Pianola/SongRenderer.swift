@@ -1,46 +1,87 @@
+import AudioFile
 import Engine
 import FluidSynth
 import MIDI
 import Sequencing
 
 /// Renders a song offline, faster than real time: its `SongGraph` pulled in a loop instead
-/// of by a device. Control thread (the loop is the render thread).
+/// of by a device: the music, then until the voices have died and the output has fallen below
+/// −80 dB (at most the settings' tail); or, given a length, exactly that many frames (a stem
+/// as long as its mix). Control thread (the loop is the render thread).
 public final class SongRenderer {
     /// The graph rendered. Control thread.
     public let song: SongGraph
+    /// Frames rendered so far. Control thread.
+    public private(set) var renderedFrames: Int64 = 0
+    private var ended = false
+    private var musicOver = false
 
     /// Builds the graph for `sequence` with the font at `soundFontPath`. Control thread.
-    public init(sequence: MusicSequence, soundFontPath: String, settings: SongGraph.Settings = SongGraph.Settings()) throws {
-        song = try SongGraph(sequence: sequence, soundFontPath: soundFontPath, settings: settings)
+    public convenience init(sequence: MusicSequence, soundFontPath: String, settings: SongGraph.Settings = SongGraph.Settings()) throws {
+        try self.init(sequence: sequence, soundFont: .path(soundFontPath), settings: settings)
     }
 
-    /// Renders everything: the music, then until the voices have died and the output has
-    /// fallen below −80 dB (at most `tailSeconds`); or, given `frames`, exactly that many
-    /// frames (a stem as long as its mix). Calls `body` with each slice and the fraction
-    /// done. Control thread.
+    /// Builds the graph for `sequence` with `soundFont` (a file or bytes). Control thread.
+    public init(sequence: MusicSequence, soundFont: FileSource, settings: SongGraph.Settings = SongGraph.Settings()) throws {
+        song = try SongGraph(sequence: sequence, soundFont: soundFont, settings: settings)
+    }
+
+    /// Renders up to `output.frames` more frames into the start of `output` and returns how
+    /// many: fewer where the music ends (its last frame ends a slice), 0 once everything has
+    /// been rendered. `length`, when given, is the exact total to render. Control thread.
+    public func read(into output: StereoSlice, length: Int64? = nil) -> Int {
+        let maximum = length ?? song.maximumFrames
+        let music = min(song.musicFrames, maximum)
+        if renderedFrames >= music && !musicOver {
+            song.player.pause()   // releases every held note at the music's last frame
+            musicOver = true
+        }
+        let count = Int(min(Int64(output.frames), (musicOver ? maximum : music) - renderedFrames))
+        guard !ended, count > 0 else {
+            ended = true
+            return 0
+        }
+        let slice = output.dropFirst(0, count: count)
+        for file in song.filePlayers { file.waitUntilBuffered(frames: count) }
+        song.graph.render(into: slice)
+        renderedFrames += Int64(count)
+        if musicOver && length == nil && song.synthesizer.activeVoiceCount == 0 {
+            var peak: Float = 0
+            for i in 0..<count { peak = max(peak, abs(slice.left[i]), abs(slice.right[i])) }
+            if peak < 1e-4 { ended = true }
+        }
+        return count
+    }
+
+    /// Renders everything (exactly `length` frames when given) in slices of `sliceFrames`,
+    /// calling `body` with each slice and the fraction done. Control thread.
     public func render<E: Error>(sliceFrames: Int = 4096, frames length: Int64? = nil,
                                  _ body: (StereoSlice, Double) throws(E) -> Void) throws(E) {
         let buffer = AudioBuffer(capacity: sliceFrames)
-        let (graph, player, synthesizer) = (song.graph, song.player, song.synthesizer)
-        let maximumFrames = length ?? song.maximumFrames
-        let musicFrames = min(song.musicFrames, maximumFrames)
-        var rendered: Int64 = 0
-        /// Renders up to `sliceFrames` more frames, stopping at `end`; hands them to `body`.
-        func next(until end: Int64) throws(E) -> StereoSlice {
-            let slice = buffer.slice(frames: Int(min(Int64(sliceFrames), end - rendered)))
-            for file in song.filePlayers { file.waitUntilBuffered(frames: slice.frames) }
-            graph.render(into: slice)
-            rendered += Int64(slice.frames)
-            try body(slice, Double(rendered) / Double(max(1, maximumFrames)))
-            return slice
+        let maximum = Double(max(1, length ?? song.maximumFrames))
+        while case let count = read(into: buffer.slice(frames: sliceFrames), length: length), count > 0 {
+            try body(buffer.slice(frames: count), Double(renderedFrames) / maximum)
         }
-        while rendered < musicFrames { _ = try next(until: musicFrames) }
-        player.pause()   // releases every held note at the music's last frame
-        while rendered < maximumFrames {
-            let slice = try next(until: maximumFrames)
-            var peak: Float = 0
-            for i in 0..<slice.frames { peak = max(peak, abs(slice.left[i]), abs(slice.right[i])) }
-            if length == nil && synthesizer.activeVoiceCount == 0 && peak < 1e-4 { break }
+    }
+
+    /// Renders everything into a new audio file at `path` (replacing one only if `overwrite`),
+    /// exactly `length` frames when given, calling `progress` with the fraction done, and
+    /// returns the frames written. Throws one line if the file cannot be written, or if an
+    /// audio file of the song went bad and was cut short (the file is then written that way).
+    /// Control thread.
+    public func write(to path: String, container: AudioFileWriter.Container, encoding: AudioFileWriter.Encoding,
+                      overwrite: Bool = false, frames length: Int64? = nil, progress: (Double) -> Void = { _ in }) throws(AudioFileError) -> Int {
+        let writer = try AudioFileWriter(path: path, container: container, encoding: encoding, sampleRate: song.settings.sampleRate, overwrite: overwrite)
+        var frames = 0
+        try render(frames: length) { (slice, done) throws(AudioFileError) in
+            try writer.write(left: slice.left, right: slice.right, frames: slice.frames)
+            frames += slice.frames
+            progress(done)
         }
+        try writer.close()
+        if let failure = song.filePlayers.lazy.compactMap(\.failure).first {
+            throw AudioFileError(path: path, reason: "written with an audio file cut short: \(failure)")
+        }
+        return frames
     }
 }

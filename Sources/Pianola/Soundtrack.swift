@@ -264,7 +264,7 @@ public final class Soundtrack: Sendable {
         let rate = configuration.sampleRate
         DispatchQueue.global().async { [weak self] in
             effect.loading.finish(Result { () throws(SoundtrackError) in
-                do { return try SoundBuffer(reader: source.audioFileReader(), sampleRate: rate) } catch { throw SoundtrackError("\(error)") }
+                do { return try SoundBuffer(reader: source.audioFileReader(), sampleRate: rate) } catch { throw SoundtrackError(.file, "\(error)") }
             })
             switch effect.state {
             case .failed(let error): self?.report { .effectLoadFailed(effect: effect, error: error, sampleTime: $0) }
@@ -295,15 +295,15 @@ public final class Soundtrack: Sendable {
 
     private static func makeContent(_ description: SongDescription, configuration: Synthesizer.Configuration) throws(SoundtrackError) -> Song.Content {
         let sequence: MusicSequence
-        do { sequence = try description.midi.musicSequence() } catch { throw SoundtrackError("\(error)") }
+        do { sequence = try description.midi.musicSequence() } catch { throw SoundtrackError(.file, "\(error)") }
         var layerTracks: [[Int]] = []
         for name in description.trackLayers {
             let tracks = sequence.tracks.indices.filter { sequence.tracks[$0].name?.lowercased() == name.lowercased() }
-            guard !tracks.isEmpty else { throw SoundtrackError("\(description.midi.name): no track is named '\(name)'") }
+            guard !tracks.isEmpty else { throw SoundtrackError(.argument, "\(description.midi.name): no track is named '\(name)'") }
             layerTracks.append(tracks)
         }
         for (name, source) in description.stems {
-            do { _ = try source.audioFileReader() } catch { throw SoundtrackError("stem '\(name)': \(error)") }
+            do { _ = try source.audioFileReader() } catch { throw SoundtrackError(.file, "stem '\(name)': \(error)") }
         }
         let font = description.soundFont.soundFont
         let synthesizers = try makeSynthesizers(count: 1 + layerTracks.count, font: font, configuration: configuration)
@@ -314,7 +314,7 @@ public final class Soundtrack: Sendable {
     private static func makeSynthesizers(count: Int, font: SoundFontSource, configuration: Synthesizer.Configuration) throws(SoundtrackError) -> [Synthesizer] {
         var synthesizers: [Synthesizer] = []
         for _ in 0..<count {
-            do { synthesizers.append(try font.makeSynthesizer(configuration: configuration)) } catch { throw SoundtrackError("\(error)") }
+            do { synthesizers.append(try font.makeSynthesizer(configuration: configuration)) } catch { throw SoundtrackError(.file, "\(error)") }
         }
         return synthesizers
     }
@@ -363,13 +363,13 @@ public final class Soundtrack: Sendable {
 
     /// Plays the playing song at `percent` (1...1000) of its written tempo. Any thread.
     public func setTempo(percent: Int) throws(SoundtrackError) {
-        guard (1...1000).contains(percent) else { throw SoundtrackError("tempo \(percent)%: use 1 to 1000 percent") }
+        guard (1...1000).contains(percent) else { throw SoundtrackError(.argument, "tempo \(percent)%: use 1 to 1000 percent") }
         state.withLock { $0.current?.node.player.setRate(percent: percent) }
     }
 
     /// Transposes the playing song (every channel but 10) by `semitones` (−48...48). Any thread.
     public func setTranspose(semitones: Int) throws(SoundtrackError) {
-        guard (-48...48).contains(semitones) else { throw SoundtrackError("transpose by \(semitones): use −48 to 48 semitones") }
+        guard (-48...48).contains(semitones) else { throw SoundtrackError(.argument, "transpose by \(semitones): use −48 to 48 semitones") }
         state.withLock { $0.current?.node.player.setTranspose(semitones: semitones) }
     }
 
@@ -380,9 +380,9 @@ public final class Soundtrack: Sendable {
         let volume = try Self.gain(volume, "layer '\(name)' volume")
         let ramp = try frames(seconds, "fade")
         try state.withLock { state throws(SoundtrackError) in
-            guard let deck = state.current else { throw SoundtrackError("no song is playing, so there is no layer '\(name)'") }
+            guard let deck = state.current else { throw SoundtrackError(.state, "no song is playing, so there is no layer '\(name)'") }
             guard let input = deck.layers[name.lowercased()] else {
-                throw SoundtrackError("\(deck.song.name) has no layer '\(name)' (layers: \(deck.layers.keys.sorted().joined(separator: ", ")))")
+                throw SoundtrackError(.argument, "\(deck.song.name) has no layer '\(name)' (layers: \(deck.layers.keys.sorted().joined(separator: ", ")))")
             }
             var settings = deck.node.bus.settings(ofInput: input) ?? MixerNode.InputSettings()
             settings.volume = volume
@@ -396,10 +396,10 @@ public final class Soundtrack: Sendable {
     public func playEffect(_ effect: Effect, at moment: Moment = .now, volume: Float = 1, pan: Float = 0) throws(SoundtrackError) {
         guard let sound = effect.sound else { throw Self.notReady(effect.name, effect.state) }
         let volume = try Self.gain(volume, "effect volume")
-        guard pan.isFinite, (-1...1).contains(pan) else { throw SoundtrackError("pan \(pan): use −1 (left) to 1 (right)") }
+        guard pan.isFinite, (-1...1).contains(pan) else { throw SoundtrackError(.argument, "pan \(pan): use −1 (left) to 1 (right)") }
         try state.withLock { state throws(SoundtrackError) in
             guard effects.play(sound, at: try startTime(for: moment, state: state), volume: volume, pan: pan) else {
-                throw SoundtrackError("\(effect.name): 256 effect starts already wait for the audio; is it being pulled?")
+                throw SoundtrackError(.busy, "\(effect.name): 256 effect starts already wait for the audio; is it being pulled?")
             }
         }
     }
@@ -511,17 +511,18 @@ public final class Soundtrack: Sendable {
     /// Plays through Pianola's own ALSA output on `device`; returns a note if real-time
     /// priority was refused. Throws one line if the device cannot be opened. Any thread.
     @discardableResult
-    public func startOutput(device: String = "default", periodFrames: Int = 512, periods: Int = 3) throws -> String? {
-        try state.withLock { state throws in
-            guard state.output == nil else { throw SoundtrackError("the soundtrack's own output already plays") }
+    public func startOutput(device: String = "default", periodFrames: Int = 512, periods: Int = 3) throws(SoundtrackError) -> String? {
+        try state.withLock { state throws(SoundtrackError) in
+            guard state.output == nil else { throw SoundtrackError(.state, "the soundtrack's own output already plays") }
             var c = PCMOutput.Configuration()
             c.device = device
             c.sampleRate = configuration.sampleRate
             c.periodFrames = min(periodFrames, configuration.maxFrames)
             c.periods = periods
-            let output = try PCMOutput(configuration: c)
+            let output: PCMOutput
+            do { output = try PCMOutput(configuration: c) } catch { throw SoundtrackError(.device, "\(error)") }
             guard output.negotiated.sampleRate == configuration.sampleRate, output.negotiated.periodFrames <= configuration.maxFrames else {
-                throw SoundtrackError("audio device '\(device)' gave \(output.negotiated.sampleRate) Hz, \(output.negotiated.periodFrames)-frame periods; the soundtrack renders \(configuration.sampleRate) Hz in at most \(configuration.maxFrames)")
+                throw SoundtrackError(.device, "audio device '\(device)' gave \(output.negotiated.sampleRate) Hz, \(output.negotiated.periodFrames)-frame periods; the soundtrack renders \(configuration.sampleRate) Hz in at most \(configuration.maxFrames)")
             }
             state.output = output
             outputRunning.store(true, ordering: .releasing)
@@ -544,13 +545,13 @@ public final class Soundtrack: Sendable {
     /// `seconds` as frames at the soundtrack's rate; throws for a negative, endless or
     /// absurd (over an hour) length, which `what` names.
     private func frames(_ seconds: Double, _ what: String) throws(SoundtrackError) -> Int {
-        guard seconds.isFinite, (0...3600).contains(seconds) else { throw SoundtrackError("\(what) of \(seconds) s: use 0 to 3600 seconds") }
+        guard seconds.isFinite, (0...3600).contains(seconds) else { throw SoundtrackError(.argument, "\(what) of \(seconds) s: use 0 to 3600 seconds") }
         return Int((seconds * Double(configuration.sampleRate)).rounded())
     }
 
     /// `volume` if it is a gain a fader takes (0...16); else throws, naming `what`.
     private static func gain(_ volume: Float, _ what: String) throws(SoundtrackError) -> Float {
-        guard volume.isFinite, (0...16).contains(volume) else { throw SoundtrackError("\(what) \(volume): use 0 to 16 (1 is as written)") }
+        guard volume.isFinite, (0...16).contains(volume) else { throw SoundtrackError(.argument, "\(what) \(volume): use 0 to 16 (1 is as written)") }
         return volume
     }
 
@@ -562,8 +563,8 @@ public final class Soundtrack: Sendable {
 
     /// Why `name` in `state` cannot play.
     private static func notReady(_ name: String, _ state: LoadState) -> SoundtrackError {
-        if case .failed(let error) = state { return SoundtrackError("\(name) did not load: \(error)") }
-        return SoundtrackError("\(name) is still loading; wait for it (its state, wait(), or its loaded event)")
+        if case .failed(let error) = state { return SoundtrackError(.state, "\(name) did not load: \(error)") }
+        return SoundtrackError(.state, "\(name) is still loading; wait for it (its state, wait(), or its loaded event)")
     }
 
     /// The music time of `moment`.
@@ -575,9 +576,9 @@ public final class Soundtrack: Sendable {
         case .nextBeat: return player?.nextTime(on: .beat, atOrAfter: earliest)?.time ?? earliest
         case .nextBar: return player?.nextTime(on: .bar, atOrAfter: earliest)?.time ?? earliest
         case .marker(let name):
-            guard let deck = state.current else { throw SoundtrackError("no song is playing, so there is no marker '\(name)' to wait for") }
+            guard let deck = state.current else { throw SoundtrackError(.state, "no song is playing, so there is no marker '\(name)' to wait for") }
             guard let next = deck.node.player.nextTime(ofMarker: name, atOrAfter: earliest) else {
-                throw SoundtrackError("\(deck.song.name) does not reach a marker '\(name)' again")
+                throw SoundtrackError(.state, "\(deck.song.name) does not reach a marker '\(name)' again")
             }
             return next.time
         }
@@ -612,7 +613,7 @@ public final class Soundtrack: Sendable {
             do {
                 stems.append(try FilePlayerNode(reader: source.audioFileReader(), sampleRate: configuration.sampleRate, playing: playing))
             } catch {
-                throw SoundtrackError("stem '\(name)': \(error)")
+                throw SoundtrackError(.file, "stem '\(name)': \(error)")
             }
             layers[name.lowercased()] = samplers.count + stems.count - 1
         }
@@ -665,12 +666,33 @@ public final class Soundtrack: Sendable {
     }
 }
 
-/// A soundtrack call that could not be done: one line saying what and why. Any thread.
+/// A soundtrack call that could not be done: one line saying what and why, and what kind of
+/// fault it was. Any thread.
 public struct SoundtrackError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What kind of fault. Any thread.
+    public enum Kind: Hashable, Sendable {
+        /// A value out of its range, or a name the song does not have. Any thread.
+        case argument
+        /// The call does not fit the moment: a song still loading or failed, none playing,
+        /// the output already running. Any thread.
+        case state
+        /// A file or bytes that cannot be read, or are not what they should be. Any thread.
+        case file
+        /// An audio device that cannot be opened or does not take the soundtrack's format. Any thread.
+        case device
+        /// A queue to the audio side is full: pull audio, then try again. Any thread.
+        case busy
+    }
+
+    /// What kind of fault. Any thread.
+    public let kind: Kind
     /// The line. Any thread.
     public let description: String
 
-    init(_ description: String) { self.description = description }
+    init(_ kind: Kind, _ description: String) {
+        self.kind = kind
+        self.description = description
+    }
 }
 
 extension Soundtrack.Event {

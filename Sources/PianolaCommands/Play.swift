@@ -124,7 +124,7 @@ extension Play {
         settings.tailSeconds = 2
         let graph: SongGraph
         do {
-            graph = try SongGraph(sequence: sequence, soundFontPath: font.path, settings: settings, maxFrames: max(4096, output.negotiated.periodFrames),
+            graph = try SongGraph(sequence: sequence, soundFont: .path(font.path), settings: settings, maxFrames: max(4096, output.negotiated.periodFrames),
                                   routing: midi?.routing ?? Routing(), external: midi?.destinations ?? [])
         } catch {
             throw fail("\(error)")   // a SynthesizerError or an AudioFileError, one line

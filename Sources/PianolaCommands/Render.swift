@@ -74,30 +74,13 @@ struct Render: ParsableCommand {
         } catch {
             throw fail("\(error)")   // a SynthesizerError or an AudioFileError, one line
         }
-        let writer: AudioFileWriter
+        let progress = ProgressBar(enabled: showProgress && isatty(STDOUT_FILENO) == 1)
+        defer { progress.finish() }
         do {
-            writer = try AudioFileWriter(path: path, container: container, encoding: bits, sampleRate: settings.sampleRate, overwrite: force)
+            return try renderer.write(to: path, container: container, encoding: bits, overwrite: force, frames: length) { progress.update($0) }
         } catch {
             throw fail(error.alreadyExists ? "\(error) (use --force to replace it)" : error.description)
         }
-        let progress = ProgressBar(enabled: showProgress && isatty(STDOUT_FILENO) == 1)
-        var frames = 0
-        do {
-            try renderer.render(frames: length) { (slice, done) throws(AudioFileError) in
-                try writer.write(left: slice.left, right: slice.right, frames: slice.frames)
-                frames += slice.frames
-                progress.update(done)
-            }
-            try writer.close()
-        } catch {
-            progress.finish()
-            throw fail(error.description)
-        }
-        progress.finish()
-        if let failure = renderer.song.filePlayers.lazy.compactMap(\.failure).first {
-            throw fail("\(failure); \(path) was written with that file cut short there")
-        }
-        return frames
     }
 }
 

@@ -59,7 +59,7 @@ struct BadInputTableTests {
             let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: flac)))
             return ["render", song, "-o", scratch.url.appendingPathComponent("out.wav").path, "--soundfont", font,
                     "--with", try scratch.write("cut.flac", Array(bytes[..<(bytes.count / 2)]))]
-        }, says: "cut.flac: unreadable: flac decoder lost sync; "),
+        }, says: "cut.flac: unreadable: flac decoder lost sync"),
         Row(description: "a port that does not exist", arguments: {
             ["play", try $0.write("song.mid", RenderCommandTests.song()), "--port", "no such port"]
         }, says: "sequencer"),

@@ -58,7 +58,7 @@ struct SoundtrackReachTests {
         #expect(throws: SoundtrackError.self) { try bad.wait() }
         guard case .failed(let error) = bad.state else { Issue.record("not failed: \(bad.state)"); return }
         #expect(error.description.hasPrefix("level-3 music: byte "), "\(error)")
-        #expect(throws: SoundtrackError("level-3 music did not load: \(error)")) { try soundtrack.play(bad) }
+        #expect(throws: SoundtrackError(.state, "level-3 music did not load: \(error)")) { try soundtrack.play(bad) }
         #expect(throws: SoundtrackError.self) { try badFont.wait() }
 
         var events: [Soundtrack.Event] = []
@@ -106,7 +106,7 @@ struct SoundtrackReachTests {
         let waltz = try await soundtrack.load(looped)
         let entrance = try await soundtrack.load(.init(midiPath: try fixture.write(SoundtrackFixture.entrance(), as: "e.mid"), soundFontPath: SoundtrackFixture.testFont))
         try soundtrack.play(waltz)
-        #expect(throws: SoundtrackError("\(waltz.name) does not reach a marker 'chorus' again")) { try soundtrack.play(entrance, at: .marker("chorus")) }
+        #expect(throws: SoundtrackError(.state, "\(waltz.name) does not reach a marker 'chorus' again")) { try soundtrack.play(entrance, at: .marker("chorus")) }
         try soundtrack.play(entrance, at: .marker("VERSE"))
         _ = pullStereo(soundtrack, frames: 100_000)
         let first = soundtrack.pollEvents().first { if case .beat(let song, 1, 1, _) = $0 { song === entrance } else { false } }

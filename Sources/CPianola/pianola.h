@@ -1,0 +1,414 @@
+/*
+ * pianola.h — Pianola's C API: MIDI songs played through SoundFonts, for games and scripts.
+ *
+ * A soundtrack plays songs (a Standard MIDI File and the SoundFont it sounds through, with
+ * audio stems and layers), switches and crossfades them on the next beat, bar line or marker,
+ * loops them on their loop marks, fades layers, plays sound effects, and reports beats, bars,
+ * markers, loop wraps, song ends and finished loads as events the caller polls. The audio is
+ * pulled by the caller's own audio callback (pianola_render_f32 and friends) or played
+ * through Pianola's own ALSA output. Offline, one call renders a MIDI file to an audio file,
+ * and a renderer hands a song's audio out in pieces.
+ *
+ * Conventions
+ * - Every function returns a pianola_status: PIANOLA_OK (0) or a negative error code. After
+ *   an error, pianola_last_error() gives a one-line message for the calling thread.
+ * - Handles are opaque. A handle that is NULL, unknown, already destroyed, or of another kind
+ *   is PIANOLA_ERROR_HANDLE, never a crash.
+ * - Strings are UTF-8, NUL-terminated, and only read during the call. Bytes given in memory
+ *   (songs, SoundFonts, audio files) are copied by the call; the caller may free them after.
+ * - Config structs start with struct_size; fill them with their *_config_init function first,
+ *   then change what you need. A struct_size this library does not know is
+ *   PIANOLA_ERROR_ARGUMENT.
+ * - Thread rules are given per function. "Any thread": callable from any thread at any time
+ *   (calls on one soundtrack are serialised by a lock the audio thread never takes).
+ *   "Audio thread": the real-time render calls, which take no lock, allocate nothing and do
+ *   no I/O; call them from one thread at a time per soundtrack.
+ * - Times are seconds (double); the music clock (sample_time) counts frames rendered while
+ *   not paused, from 0.
+ */
+#ifndef PIANOLA_H
+#define PIANOLA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- Version and errors */
+
+#define PIANOLA_VERSION_MAJOR 0
+#define PIANOLA_VERSION_MINOR 2
+#define PIANOLA_VERSION_PATCH 0
+/** The version this header belongs to, as a string. */
+#define PIANOLA_VERSION_STRING "0.2.0"
+/** A version as one comparable number: 0.2.0 is 200. */
+#define PIANOLA_VERSION_NUMBER(major, minor, patch) ((major) * 10000 + (minor) * 100 + (patch))
+/** This header's version as one number, for #if. */
+#define PIANOLA_VERSION PIANOLA_VERSION_NUMBER(PIANOLA_VERSION_MAJOR, PIANOLA_VERSION_MINOR, PIANOLA_VERSION_PATCH)
+
+/** The library's version string ("0.2.0"): compare with PIANOLA_VERSION_STRING. Any thread. */
+const char *pianola_version(void);
+
+/** What a call returns: PIANOLA_OK or one of the negative error codes below. */
+typedef int32_t pianola_status;
+
+enum {
+    PIANOLA_OK = 0,
+    /** A NULL pointer where one is needed, a value out of its range, a wrong struct_size,
+        or a name the song does not have (a layer, a marker). */
+    PIANOLA_ERROR_ARGUMENT = -1,
+    /** A handle that is NULL, unknown, destroyed, or of another kind. */
+    PIANOLA_ERROR_HANDLE = -2,
+    /** The call does not fit the moment: a song still loading or failed, no song playing,
+        a marker not reached again, the output already running or not running, a render
+        while Pianola's own output plays. */
+    PIANOLA_ERROR_STATE = -3,
+    /** A file or bytes that cannot be read or are not what they should be (MIDI file,
+        SoundFont, audio file), or an output file that cannot be written. */
+    PIANOLA_ERROR_FILE = -4,
+    /** An audio device that cannot be opened, fails, or will not take the format. */
+    PIANOLA_ERROR_DEVICE = -5,
+    /** A queue to the audio side is full (256 effect starts waiting): pull audio, then try again. */
+    PIANOLA_ERROR_BUSY = -6
+};
+
+/** The one-line message of the calling thread's last error ("" if none yet), e.g.
+    "songs/x.mid: byte 14, track 1: chunk 'MTrk' claims 4096 bytes, past the end of the file".
+    Valid until the next Pianola call on the same thread. Any thread. */
+const char *pianola_last_error(void);
+
+/* ---------------------------------------------------------------- Handles */
+
+/** A game's music: songs, transitions, layers, effects, events, and the audio they make. */
+typedef struct pianola_soundtrack pianola_soundtrack;
+/** A song loaded (or loading) into a soundtrack; events name songs by this handle. */
+typedef struct pianola_song pianola_song;
+/** A sound effect loaded (or loading) into a soundtrack. */
+typedef struct pianola_effect pianola_effect;
+/** An offline render of one song, read out in pieces. */
+typedef struct pianola_renderer pianola_renderer;
+
+/* ---------------------------------------------------------------- Files and bytes */
+
+/** A file given by its path, or by bytes in memory (an asset pack). Set exactly one of
+    `path` and `data`. */
+typedef struct pianola_source {
+    /** The file's path, or NULL. */
+    const char *path;
+    /** The file's bytes (copied by the call), or NULL. */
+    const void *data;
+    /** How many bytes `data` holds (more than 0). */
+    size_t size;
+    /** What messages call the bytes (NULL: "memory"). Ignored for a path. */
+    const char *name;
+} pianola_source;
+
+/* ---------------------------------------------------------------- The soundtrack */
+
+/** How a soundtrack renders. */
+typedef struct pianola_soundtrack_config {
+    /** sizeof(pianola_soundtrack_config), set by pianola_soundtrack_config_init. */
+    uint32_t struct_size;
+    /** Sample rate of everything it renders, 8000 to 384000 (default 48000). */
+    int32_t sample_rate;
+    /** The largest slice one internal render is cut into, 64 to 65536 (default 4096). A
+        render call of more frames is cut into several. */
+    int32_t max_frames;
+    /** Nonzero: the master peak limiter keeps sums from clipping (default 1). */
+    int32_t limiter;
+    /** Most synthesizer voices sounding at once per song, 1 to 65535 (default 256). */
+    int32_t polyphony;
+    /** Sound effects that can sound at once, 1 to 1024; the oldest is cut beyond (default 32). */
+    int32_t effect_voices;
+    /** Nonzero: the synthesizers' reverb is on (default 1). */
+    int32_t reverb;
+    /** Nonzero: the synthesizers' chorus is on (default 1). */
+    int32_t chorus;
+    /** The synthesizers' output gain, 0 to 10 (default 0.2, FluidSynth's). */
+    float gain;
+} pianola_soundtrack_config;
+
+/** Fills `config` with the defaults and its struct_size. Any thread. */
+pianola_status pianola_soundtrack_config_init(pianola_soundtrack_config *config);
+
+/** Makes a soundtrack with nothing playing; `*soundtrack` receives it. Any thread. */
+pianola_status pianola_soundtrack_create(const pianola_soundtrack_config *config, pianola_soundtrack **soundtrack);
+
+/** Stops its output (if running) and frees the soundtrack. Its songs and effects stay valid
+    handles until destroyed, but can no longer play. Never call it while an audio callback
+    may be pulling it. Any thread. */
+pianola_status pianola_soundtrack_destroy(pianola_soundtrack *soundtrack);
+
+/* ---------------------------------------------------------------- Songs and effects */
+
+/** An audio file that plays with a song from its start, faded as the layer `layer`. */
+typedef struct pianola_stem {
+    /** The layer's name (any case), for pianola_set_layer. */
+    const char *layer;
+    /** The audio file (WAV, FLAC, Ogg Vorbis, Opus, MP3…). */
+    pianola_source source;
+} pianola_stem;
+
+/** A song to load. */
+typedef struct pianola_song_config {
+    /** sizeof(pianola_song_config), set by pianola_song_config_init. */
+    uint32_t struct_size;
+    /** The Standard MIDI File. */
+    pianola_source midi;
+    /** The SoundFont (.sf2, .sf3) it plays through. */
+    pianola_source soundfont;
+    /** Audio stems, `stem_count` of them (NULL when 0). */
+    const pianola_stem *stems;
+    /** How many stems. */
+    size_t stem_count;
+    /** Names of tracks (their track-name meta event, any case) to fade as layers of their
+        own, `track_layer_count` of them (NULL when 0). */
+    const char *const *track_layers;
+    /** How many track layers. */
+    size_t track_layer_count;
+    /** Nonzero (default): loop where the song marks a loop (loopStart/loopEnd markers, CC111,
+        EMIDI…); 0: play it through once. */
+    int32_t loop;
+    /** Nonzero: a track layer's CC7 and CC10 move the layer's own fader (default 0). */
+    int32_t controllers_drive_layers;
+} pianola_song_config;
+
+/** Fills `config` with the defaults (no files, looping on) and its struct_size. Any thread. */
+pianola_status pianola_song_config_init(pianola_song_config *config);
+
+/** Where a song or effect stands in its loading. */
+typedef int32_t pianola_load_state;
+
+enum {
+    /** Loading on a worker thread. */
+    PIANOLA_LOADING = 0,
+    /** Loaded and ready to play. */
+    PIANOLA_READY = 1,
+    /** Could not be loaded: pianola_song_wait / pianola_effect_wait return why. */
+    PIANOLA_FAILED = 2
+};
+
+/** Starts loading a song on a worker thread and returns at once: `*song` receives its handle,
+    loading. Reading the MIDI file, loading the SoundFont and checking the stems happen there;
+    PIANOLA_EVENT_SONG_LOADED or PIANOLA_EVENT_SONG_LOAD_FAILED tells when it is done, as do
+    pianola_song_state and pianola_song_wait. Any thread. */
+pianola_status pianola_song_load(pianola_soundtrack *soundtrack, const pianola_song_config *config, pianola_song **song);
+
+/** Where `song` stands in its loading, into `*state`. Any thread. */
+pianola_status pianola_song_state(pianola_song *song, pianola_load_state *state);
+
+/** Blocks until `song` has loaded: PIANOLA_OK when ready, else the load's error code and
+    message. Any thread but the audio thread. */
+pianola_status pianola_song_wait(pianola_song *song);
+
+/** Frees the handle. A song that plays goes on until stopped or replaced. Any thread. */
+pianola_status pianola_song_destroy(pianola_song *song);
+
+/** Starts loading a sound effect (decoded whole into memory at the soundtrack's rate) on a
+    worker thread and returns at once: `*effect` receives its handle, loading. Any thread. */
+pianola_status pianola_effect_load(pianola_soundtrack *soundtrack, const pianola_source *source, pianola_effect **effect);
+
+/** Where `effect` stands in its loading, into `*state`. Any thread. */
+pianola_status pianola_effect_state(pianola_effect *effect, pianola_load_state *state);
+
+/** Blocks until `effect` has loaded: PIANOLA_OK when ready, else the load's error. Any
+    thread but the audio thread. */
+pianola_status pianola_effect_wait(pianola_effect *effect);
+
+/** Frees the handle; a sounding effect plays to its end. Any thread. */
+pianola_status pianola_effect_destroy(pianola_effect *effect);
+
+/* ---------------------------------------------------------------- Playing */
+
+/** When a change happens. */
+typedef int32_t pianola_moment;
+
+enum {
+    /** As soon as the audio can take it. */
+    PIANOLA_NOW = 0,
+    /** On the next beat of the playing song (now if none plays). */
+    PIANOLA_NEXT_BEAT = 1,
+    /** On the next bar line of the playing song (now if none plays). */
+    PIANOLA_NEXT_BAR = 2,
+    /** When the playing song next sounds the marker named by the `marker` argument (any
+        case), after its loop's wrap if need be. */
+    PIANOLA_AT_MARKER = 3
+};
+
+/* In the calls below, `marker` is the marker's text for PIANOLA_AT_MARKER and ignored (may be
+   NULL) otherwise. Fades are seconds, 0 to 3600. Volumes are linear gains, 0 to 16 (1 is as
+   written). */
+
+/** Plays `song` from its start on `moment`, fading in over `fade_in`; the song playing
+    before stops on that same frame, fading out over `fade_out`. Any thread. */
+pianola_status pianola_play(pianola_soundtrack *soundtrack, pianola_song *song, pianola_moment moment, const char *marker,
+                            double fade_in, double fade_out);
+
+/** Crossfades from the playing song to `song` over `seconds`, starting on `moment`. Any thread. */
+pianola_status pianola_crossfade(pianola_soundtrack *soundtrack, pianola_song *song, double seconds, pianola_moment moment,
+                                 const char *marker);
+
+/** Stops the playing song on `moment`, fading out over `fade_out` (nothing when none plays). Any thread. */
+pianola_status pianola_stop(pianola_soundtrack *soundtrack, pianola_moment moment, const char *marker, double fade_out);
+
+/** Pauses all music and effects where they are, after a 10 ms fade. Any thread. */
+pianola_status pianola_pause(pianola_soundtrack *soundtrack);
+
+/** Resumes from the same frame after pianola_pause. Any thread. */
+pianola_status pianola_resume(pianola_soundtrack *soundtrack);
+
+/** Plays the playing song at `percent` (1 to 1000) of its written tempo. Any thread. */
+pianola_status pianola_set_tempo(pianola_soundtrack *soundtrack, int32_t percent);
+
+/** Transposes the playing song by `semitones` (-48 to 48); drums (channel 10) stay. Any thread. */
+pianola_status pianola_set_transpose(pianola_soundtrack *soundtrack, int32_t semitones);
+
+/** Fades the playing song's layer `layer` (a track layer or a stem) to `volume` over
+    `seconds`, from `moment` on. Any thread. */
+pianola_status pianola_set_layer(pianola_soundtrack *soundtrack, const char *layer, float volume, double seconds,
+                                 pianola_moment moment, const char *marker);
+
+/** Fades everything to `volume` over `seconds`. Any thread. */
+pianola_status pianola_set_master_volume(pianola_soundtrack *soundtrack, float volume, double seconds);
+
+/** Plays `effect` on `moment` (a stinger on the next bar line) at `volume`, panned by `pan`
+    (-1 left to 1 right). Any thread. */
+pianola_status pianola_play_effect(pianola_soundtrack *soundtrack, pianola_effect *effect, pianola_moment moment,
+                                   const char *marker, float volume, float pan);
+
+/** The output's peak and RMS (linear) over the last render, into `*peak` and `*rms`. Any thread. */
+pianola_status pianola_meters(pianola_soundtrack *soundtrack, float *peak, float *rms);
+
+/* ---------------------------------------------------------------- Events */
+
+/** What happened. */
+typedef int32_t pianola_event_type;
+
+enum {
+    /** A beat other than the first of its bar sounded (`bar`, `beat`). */
+    PIANOLA_EVENT_BEAT = 1,
+    /** A bar line sounded: beat 1 of bar `bar`. */
+    PIANOLA_EVENT_BAR = 2,
+    /** A marker (or cue point) sounded; `text` is its text. */
+    PIANOLA_EVENT_MARKER = 3,
+    /** The song went back to its loop's start. */
+    PIANOLA_EVENT_LOOP_WRAPPED = 4,
+    /** The song played to its end. */
+    PIANOLA_EVENT_SONG_ENDED = 5,
+    /** The song finished loading and can play. */
+    PIANOLA_EVENT_SONG_LOADED = 6,
+    /** The song could not be loaded; `text` says why. */
+    PIANOLA_EVENT_SONG_LOAD_FAILED = 7,
+    /** The effect finished loading and can play. */
+    PIANOLA_EVENT_EFFECT_LOADED = 8,
+    /** The effect could not be loaded; `text` says why. */
+    PIANOLA_EVENT_EFFECT_LOAD_FAILED = 9
+};
+
+/** Room for an event's text, its NUL included; a longer text is cut at a UTF-8 character. */
+#define PIANOLA_EVENT_TEXT_SIZE 256
+
+/** One event. */
+typedef struct pianola_event {
+    /** What happened. */
+    pianola_event_type type;
+    /** BEAT and BAR: the bar, counted from 1; else 0. */
+    int32_t bar;
+    /** BEAT and BAR: the beat in its bar, counted from 1 (1 for BAR); else 0. */
+    int32_t beat;
+    /** When it sounded (or, for loads, when it was reported) on the music clock, in frames. */
+    int64_t sample_time;
+    /** The song it concerns (its handle from pianola_song_load), or NULL for effects and for
+        a song whose handle was destroyed. */
+    pianola_song *song;
+    /** The effect it concerns, or NULL. */
+    pianola_effect *effect;
+    /** MARKER: the marker's text; *_LOAD_FAILED: the reason; else "". */
+    char text[PIANOLA_EVENT_TEXT_SIZE];
+} pianola_event;
+
+/** Moves up to `capacity` events, oldest first, into `events`; `*count` receives how many.
+    The rest wait for the next call. Call it often (each game frame). Any thread. */
+pianola_status pianola_poll_events(pianola_soundtrack *soundtrack, pianola_event *events, size_t capacity, size_t *count);
+
+/* ---------------------------------------------------------------- Audio out */
+
+/** Renders the next `frames` frames into `interleaved` (2 × frames floats: left, right). For
+    a game that owns the audio callback (SDL, miniaudio…). Real-time safe. Audio thread. */
+pianola_status pianola_render_f32(pianola_soundtrack *soundtrack, float *interleaved, size_t frames);
+
+/** Renders the next `frames` frames into `interleaved` (2 × frames signed 16-bit samples:
+    each sample × 32767, rounded, held at full scale). Real-time safe. Audio thread. */
+pianola_status pianola_render_s16(pianola_soundtrack *soundtrack, int16_t *interleaved, size_t frames);
+
+/** Renders the next `frames` frames into `left` and `right` (frames floats each). Real-time
+    safe. Audio thread. */
+pianola_status pianola_render_planar(pianola_soundtrack *soundtrack, float *left, float *right, size_t frames);
+
+/** Plays the soundtrack through Pianola's own ALSA output on `device` (NULL: "default"),
+    with periods of `period_frames` (at most max_frames; 0: 512) and `periods` of them (0: 3).
+    While it runs, the render calls are PIANOLA_ERROR_STATE. Any thread. */
+pianola_status pianola_output_start(pianola_soundtrack *soundtrack, const char *device, int32_t period_frames, int32_t periods);
+
+/** Stops Pianola's own output at once. Any thread. */
+pianola_status pianola_output_stop(pianola_soundtrack *soundtrack);
+
+/* ---------------------------------------------------------------- Offline: one song */
+
+/** A song to render offline or play through once. */
+typedef struct pianola_render_config {
+    /** sizeof(pianola_render_config), set by pianola_render_config_init. */
+    uint32_t struct_size;
+    /** The Standard MIDI File. */
+    pianola_source midi;
+    /** The SoundFont it plays through. */
+    pianola_source soundfont;
+    /** Sample rate, 8000 to 384000 (default 48000). */
+    int32_t sample_rate;
+    /** Longest time to let notes ring after the music, 0 to 60 seconds (default 5). */
+    double tail_seconds;
+    /** Nonzero: reverb on (default 1). */
+    int32_t reverb;
+    /** Nonzero: chorus on (default 1). */
+    int32_t chorus;
+    /** Synthesizer gain, 0 to 10 (default 0.2). */
+    float gain;
+    /** pianola_render_file: 16 or 24 (integer) or 32 (float, WAV only) bits per sample
+        (default 16). */
+    int32_t bits;
+} pianola_render_config;
+
+/** Fills `config` with the defaults and its struct_size. Any thread. */
+pianola_status pianola_render_config_init(pianola_render_config *config);
+
+/** Renders a song into an audio file at `output_path`, its type from the extension (.wav,
+    .flac, .ogg, .opus, .mp3), faster than real time: the music, then until the notes have
+    died (at most tail_seconds). An existing file is refused unless `overwrite` is nonzero.
+    Blocks until done. Any thread. */
+pianola_status pianola_render_file(const pianola_render_config *config, const char *output_path, int32_t overwrite);
+
+/** Plays a song once through ALSA `device` (NULL: "default") and returns when it has
+    ended. Blocks. Any thread. */
+pianola_status pianola_play_file(const pianola_render_config *config, const char *device);
+
+/** Prepares an offline render of a song, read out with pianola_renderer_read. Any thread. */
+pianola_status pianola_renderer_create(const pianola_render_config *config, pianola_renderer **renderer);
+
+/** The render's length in frames, if it plays to its full tail (it may end sooner, when
+    the notes have died), into `*frames`. Any thread. */
+pianola_status pianola_renderer_max_frames(pianola_renderer *renderer, int64_t *frames);
+
+/** Renders up to `frames` more frames into `interleaved` (2 × frames floats); `*frames_read`
+    receives how many, 0 once the song and its tail have ended. One thread at a time. */
+pianola_status pianola_renderer_read(pianola_renderer *renderer, float *interleaved, size_t frames, size_t *frames_read);
+
+/** Frees the renderer. Any thread. */
+pianola_status pianola_renderer_destroy(pianola_renderer *renderer);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PIANOLA_H */

@@ -1,0 +1,28 @@
+import ALSA
+import Engine
+import Sequencing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension SongGraph {
+    /// Plays `sequence` once through the ALSA device `device` with `soundFont`, and returns
+    /// when the music and its tail have played out: what a script that plays a file needs.
+    /// Throws one line if the font, an audio file or the device fails. Control thread (it blocks).
+    public static func playThrough(_ sequence: MusicSequence, soundFont: FileSource, settings: Settings, device: String = "default") throws {
+        var configuration = PCMOutput.Configuration()
+        configuration.device = device
+        configuration.sampleRate = settings.sampleRate
+        configuration.periodFrames = 512
+        let output = try PCMOutput(configuration: configuration)
+        var settings = settings
+        settings.sampleRate = output.negotiated.sampleRate
+        let song = try SongGraph(sequence: sequence, soundFont: soundFont, settings: settings, maxFrames: max(4096, output.negotiated.periodFrames))
+        output.start(pulling: song.graph)
+        defer { output.stop(drain: true) }
+        while !(song.player.isFinished && output.framesWritten >= song.maximumFrames) {
+            if let failure = output.fatalError { throw failure }
+            usleep(10_000)
+        }
+    }
+}
