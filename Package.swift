@@ -5,6 +5,9 @@ let package = Package(
     name: "Pianola",
     products: [
         .library(name: "Pianola", targets: ["Pianola"]),
+        // libpianola.so for C, C++ and Python: Tools/install-libpianola.sh builds it with the
+        // Swift runtime linked in, and installs it with pianola.h and pianola.pc.
+        .library(name: "pianola-c", type: .dynamic, targets: ["PianolaC"]),
         .executable(name: "pianola", targets: ["pianola"]),
     ],
     dependencies: [
@@ -25,6 +28,10 @@ let package = Package(
         .target(name: "MIDI"),
         // The sequence model: Sequence, Track, load options, editing.
         .target(name: "Sequencing", dependencies: ["MIDI", "Engine"]),
+        // pianola.h, the C API's hand-written header, as a module for the target that implements it.
+        .systemLibrary(name: "CPianola"),
+        // The C API: opaque handles, status codes and each thread's last error over `Pianola`; it only translates.
+        .target(name: "PianolaC", dependencies: ["CPianola", "Pianola"]),
         // The public library product: a façade over the modules above.
         .target(name: "Pianola", dependencies: ["MIDI", "Sequencing", "Engine", "FluidSynth", "AudioFile", "Streaming", "ALSA"]),
         // libsndfile, wrapped: the only module that imports CSndFile.

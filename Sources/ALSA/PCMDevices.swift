@@ -11,7 +11,7 @@ public struct PCMDevice: Hashable, Sendable {
     /// Every PCM that can play: the cards' devices and the PCMs of the ALSA configuration.
     /// Control thread.
     public static func playbackDevices() -> [PCMDevice] {
-        pianola_alsa_capture_errors()
+        shim_alsa_capture_errors()
         var hints: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
         guard snd_device_name_hint(-1, "pcm", &hints) == 0, let hints else { return [] }
         defer { snd_device_name_free_hint(hints) }

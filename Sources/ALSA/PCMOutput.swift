@@ -61,7 +61,7 @@ public final class PCMOutput: @unchecked Sendable {
     /// Opens and configures `configuration.device`. Throws with the device and ALSA's reason
     /// when it does not exist, is busy or refuses every usable setting. Control thread.
     public init(configuration: Configuration = Configuration()) throws(ALSAError) {
-        pianola_alsa_capture_errors()
+        shim_alsa_capture_errors()
         device = configuration.device
         var handle: OpaquePointer?
         try ALSAError.check(snd_pcm_open(&handle, configuration.device, SND_PCM_STREAM_PLAYBACK, 0), device: device, call: "snd_pcm_open")
@@ -257,7 +257,7 @@ public struct ALSAError: Error, Hashable, Sendable, CustomStringConvertible {
     static func check(_ status: Int32, device: String, call: String) throws(ALSAError) {
         guard status < 0 else { return }
         var message = [CChar](repeating: 0, count: 512)
-        let length = pianola_take_last_error(&message, message.count)
+        let length = shim_take_last_error(&message, message.count)
         let detail = String(decoding: message.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
         throw ALSAError(device: device, call: call, code: status, detail: detail)
     }

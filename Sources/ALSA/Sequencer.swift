@@ -67,7 +67,7 @@ public struct SequencerError: Error, Hashable, Sendable, CustomStringConvertible
     static func check(_ status: Int32, _ what: String) throws(SequencerError) {
         guard status < 0 else { return }
         var message = [CChar](repeating: 0, count: 512)
-        let length = pianola_take_last_error(&message, message.count)
+        let length = shim_take_last_error(&message, message.count)
         let detail = String(decoding: message.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
         throw SequencerError("\(what): \(String(cString: snd_strerror(status)))\(detail.isEmpty ? "" : " (\(detail))")")
     }
@@ -90,12 +90,12 @@ public final class SequencerClient: @unchecked Sendable {
     /// Opens the sequencer as client `name`. Throws one line when there is no sequencer
     /// (`/dev/snd/seq` missing: the snd-seq module is not loaded) or it refuses. Control thread.
     public init(name: String = "Pianola") throws(SequencerError) {
-        pianola_alsa_capture_errors()
+        shim_alsa_capture_errors()
         var seq: OpaquePointer?
         let status = snd_seq_open(&seq, "default", Int32(SND_SEQ_OPEN_DUPLEX), 0)
         guard status >= 0, let seq else {
             let hint = access("/dev/snd/seq", F_OK) != 0 ? "; /dev/snd/seq is missing (is the snd-seq kernel module loaded?)" : ""
-            _ = pianola_take_last_error(nil, 0)
+            _ = shim_take_last_error(nil, 0)
             throw SequencerError("ALSA sequencer: cannot open: \(String(cString: snd_strerror(status)))\(hint)")
         }
         handle = seq
@@ -233,7 +233,7 @@ public final class SequencerClient: @unchecked Sendable {
         snd_seq_queue_timer_set_id(timer, id)
         snd_seq_queue_timer_set_resolution(timer, 4_000)
         let precise = snd_seq_set_queue_timer(handle, queue, timer) >= 0
-        _ = pianola_take_last_error(nil, 0)
+        _ = shim_take_last_error(nil, 0)
         return (queue, precise)
     }
 

@@ -9,16 +9,16 @@ static void capture(const char *file, int line, const char *function, int err, c
     (void)file; (void)line;
     va_list ap;
     va_start(ap, fmt);
-    int n = snprintf(pianola_last_error, sizeof pianola_last_error, "%s: ", function ? function : "alsa");
-    if (n < 0 || (size_t)n >= sizeof pianola_last_error) n = 0;
-    vsnprintf(pianola_last_error + n, sizeof pianola_last_error - (size_t)n, fmt, ap);
+    int n = snprintf(shim_captured_message, sizeof shim_captured_message, "%s: ", function ? function : "alsa");
+    if (n < 0 || (size_t)n >= sizeof shim_captured_message) n = 0;
+    vsnprintf(shim_captured_message + n, sizeof shim_captured_message - (size_t)n, fmt, ap);
     va_end(ap);
     if (err) {
-        size_t len = strlen(pianola_last_error);
-        snprintf(pianola_last_error + len, sizeof pianola_last_error - len, ": %s", snd_strerror(err));
+        size_t len = strlen(shim_captured_message);
+        snprintf(shim_captured_message + len, sizeof shim_captured_message - len, ": %s", snd_strerror(err));
     }
 }
 
-void pianola_alsa_capture_errors(void) { snd_lib_error_set_handler(capture); }
+void shim_alsa_capture_errors(void) { snd_lib_error_set_handler(capture); }
 
-void pianola_alsa_restore_errors(void) { snd_lib_error_set_handler(NULL); }
+void shim_alsa_restore_errors(void) { snd_lib_error_set_handler(NULL); }

@@ -35,7 +35,7 @@ static int close_font(void *file) {
     return fclose(file) == 0 ? FLUID_OK : FLUID_FAILED;
 }
 
-int pianola_fluid_add_memory_loader(fluid_synth_t *synth, fluid_settings_t *settings) {
+int shim_fluid_add_memory_loader(fluid_synth_t *synth, fluid_settings_t *settings) {
     fluid_sfloader_t *loader = new_fluid_defsfloader(settings);
     if (loader == NULL) return -1;
     if (fluid_sfloader_set_callbacks(loader, open_font, read_font, seek_font, tell_font, close_font) != FLUID_OK) {
@@ -46,6 +46,6 @@ int pianola_fluid_add_memory_loader(fluid_synth_t *synth, fluid_settings_t *sett
     return 0;
 }
 
-void pianola_fluid_memory_name(char *buffer, size_t size, const void *bytes, size_t length) {
+void shim_fluid_memory_name(char *buffer, size_t size, const void *bytes, size_t length) {
     snprintf(buffer, size, "%s%p:%zu", prefix, bytes, length);
 }

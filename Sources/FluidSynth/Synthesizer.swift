@@ -91,7 +91,7 @@ public final class Synthesizer: @unchecked Sendable {
             delete_fluid_settings(settings)
             throw SynthesizerError(.creation, Self.lastLibraryError())
         }
-        guard pianola_fluid_add_memory_loader(synth, settings) == 0 else {
+        guard shim_fluid_add_memory_loader(synth, settings) == 0 else {
             delete_fluid_synth(synth)
             delete_fluid_settings(settings)
             throw SynthesizerError(.creation, "cannot make the SoundFont loader")
@@ -124,7 +124,7 @@ public final class Synthesizer: @unchecked Sendable {
         if let problem = SoundFontCheck.problem(font.bytes) { throw SynthesizerError(.soundFont(path: font.name), problem) }
         _ = Self.lastLibraryError()
         var name = [CChar](repeating: 0, count: 64)
-        pianola_fluid_memory_name(&name, name.count, font.bytes.baseAddress, font.bytes.count)
+        shim_fluid_memory_name(&name, name.count, font.bytes.baseAddress, font.bytes.count)
         let id = fluid_synth_sfload(synth, name, 1)
         guard id >= 0 else { throw SynthesizerError(.soundFont(path: font.name), Self.lastLibraryError()) }
         memoryFonts.append(font)
@@ -214,12 +214,12 @@ public final class Synthesizer: @unchecked Sendable {
 
     // MARK: Library errors
 
-    private static let captureLibraryErrors: Void = pianola_fluid_capture_errors()
+    private static let captureLibraryErrors: Void = shim_fluid_capture_errors()
 
     /// Takes the calling thread's last libfluidsynth error message, "" if none.
     static func lastLibraryError() -> String {
         var buffer = [CChar](repeating: 0, count: 512)
-        let length = pianola_take_last_error(&buffer, buffer.count)
+        let length = shim_take_last_error(&buffer, buffer.count)
         return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

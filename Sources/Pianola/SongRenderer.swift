@@ -15,6 +15,7 @@ public final class SongRenderer {
     public private(set) var renderedFrames: Int64 = 0
     private var ended = false
     private var musicOver = false
+    private var interleavingBuffer: AudioBuffer?
 
     /// Builds the graph for `sequence` with the font at `soundFontPath`. Control thread.
     public convenience init(sequence: MusicSequence, soundFontPath: String, settings: SongGraph.Settings = SongGraph.Settings()) throws {
@@ -51,6 +52,21 @@ public final class SongRenderer {
             if peak < 1e-4 { ended = true }
         }
         return count
+    }
+
+    /// Renders up to `frames` more frames into `interleaved` as float pairs (left, right) and
+    /// returns how many: fewer only at the end, 0 once everything has been rendered. Control thread.
+    public func read(interleaved: UnsafeMutablePointer<Float>, frames: Int) -> Int {
+        let scratch = interleavingBuffer ?? AudioBuffer(capacity: 4096)
+        interleavingBuffer = scratch
+        var done = 0
+        while done < frames {
+            let count = read(into: scratch.slice(frames: min(scratch.capacity, frames - done)))
+            if count == 0 { break }
+            scratch.slice(frames: count).interleave(into: interleaved + 2 * done)
+            done += count
+        }
+        return done
     }
 
     /// Renders everything (exactly `length` frames when given) in slices of `sliceFrames`,

@@ -94,6 +94,7 @@ public final class Soundtrack: Sendable {
         /// Where it loops, if it marks a loop; `nil` too while loading. Any thread.
         public var loop: GameLoop? { loading.value?.loop }
         fileprivate let loading = Loading<Content>()
+        fileprivate let owner: ObjectIdentifier              // the soundtrack that loads it, at its rate
 
         /// What a load makes.
         fileprivate struct Content: Sendable {
@@ -104,7 +105,10 @@ public final class Soundtrack: Sendable {
             let spare: ControlLock<[[Synthesizer]]>           // sets of (main + one per layer) ready to play
         }
 
-        fileprivate init(description: SongDescription) { self.description = description }
+        fileprivate init(description: SongDescription, owner: Soundtrack) {
+            self.description = description
+            self.owner = ObjectIdentifier(owner)
+        }
 
         /// Blocks until loaded; throws the load's one-line error. Not the render thread.
         public func wait() throws(SoundtrackError) { _ = try loading.wait() }
@@ -237,15 +241,10 @@ public final class Soundtrack: Sendable {
     /// file read, its synthesizers made with the SoundFont loaded, its stems checked. Its
     /// `state`, `wait()` or a `songLoaded`/`songLoadFailed` event tell when it is done. Any thread.
     public func startLoading(_ description: SongDescription) -> Song {
-        let song = Song(description: description)
+        let song = Song(description: description, owner: self)
         let configuration = synthesizerConfiguration
-        DispatchQueue.global().async { [weak self] in
-            song.loading.finish(Result { () throws(SoundtrackError) in try Self.makeContent(description, configuration: configuration) })
-            switch song.state {
-            case .failed(let error): self?.report { .songLoadFailed(song: song, error: error, sampleTime: $0) }
-            default: self?.report { .songLoaded(song: song, sampleTime: $0) }
-            }
-        }
+        startLoad(into: song.loading, { () throws(SoundtrackError) in try Self.makeContent(description, configuration: configuration) },
+                  loaded: { .songLoaded(song: song, sampleTime: $0) }, failed: { .songLoadFailed(song: song, error: $0, sampleTime: $1) })
         return song
     }
 
@@ -262,15 +261,9 @@ public final class Soundtrack: Sendable {
     public func startLoadingEffect(_ source: FileSource) -> Effect {
         let effect = Effect(name: source.name)
         let rate = configuration.sampleRate
-        DispatchQueue.global().async { [weak self] in
-            effect.loading.finish(Result { () throws(SoundtrackError) in
-                do { return try SoundBuffer(reader: source.audioFileReader(), sampleRate: rate) } catch { throw SoundtrackError(.file, "\(error)") }
-            })
-            switch effect.state {
-            case .failed(let error): self?.report { .effectLoadFailed(effect: effect, error: error, sampleTime: $0) }
-            default: self?.report { .effectLoaded(effect: effect, sampleTime: $0) }
-            }
-        }
+        startLoad(into: effect.loading, { () throws(SoundtrackError) in
+            do { return try SoundBuffer(reader: source.audioFileReader(), sampleRate: rate) } catch { throw SoundtrackError(.file, "\(error)") }
+        }, loaded: { .effectLoaded(effect: effect, sampleTime: $0) }, failed: { .effectLoadFailed(effect: effect, error: $0, sampleTime: $1) })
         return effect
     }
 
@@ -279,6 +272,16 @@ public final class Soundtrack: Sendable {
         let effect = startLoadingEffect(source)
         _ = try await effect.loading.value()
         return effect
+    }
+
+    /// Runs `make` on a worker thread into `loading`, then reports the `loaded` or `failed` event.
+    private func startLoad<Value: Sendable>(into loading: Loading<Value>, _ make: @escaping @Sendable () throws(SoundtrackError) -> Value,
+                                            loaded: @escaping @Sendable (SampleTime) -> Event,
+                                            failed: @escaping @Sendable (SoundtrackError, SampleTime) -> Event) {
+        DispatchQueue.global().async { [weak self] in
+            loading.finish(Result { () throws(SoundtrackError) in try make() })
+            if case .failed(let error) = loading.state { self?.report { failed(error, $0) } } else { self?.report(loaded) }
+        }
     }
 
     /// Adds the event `make` builds for the music clock's time now.
@@ -326,6 +329,7 @@ public final class Soundtrack: Sendable {
     /// fades together make a crossfade). Throws if the song is not loaded, or `moment` is a
     /// marker not ahead. Any thread.
     public func play(_ song: Song, at moment: Moment = .now, fadeIn: Double = 0, fadeOut: Double = 0) throws(SoundtrackError) {
+        guard song.owner == ObjectIdentifier(self) else { throw SoundtrackError(.argument, "\(song.name) was loaded by another soundtrack") }
         let content = try Self.ready(song)
         let (fadeIn, fadeOut) = (try frames(fadeIn, "fade-in"), try frames(fadeOut, "fade-out"))
         try state.withLock { state throws(SoundtrackError) in
@@ -529,6 +533,9 @@ public final class Soundtrack: Sendable {
             return output.start(pulling: graph)
         }
     }
+
+    /// Whether Pianola's own output is running (the render calls then do nothing). Any thread.
+    public var isOutputRunning: Bool { outputRunning.load(ordering: .acquiring) }
 
     /// Stops Pianola's own output at once (what the device still holds is dropped). Any thread.
     public func stopOutput() {

@@ -2,17 +2,11 @@ import Foundation
 @testable import Pianola
 import Testing
 
-/// Pulls `frames` frames from `soundtrack` in 512-frame slices, planar, both sides.
+/// Both sides of the next `frames` frames of `soundtrack`, pulled in uneven slices.
 func pullStereo(_ soundtrack: Soundtrack, frames: Int) -> (left: [Float], right: [Float]) {
-    let buffer = AudioBuffer(capacity: 512)
-    var left: [Float] = [], right: [Float] = []
-    while left.count < frames {
-        let slice = buffer.slice(frames: min(512, frames - left.count))
-        soundtrack.render(into: slice)
-        left += UnsafeBufferPointer(start: slice.left, count: slice.frames)
-        right += UnsafeBufferPointer(start: slice.right, count: slice.frames)
-    }
-    return (left, right)
+    var puller = Puller(soundtrack)
+    puller.pull(frames)
+    return (puller.left, puller.right)
 }
 
 @Suite("The game API from memory, by handle and interleaved: what the C library needs")
@@ -114,11 +108,13 @@ struct SoundtrackReachTests {
 
         // Past "verse", the loop's start marker comes next only after the wrap at tick 7200.
         let again = Soundtrack(configuration: dryConfiguration())
-        try again.play(waltz)
+        #expect(throws: SoundtrackError(.argument, "\(waltz.name) was loaded by another soundtrack")) { try again.play(waltz) }
+        let (waltz2, entrance2) = (try await again.load(looped), try await again.load(entrance.description))
+        try again.play(waltz2)
         _ = pullStereo(again, frames: waltzFrame(4000))
-        try again.play(entrance, at: .marker("loopStart"))
+        try again.play(entrance2, at: .marker("loopStart"))
         _ = pullStereo(again, frames: waltzFrame(7200) + 50_000 - waltzFrame(4000))
-        let entered = again.pollEvents().first { if case .beat(let song, 1, 1, _) = $0 { song === entrance } else { false } }
+        let entered = again.pollEvents().first { if case .beat(let song, 1, 1, _) = $0 { song === entrance2 } else { false } }
         #expect(entered?.sampleTime == SampleTime(waltzFrame(7200)))
     }
 

@@ -75,11 +75,12 @@ struct SoundtrackFixture {
     }
 }
 
-/// Pulls a soundtrack in uneven slices, as a game's audio callback would, and keeps the left side.
+/// Pulls a soundtrack in uneven slices, as a game's audio callback would, and keeps both sides.
 struct Puller {
     let soundtrack: Soundtrack
     let buffer = AudioBuffer(capacity: 4096)
     var left: [Float] = []
+    var right: [Float] = []
     var slices = [512, 300, 1024, 77, 4096]
 
     init(_ soundtrack: Soundtrack) { self.soundtrack = soundtrack }
@@ -91,6 +92,7 @@ struct Puller {
             let slice = buffer.slice(frames: n)
             soundtrack.render(into: slice)
             left += UnsafeBufferPointer(start: slice.left, count: n)
+            right += UnsafeBufferPointer(start: slice.right, count: n)
             done += n
         }
     }

@@ -18,15 +18,15 @@ struct LinkageTests {
 
     @Test("the ALSA shim captures alsa-lib's error message instead of printing it")
     func alsaErrorCapture() {
-        pianola_alsa_capture_errors()
-        defer { pianola_alsa_restore_errors() }
+        shim_alsa_capture_errors()
+        defer { shim_alsa_restore_errors() }
         var pcm: OpaquePointer?
         let status = snd_pcm_open(&pcm, "pianola_no_such_device", SND_PCM_STREAM_PLAYBACK, 0)
         #expect(status < 0)
         var buffer = [CChar](repeating: 0, count: 512)
-        let length = pianola_take_last_error(&buffer, buffer.count)
+        let length = shim_take_last_error(&buffer, buffer.count)
         let message = String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
         #expect(message.contains("pianola_no_such_device"), "captured: \(message)")
-        #expect(pianola_take_last_error(&buffer, buffer.count) == 0)
+        #expect(shim_take_last_error(&buffer, buffer.count) == 0)
     }
 }

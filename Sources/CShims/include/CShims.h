@@ -9,28 +9,28 @@
 /// reason of its error.
 
 /// Routes alsa-lib's error messages into the calling thread's buffer instead of stderr. Any thread.
-void pianola_alsa_capture_errors(void);
+void shim_alsa_capture_errors(void);
 
 /// Restores alsa-lib's default handler (print to stderr). Any thread.
-void pianola_alsa_restore_errors(void);
+void shim_alsa_restore_errors(void);
 
 /// Routes libfluidsynth's panic and error messages into the calling thread's buffer and
 /// silences its warnings, information and debug output. Any thread; affects all synths.
-void pianola_fluid_capture_errors(void);
+void shim_fluid_capture_errors(void);
 
 /// Copies the calling thread's last captured message into `buffer` (NUL-terminated, truncated
 /// to `size`) and clears it. Returns its length, 0 when there is none. Any thread.
-size_t pianola_take_last_error(char *buffer, size_t size);
+size_t shim_take_last_error(char *buffer, size_t size);
 
 /// libfluidsynth's own SoundFont loader, taught to read a font from memory: a name made by
-/// `pianola_fluid_memory_name` opens those bytes (which must outlive the synth), any other name
+/// `shim_fluid_memory_name` opens those bytes (which must outlive the synth), any other name
 /// a file. Added to `synth` (made with `settings`), which owns it. Returns 0, or -1 if it could
 /// not be made. Control thread, before the synth loads fonts.
 struct _fluid_synth_t;
 struct _fluid_hashtable_t;
-int pianola_fluid_add_memory_loader(struct _fluid_synth_t *synth, struct _fluid_hashtable_t *settings);
+int shim_fluid_add_memory_loader(struct _fluid_synth_t *synth, struct _fluid_hashtable_t *settings);
 
 /// Writes into `buffer` the name that stands for `length` bytes at `bytes`. Any thread.
-void pianola_fluid_memory_name(char *buffer, size_t size, const void *bytes, size_t length);
+void shim_fluid_memory_name(char *buffer, size_t size, const void *bytes, size_t length);
 
 #endif

@@ -1,0 +1,171 @@
+import CPianola
+import Pianola
+
+// Songs, effects and events: loads that return at once, their states, and the events that
+// name songs and effects by handle. Each only translates (see pianola.h).
+
+/// The song behind `handle`, or a handle error.
+func loadedSong(_ handle: OpaquePointer?) throws(APIError) -> Soundtrack.Song {
+    try object(handle, .song, as: Soundtrack.Song.self, "pianola_song")
+}
+
+/// A load state's C code; for a failure, the reason is kept as the thread's last error.
+func loadState(_ state: Soundtrack.LoadState) -> pianola_load_state {
+    switch state {
+    case .loading: return pianola_load_state(PIANOLA_LOADING)
+    case .ready: return pianola_load_state(PIANOLA_READY)
+    case .failed(let error):
+        LastError.set(error.description)
+        return pianola_load_state(PIANOLA_FAILED)
+    }
+}
+
+/// pianola_song_config_init: the defaults. Any thread.
+@_cdecl("pianola_song_config_init")
+public func pianolaSongConfigInit(_ config: UnsafeMutablePointer<pianola_song_config>?) -> pianola_status {
+    status {
+        let config = try required(config, "config")
+        config.pointee = pianola_song_config()
+        config.pointee.struct_size = UInt32(MemoryLayout<pianola_song_config>.size)
+        config.pointee.loop = 1
+    }
+}
+
+/// pianola_song_load: starts loading a song and hands out its handle at once. Any thread.
+@_cdecl("pianola_song_load")
+public func pianolaSongLoad(_ handle: OpaquePointer?, _ config: UnsafePointer<pianola_song_config>?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> pianola_status {
+    status {
+        let soundtrack = try soundtrack(handle)
+        let c = try required(config, "config").pointee
+        let out = try required(out, "song")
+        try checkSize(c.struct_size, of: "pianola_song_config", is: MemoryLayout<pianola_song_config>.size)
+        var description = Soundtrack.SongDescription(midi: try c.midi.fileSource("midi"), soundFont: try c.soundfont.fileSource("soundfont"))
+        guard c.stem_count == 0 || c.stems != nil, c.stem_count >= 0, c.stem_count <= 256 else { throw APIError.argument("stems: give stem_count (0 to 256) stems") }
+        for i in 0..<c.stem_count {
+            let stem = c.stems![i]
+            let layer = try string(stem.layer, "stems[\(i)].layer")
+            guard description.stems[layer] == nil else { throw APIError.argument("stems[\(i)]: a second stem for layer '\(layer)'") }
+            description.stems[layer] = try stem.source.fileSource("stems[\(i)].source")
+        }
+        guard c.track_layer_count == 0 || c.track_layers != nil, c.track_layer_count >= 0, c.track_layer_count <= 256 else {
+            throw APIError.argument("track_layers: give track_layer_count (0 to 256) names")
+        }
+        description.trackLayers = try (0..<c.track_layer_count).map { i throws(APIError) in try string(c.track_layers![i], "track_layers[\(i)]") }
+        if c.loop == 0 { description.loopConventions = [] }
+        description.controllersDriveLayers = c.controllers_drive_layers != 0
+        try hand(soundtrack.startLoading(description), as: .song, to: out)
+    }
+}
+
+/// pianola_song_state: loading, ready or failed. Any thread.
+@_cdecl("pianola_song_state")
+public func pianolaSongState(_ handle: OpaquePointer?, _ state: UnsafeMutablePointer<pianola_load_state>?) -> pianola_status {
+    status {
+        let out = try required(state, "state")
+        out.pointee = loadState(try loadedSong(handle).state)
+    }
+}
+
+/// pianola_song_wait: blocks until loaded. Any thread but the audio thread.
+@_cdecl("pianola_song_wait")
+public func pianolaSongWait(_ handle: OpaquePointer?) -> pianola_status {
+    status { try loadedSong(handle).wait() }
+}
+
+/// pianola_song_destroy: frees the handle. Any thread.
+@_cdecl("pianola_song_destroy")
+public func pianolaSongDestroy(_ handle: OpaquePointer?) -> pianola_status {
+    status {
+        _ = try loadedSong(handle)
+        _ = HandleTable.shared.remove(handle, .song)
+    }
+}
+
+/// pianola_effect_load: starts loading an effect and hands out its handle at once. Any thread.
+@_cdecl("pianola_effect_load")
+public func pianolaEffectLoad(_ handle: OpaquePointer?, _ source: UnsafePointer<pianola_source>?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> pianola_status {
+    status {
+        let soundtrack = try soundtrack(handle)
+        let file = try required(source, "source").pointee.fileSource("source")
+        try hand(soundtrack.startLoadingEffect(file), as: .effect, to: try required(out, "effect"))
+    }
+}
+
+/// pianola_effect_state: loading, ready or failed. Any thread.
+@_cdecl("pianola_effect_state")
+public func pianolaEffectState(_ handle: OpaquePointer?, _ state: UnsafeMutablePointer<pianola_load_state>?) -> pianola_status {
+    status {
+        let out = try required(state, "state")
+        out.pointee = loadState(try object(handle, .effect, as: Soundtrack.Effect.self, "pianola_effect").state)
+    }
+}
+
+/// pianola_effect_wait: blocks until loaded. Any thread but the audio thread.
+@_cdecl("pianola_effect_wait")
+public func pianolaEffectWait(_ handle: OpaquePointer?) -> pianola_status {
+    status { try object(handle, .effect, as: Soundtrack.Effect.self, "pianola_effect").wait() }
+}
+
+/// pianola_effect_destroy: frees the handle. Any thread.
+@_cdecl("pianola_effect_destroy")
+public func pianolaEffectDestroy(_ handle: OpaquePointer?) -> pianola_status {
+    status {
+        _ = try object(handle, .effect, as: Soundtrack.Effect.self, "pianola_effect")
+        _ = HandleTable.shared.remove(handle, .effect)
+    }
+}
+
+/// pianola_poll_events: up to `capacity` events into the caller's array. Any thread.
+@_cdecl("pianola_poll_events")
+public func pianolaPollEvents(_ handle: OpaquePointer?, _ events: UnsafeMutablePointer<pianola_event>?, _ capacity: Int,
+                              _ count: UnsafeMutablePointer<Int>?) -> pianola_status {
+    status {
+        let soundtrack = try soundtrack(handle)
+        let count = try required(count, "count")
+        guard capacity >= 0, capacity <= 1 << 24 else { throw APIError.argument("capacity \(capacity): use 0 to 16777216 events") }
+        guard capacity == 0 || events != nil else { throw APIError.argument("events is NULL") }
+        let polled = soundtrack.pollEvents(limit: capacity)
+        for (i, event) in polled.enumerated() { events![i] = cEvent(event) }
+        count.pointee = polled.count
+    }
+}
+
+/// An event as its C struct, naming its song or effect by live handle.
+private func cEvent(_ event: Soundtrack.Event) -> pianola_event {
+    var c = pianola_event()
+    c.sample_time = event.sampleTime
+    var text = ""
+    func about(_ song: Soundtrack.Song) { c.song = HandleTable.shared.handle(of: song) }
+    switch event {
+    case .beat(let song, let bar, let beat, _):
+        c.type = pianola_event_type(beat == 1 ? PIANOLA_EVENT_BAR : PIANOLA_EVENT_BEAT)
+        (c.bar, c.beat) = (Int32(clamping: bar), Int32(clamping: beat))
+        about(song)
+    case .marker(let song, let marker, _):
+        c.type = pianola_event_type(PIANOLA_EVENT_MARKER)
+        text = marker
+        about(song)
+    case .loopWrapped(let song, _):
+        c.type = pianola_event_type(PIANOLA_EVENT_LOOP_WRAPPED)
+        about(song)
+    case .songEnded(let song, _):
+        c.type = pianola_event_type(PIANOLA_EVENT_SONG_ENDED)
+        about(song)
+    case .songLoaded(let song, _):
+        c.type = pianola_event_type(PIANOLA_EVENT_SONG_LOADED)
+        about(song)
+    case .songLoadFailed(let song, let error, _):
+        c.type = pianola_event_type(PIANOLA_EVENT_SONG_LOAD_FAILED)
+        text = error.description
+        about(song)
+    case .effectLoaded(let effect, _):
+        c.type = pianola_event_type(PIANOLA_EVENT_EFFECT_LOADED)
+        c.effect = HandleTable.shared.handle(of: effect)
+    case .effectLoadFailed(let effect, let error, _):
+        c.type = pianola_event_type(PIANOLA_EVENT_EFFECT_LOAD_FAILED)
+        text = error.description
+        c.effect = HandleTable.shared.handle(of: effect)
+    }
+    withUnsafeMutableBytes(of: &c.text) { copy(text, into: $0.baseAddress!.assumingMemoryBound(to: CChar.self), capacity: $0.count) }
+    return c
+}

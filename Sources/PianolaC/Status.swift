@@ -1,0 +1,127 @@
+import ALSA
+import CPianola
+import Pianola
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A C call that failed: its status code and one line for `pianola_last_error`.
+struct APIError: Error {
+    let status: pianola_status
+    let message: String
+
+    init(_ status: Int, _ message: String) {
+        self.status = pianola_status(status)
+        self.message = message
+    }
+
+    /// The code and line for any error the Swift modules throw.
+    init(_ error: any Error) {
+        switch error {
+        case let error as APIError: self = error
+        case let error as SoundtrackError:
+            let codes: [SoundtrackError.Kind: Int] = [.argument: PIANOLA_ERROR_ARGUMENT, .state: PIANOLA_ERROR_STATE, .file: PIANOLA_ERROR_FILE,
+                                                        .device: PIANOLA_ERROR_DEVICE, .busy: PIANOLA_ERROR_BUSY]
+            self.init(codes[error.kind]!, error.description)
+        case is ALSAError: self.init(PIANOLA_ERROR_DEVICE, "\(error)")
+        default: self.init(PIANOLA_ERROR_FILE, "\(error)")   // MIDIFileError, SynthesizerError, AudioFileError: the files'
+        }
+    }
+
+    /// A NULL, out-of-range or malformed argument.
+    static func argument(_ message: String) -> APIError { APIError(PIANOLA_ERROR_ARGUMENT, message) }
+}
+
+/// The calling thread's last error line, for `pianola_last_error`: a buffer of its own per
+/// thread, made on the thread's first question and freed when the thread ends.
+enum LastError {
+    static let capacity = 1024
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { free($0) }
+        return key
+    }()
+
+    /// The thread's buffer. Any thread.
+    static var buffer: UnsafeMutablePointer<CChar> {
+        if let existing = pthread_getspecific(key) { return existing.assumingMemoryBound(to: CChar.self) }
+        let made = calloc(capacity, 1)!
+        pthread_setspecific(key, made)
+        return made.assumingMemoryBound(to: CChar.self)
+    }
+
+    /// Keeps `message`, cut to the buffer at a character's edge. Any thread.
+    static func set(_ message: String) {
+        copy(message, into: buffer, capacity: capacity)
+    }
+}
+
+/// Copies `text` into a C buffer of `capacity` bytes, NUL-terminated, cut at a UTF-8
+/// character's edge when too long. Any thread.
+func copy(_ text: String, into buffer: UnsafeMutablePointer<CChar>, capacity: Int) {
+    var utf8 = Array(text.utf8.prefix(capacity - 1))
+    if utf8.count == capacity - 1 {
+        while let last = utf8.last, last & 0xC0 == 0x80 { utf8.removeLast() }   // continuation bytes
+        if let last = utf8.last, last >= 0xC0 { utf8.removeLast() }              // a lead byte left alone
+    }
+    for (i, byte) in utf8.enumerated() { buffer[i] = CChar(bitPattern: byte) }
+    buffer[utf8.count] = 0
+}
+
+/// Runs the body of a C call: PIANOLA_OK, or the error's code with its line kept for the thread.
+@inline(__always)
+func status(_ body: () throws -> Void) -> pianola_status {
+    do {
+        try body()
+        return pianola_status(PIANOLA_OK)
+    } catch {
+        let failure = APIError(error)
+        LastError.set(failure.message)
+        return failure.status
+    }
+}
+
+/// `pointer`, or an argument error naming `what`.
+func required<T>(_ pointer: T?, _ what: String) throws(APIError) -> T {
+    guard let pointer else { throw .argument("\(what) is NULL") }
+    return pointer
+}
+
+/// A C string argument as Swift, or an argument error naming `what` when NULL.
+func string(_ pointer: UnsafePointer<CChar>?, _ what: String) throws(APIError) -> String {
+    String(cString: try required(pointer, what))
+}
+
+/// Checks a config struct's `struct_size` against this library's.
+func checkSize(_ size: UInt32, of type: String, is expected: Int) throws(APIError) {
+    guard Int(size) == expected else {
+        throw .argument("\(type).struct_size is \(size), but this library's is \(expected): fill it with \(type)_init")
+    }
+}
+
+/// A whole number in `range`, or an argument error naming `what`.
+func inRange<T: BinaryInteger>(_ value: T, _ range: ClosedRange<Int>, _ what: String) throws(APIError) -> Int {
+    guard let value = Int(exactly: value), range.contains(value) else { throw .argument("\(what) \(value): use \(range.lowerBound) to \(range.upperBound)") }
+    return value
+}
+
+/// A real number in `range`, or an argument error naming `what`.
+func inRange(_ value: Double, _ range: ClosedRange<Double>, _ what: String) throws(APIError) -> Double {
+    guard value.isFinite, range.contains(value) else { throw .argument("\(what) \(value): use \(range.lowerBound) to \(range.upperBound)") }
+    return value
+}
+
+extension pianola_source {
+    /// The file or bytes it names; `what` names it in errors. Exactly one of path and data.
+    func fileSource(_ what: String) throws(APIError) -> FileSource {
+        switch (path, data) {
+        case (let path?, nil): return .path(String(cString: path))
+        case (nil, let data?):
+            guard size > 0, size <= 1 << 32 else { throw .argument("\(what).size \(size): give the bytes' length, 1 byte to 4 GiB") }
+            let bytes = [UInt8](UnsafeRawBufferPointer(start: data, count: size))
+            return .bytes(bytes, name: name.map { String(cString: $0) } ?? "memory")
+        case (nil, nil): throw .argument("\(what) names no file: set its path or its data")
+        case (_?, _?): throw .argument("\(what) sets both a path and data: set one")
+        }
+    }
+}

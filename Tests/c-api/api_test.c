@@ -1,0 +1,443 @@
+/*
+ * Calls every function of pianola.h with good and with bad arguments: each bad call must
+ * return its error code and leave a one-line message; good calls must do what they say
+ * (songs that load and sound, events that name their song's handle, renders that agree).
+ * Then 1,000 create/load/render/destroy cycles. Built with -fsanitize=address,undefined, so
+ * a crash, an overflow or a leak fails it.
+ *
+ *   api_test FONT.sf2 SONG.mid EFFECT.wav SCRATCH_DIR
+ */
+#include <pianola.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int checks, failures;
+
+#define CHECK(condition)                                                                                   \
+    do {                                                                                                   \
+        checks++;                                                                                          \
+        if (!(condition)) {                                                                                \
+            failures++;                                                                                    \
+            fprintf(stderr, "%s:%d: failed: %s (last error: %s)\n", __FILE__, __LINE__, #condition,        \
+                    pianola_last_error());                                                                 \
+        }                                                                                                  \
+    } while (0)
+
+/* A call that must succeed. */
+#define OK(call) CHECK((call) == PIANOLA_OK)
+
+/* A call that must fail with `code` and leave one non-empty line that mentions `words`. */
+#define FAILS(call, code, words) expect_failure((call), (code), (words), #call, __LINE__)
+
+static void expect_failure(pianola_status status, pianola_status code, const char *words, const char *call, int line) {
+    const char *message = pianola_last_error();
+    checks++;
+    if (status != code || message[0] == '\0' || strchr(message, '\n') != NULL || strstr(message, words) == NULL) {
+        failures++;
+        fprintf(stderr, "%s:%d: %s returned %d (wanted %d), message \"%s\" (wanted one line with \"%s\")\n",
+                __FILE__, line, call, (int)status, (int)code, message, words);
+    }
+}
+
+/* The whole file at `path`, malloc'd; its length in *size. */
+static void *read_file(const char *path, size_t *size) {
+    FILE *file = fopen(path, "rb");
+    if (file == NULL) { perror(path); exit(2); }
+    fseek(file, 0, SEEK_END);
+    *size = (size_t)ftell(file);
+    fseek(file, 0, SEEK_SET);
+    void *bytes = malloc(*size);
+    if (fread(bytes, 1, *size, file) != *size) { perror(path); exit(2); }
+    fclose(file);
+    return bytes;
+}
+
+static pianola_source path_source(const char *path) {
+    pianola_source source = {path, NULL, 0, NULL};
+    return source;
+}
+
+static pianola_source bytes_source(const void *data, size_t size, const char *name) {
+    pianola_source source = {NULL, data, size, name};
+    return source;
+}
+
+static float peak_of(const float *samples, size_t count) {
+    float peak = 0;
+    for (size_t i = 0; i < count; i++) peak = fmaxf(peak, fabsf(samples[i]));
+    return peak;
+}
+
+static const char *font, *song_path, *effect_path, *scratch;
+
+static void version_and_errors(void) {
+    CHECK(strcmp(pianola_version(), PIANOLA_VERSION_STRING) == 0);
+    CHECK(PIANOLA_VERSION == PIANOLA_VERSION_NUMBER(PIANOLA_VERSION_MAJOR, PIANOLA_VERSION_MINOR, PIANOLA_VERSION_PATCH));
+    CHECK(pianola_last_error() != NULL);
+}
+
+static pianola_soundtrack *soundtrack_configs(void) {
+    pianola_soundtrack_config config;
+    pianola_soundtrack *soundtrack = NULL;
+    FAILS(pianola_soundtrack_config_init(NULL), PIANOLA_ERROR_ARGUMENT, "config is NULL");
+    OK(pianola_soundtrack_config_init(&config));
+    CHECK(config.struct_size == sizeof config && config.sample_rate == 48000 && config.max_frames == 4096 && config.limiter == 1);
+    FAILS(pianola_soundtrack_create(NULL, &soundtrack), PIANOLA_ERROR_ARGUMENT, "config is NULL");
+    FAILS(pianola_soundtrack_create(&config, NULL), PIANOLA_ERROR_ARGUMENT, "soundtrack is NULL");
+    config.struct_size = 12;
+    FAILS(pianola_soundtrack_create(&config, &soundtrack), PIANOLA_ERROR_ARGUMENT, "struct_size is 12");
+    OK(pianola_soundtrack_config_init(&config));
+    config.sample_rate = 0;
+    FAILS(pianola_soundtrack_create(&config, &soundtrack), PIANOLA_ERROR_ARGUMENT, "sample_rate 0");
+    OK(pianola_soundtrack_config_init(&config));
+    config.max_frames = INT32_MAX;
+    FAILS(pianola_soundtrack_create(&config, &soundtrack), PIANOLA_ERROR_ARGUMENT, "max_frames");
+    OK(pianola_soundtrack_config_init(&config));
+    config.gain = NAN;
+    FAILS(pianola_soundtrack_create(&config, &soundtrack), PIANOLA_ERROR_ARGUMENT, "gain");
+    CHECK(soundtrack == NULL);
+    OK(pianola_soundtrack_config_init(&config));
+    config.reverb = 0;
+    config.chorus = 0;
+    config.limiter = 0;
+    OK(pianola_soundtrack_create(&config, &soundtrack));
+    CHECK(soundtrack != NULL);
+    return soundtrack;
+}
+
+static pianola_song *songs(pianola_soundtrack *soundtrack, pianola_song **failed) {
+    pianola_song_config config;
+    pianola_song *song = NULL, *from_memory = NULL;
+    pianola_load_state state = -1;
+    size_t midi_size, font_size;
+    void *midi = read_file(song_path, &midi_size), *font_bytes = read_file(font, &font_size);
+    const char *layers[] = {"Strings", "Bass"};
+    const char *no_such_layer[] = {"Kazoo"};
+    pianola_stem stems[] = {{"click", {effect_path, NULL, 0, NULL}}};
+
+    FAILS(pianola_song_config_init(NULL), PIANOLA_ERROR_ARGUMENT, "NULL");
+    OK(pianola_song_config_init(&config));
+    CHECK(config.struct_size == sizeof config && config.loop == 1 && config.midi.path == NULL);
+    FAILS(pianola_song_load(soundtrack, &config, &song), PIANOLA_ERROR_ARGUMENT, "midi names no file");
+    config.midi = path_source(song_path);
+    config.soundfont = path_source(font);
+    FAILS(pianola_song_load(NULL, &config, &song), PIANOLA_ERROR_HANDLE, "handle is NULL");
+    FAILS(pianola_song_load(soundtrack, NULL, &song), PIANOLA_ERROR_ARGUMENT, "config is NULL");
+    FAILS(pianola_song_load(soundtrack, &config, NULL), PIANOLA_ERROR_ARGUMENT, "song is NULL");
+    config.midi.data = midi;
+    FAILS(pianola_song_load(soundtrack, &config, &song), PIANOLA_ERROR_ARGUMENT, "both a path and data");
+    config.midi = bytes_source(midi, 0, "empty");
+    FAILS(pianola_song_load(soundtrack, &config, &song), PIANOLA_ERROR_ARGUMENT, "midi.size 0");
+    config.midi = path_source(song_path);
+    config.stem_count = 1;
+    FAILS(pianola_song_load(soundtrack, &config, &song), PIANOLA_ERROR_ARGUMENT, "stems");
+    config.stems = stems;
+    config.track_layer_count = 2;
+    FAILS(pianola_song_load(soundtrack, &config, &song), PIANOLA_ERROR_ARGUMENT, "track_layers");
+    config.track_layers = layers;
+    CHECK(song == NULL);
+
+    /* By path, with layers and a stem. */
+    OK(pianola_song_load(soundtrack, &config, &song));
+    FAILS(pianola_song_state(song, NULL), PIANOLA_ERROR_ARGUMENT, "state is NULL");
+    FAILS(pianola_song_state(NULL, &state), PIANOLA_ERROR_HANDLE, "NULL");
+    FAILS(pianola_song_state((pianola_song *)soundtrack, &state), PIANOLA_ERROR_HANDLE, "not a live pianola_song");
+    OK(pianola_song_wait(song));
+    OK(pianola_song_state(song, &state));
+    CHECK(state == PIANOLA_READY);
+
+    /* From memory, freed as soon as the call returns. */
+    pianola_song_config memory;
+    OK(pianola_song_config_init(&memory));
+    memory.midi = bytes_source(midi, midi_size, "ode bytes");
+    memory.soundfont = bytes_source(font_bytes, font_size, "font bytes");
+    OK(pianola_song_load(soundtrack, &memory, &from_memory));
+    free(midi);
+    free(font_bytes);
+    OK(pianola_song_wait(from_memory));
+    OK(pianola_song_destroy(from_memory));
+    FAILS(pianola_song_destroy(from_memory), PIANOLA_ERROR_HANDLE, "not a live pianola_song");
+    FAILS(pianola_song_wait(from_memory), PIANOLA_ERROR_HANDLE, "not a live pianola_song");
+
+    /* Bad bytes load "successfully" (it is asynchronous) and then fail, with the reason. */
+    static const unsigned char junk[] = "this is not a MIDI file";
+    memory.midi = bytes_source(junk, sizeof junk, "junk.mid");
+    memory.soundfont = path_source(font);
+    OK(pianola_song_load(soundtrack, &memory, failed));
+    FAILS(pianola_song_wait(*failed), PIANOLA_ERROR_FILE, "junk.mid: byte ");
+    OK(pianola_song_state(*failed, &state));
+    CHECK(state == PIANOLA_FAILED && strstr(pianola_last_error(), "junk.mid") != NULL);
+
+    /* A layer the song does not have. */
+    pianola_song *no_layer = NULL;
+    config.track_layers = no_such_layer;
+    config.track_layer_count = 1;
+    OK(pianola_song_load(soundtrack, &config, &no_layer));
+    FAILS(pianola_song_wait(no_layer), PIANOLA_ERROR_ARGUMENT, "no track is named 'Kazoo'");
+    OK(pianola_song_destroy(no_layer));
+    return song;
+}
+
+static pianola_effect *effects(pianola_soundtrack *soundtrack, pianola_effect **failed) {
+    pianola_effect *effect = NULL, *from_memory = NULL;
+    pianola_load_state state = -1;
+    pianola_source source = path_source(effect_path);
+    size_t size;
+    void *bytes = read_file(effect_path, &size);
+    FAILS(pianola_effect_load(soundtrack, NULL, &effect), PIANOLA_ERROR_ARGUMENT, "source is NULL");
+    FAILS(pianola_effect_load(soundtrack, &source, NULL), PIANOLA_ERROR_ARGUMENT, "effect is NULL");
+    OK(pianola_effect_load(soundtrack, &source, &effect));
+    OK(pianola_effect_wait(effect));
+    OK(pianola_effect_state(effect, &state));
+    CHECK(state == PIANOLA_READY);
+    source = bytes_source(bytes, size, "sting bytes");
+    OK(pianola_effect_load(soundtrack, &source, &from_memory));
+    free(bytes);
+    OK(pianola_effect_wait(from_memory));
+    OK(pianola_effect_destroy(from_memory));
+    FAILS(pianola_effect_destroy(from_memory), PIANOLA_ERROR_HANDLE, "pianola_effect");
+    FAILS(pianola_effect_state(from_memory, &state), PIANOLA_ERROR_HANDLE, "pianola_effect");
+    static const unsigned char noise[] = {1, 2, 3, 4, 5, 6, 7, 8};
+    source = bytes_source(noise, sizeof noise, "noise.wav");
+    OK(pianola_effect_load(soundtrack, &source, failed));
+    FAILS(pianola_effect_wait(*failed), PIANOLA_ERROR_FILE, "noise.wav: not an audio file");
+    OK(pianola_effect_state(*failed, &state));
+    CHECK(state == PIANOLA_FAILED);
+    return effect;
+}
+
+static void transport(pianola_soundtrack *soundtrack, pianola_song *song, pianola_song *failed, pianola_effect *effect,
+                      pianola_effect *failed_effect) {
+    /* Wrong state before anything plays. */
+    FAILS(pianola_set_layer(soundtrack, "Strings", 0, 0, PIANOLA_NOW, NULL), PIANOLA_ERROR_STATE, "no song is playing");
+    OK(pianola_stop(soundtrack, PIANOLA_AT_MARKER, "end", 0)); /* nothing plays: nothing to stop */
+    FAILS(pianola_play(soundtrack, failed, PIANOLA_NOW, NULL, 0, 0), PIANOLA_ERROR_STATE, "did not load");
+    FAILS(pianola_play(soundtrack, NULL, PIANOLA_NOW, NULL, 0, 0), PIANOLA_ERROR_HANDLE, "pianola_song handle is NULL");
+    FAILS(pianola_play(soundtrack, song, 99, NULL, 0, 0), PIANOLA_ERROR_ARGUMENT, "moment 99");
+    FAILS(pianola_play(soundtrack, song, PIANOLA_AT_MARKER, NULL, 0, 0), PIANOLA_ERROR_ARGUMENT, "marker is NULL");
+    FAILS(pianola_play(soundtrack, song, PIANOLA_NOW, NULL, -1, 0), PIANOLA_ERROR_ARGUMENT, "fade-in of -1");
+    FAILS(pianola_play(soundtrack, song, PIANOLA_NOW, NULL, 0, INFINITY), PIANOLA_ERROR_ARGUMENT, "fade-out");
+    OK(pianola_play(soundtrack, song, PIANOLA_NOW, NULL, 0, 0));
+    FAILS(pianola_play(soundtrack, song, PIANOLA_AT_MARKER, "no such marker", 0, 0), PIANOLA_ERROR_STATE, "no such marker");
+    FAILS(pianola_crossfade(soundtrack, song, -2, PIANOLA_NEXT_BAR, NULL), PIANOLA_ERROR_ARGUMENT, "-2");
+    OK(pianola_crossfade(soundtrack, song, 0.5, PIANOLA_NEXT_BAR, NULL));
+    FAILS(pianola_set_tempo(soundtrack, 0), PIANOLA_ERROR_ARGUMENT, "tempo 0%");
+    FAILS(pianola_set_tempo(soundtrack, 5000), PIANOLA_ERROR_ARGUMENT, "tempo 5000%");
+    OK(pianola_set_tempo(soundtrack, 100));
+    FAILS(pianola_set_transpose(soundtrack, 100), PIANOLA_ERROR_ARGUMENT, "100");
+    OK(pianola_set_transpose(soundtrack, 0));
+    FAILS(pianola_set_layer(soundtrack, NULL, 1, 0, PIANOLA_NOW, NULL), PIANOLA_ERROR_ARGUMENT, "layer is NULL");
+    FAILS(pianola_set_layer(soundtrack, "Kazoo", 1, 0, PIANOLA_NOW, NULL), PIANOLA_ERROR_ARGUMENT, "no layer 'Kazoo'");
+    FAILS(pianola_set_layer(soundtrack, "Strings", NAN, 0, PIANOLA_NOW, NULL), PIANOLA_ERROR_ARGUMENT, "volume");
+    OK(pianola_set_layer(soundtrack, "strings", 0.5f, 1, PIANOLA_NEXT_BEAT, NULL));
+    OK(pianola_set_layer(soundtrack, "click", 0.8f, 0, PIANOLA_NOW, NULL));
+    FAILS(pianola_set_master_volume(soundtrack, -1, 0), PIANOLA_ERROR_ARGUMENT, "master volume -1");
+    FAILS(pianola_set_master_volume(soundtrack, 1, NAN), PIANOLA_ERROR_ARGUMENT, "fade");
+    OK(pianola_set_master_volume(soundtrack, 0.9f, 0.01));
+    FAILS(pianola_play_effect(soundtrack, failed_effect, PIANOLA_NOW, NULL, 1, 0), PIANOLA_ERROR_STATE, "did not load");
+    FAILS(pianola_play_effect(soundtrack, NULL, PIANOLA_NOW, NULL, 1, 0), PIANOLA_ERROR_HANDLE, "pianola_effect");
+    FAILS(pianola_play_effect(soundtrack, effect, PIANOLA_NOW, NULL, 1, 2), PIANOLA_ERROR_ARGUMENT, "pan 2");
+    OK(pianola_play_effect(soundtrack, effect, PIANOLA_NEXT_BAR, NULL, 0.5f, -0.25f));
+    OK(pianola_pause(soundtrack));
+    OK(pianola_resume(soundtrack));
+    FAILS(pianola_pause(NULL), PIANOLA_ERROR_HANDLE, "NULL");
+    FAILS(pianola_resume((pianola_soundtrack *)song), PIANOLA_ERROR_HANDLE, "not a live pianola_soundtrack");
+}
+
+static void rendering(pianola_soundtrack *soundtrack, pianola_song *song) {
+    enum { frames = 48000 };
+    float *interleaved = calloc(2 * frames, sizeof(float));
+    int16_t *shorts = calloc(2 * 1000, sizeof(int16_t));
+    float left[1000], right[1000], peak = -1, rms = -1;
+    FAILS(pianola_render_f32(NULL, interleaved, 10), PIANOLA_ERROR_HANDLE, "NULL");
+    FAILS(pianola_render_f32((pianola_soundtrack *)song, interleaved, 10), PIANOLA_ERROR_HANDLE, "not a live");
+    FAILS(pianola_render_f32(soundtrack, NULL, 10), PIANOLA_ERROR_ARGUMENT, "NULL");
+    FAILS(pianola_render_f32(soundtrack, interleaved, SIZE_MAX), PIANOLA_ERROR_ARGUMENT, "frames 18446744073709551615");
+    FAILS(pianola_render_f32(soundtrack, interleaved, (size_t)1 << 40), PIANOLA_ERROR_ARGUMENT, "at most");
+    FAILS(pianola_render_s16(soundtrack, NULL, 10), PIANOLA_ERROR_ARGUMENT, "NULL");
+    FAILS(pianola_render_planar(soundtrack, left, NULL, 10), PIANOLA_ERROR_ARGUMENT, "NULL");
+    OK(pianola_render_f32(soundtrack, interleaved, 0));
+    for (int second = 0; second < 3; second++) OK(pianola_render_f32(soundtrack, interleaved, frames));
+    CHECK(peak_of(interleaved, 2 * frames) > 0.01f);
+    OK(pianola_render_s16(soundtrack, shorts, 1000));
+    OK(pianola_render_planar(soundtrack, left, right, 1000));
+    CHECK(peak_of(left, 1000) > 0.001f && peak_of(right, 1000) > 0.001f);
+    FAILS(pianola_meters(soundtrack, NULL, &rms), PIANOLA_ERROR_ARGUMENT, "peak is NULL");
+    OK(pianola_meters(soundtrack, &peak, &rms));
+    CHECK(peak > 0 && rms > 0 && rms <= peak);
+    free(interleaved);
+    free(shorts);
+}
+
+static void events(pianola_soundtrack *soundtrack, pianola_song *song, pianola_song *failed, pianola_effect *effect) {
+    pianola_event polled[8];
+    size_t count = 99, total = 0;
+    int loaded = 0, load_failed = 0, bars = 0, beats = 0, effect_loaded = 0;
+    FAILS(pianola_poll_events(soundtrack, polled, 8, NULL), PIANOLA_ERROR_ARGUMENT, "count is NULL");
+    FAILS(pianola_poll_events(soundtrack, NULL, 8, &count), PIANOLA_ERROR_ARGUMENT, "events is NULL");
+    FAILS(pianola_poll_events(soundtrack, polled, SIZE_MAX, &count), PIANOLA_ERROR_ARGUMENT, "capacity");
+    FAILS(pianola_poll_events(NULL, polled, 8, &count), PIANOLA_ERROR_HANDLE, "NULL");
+    OK(pianola_poll_events(soundtrack, NULL, 0, &count));
+    CHECK(count == 0);
+    int64_t last = -1;
+    do {
+        OK(pianola_poll_events(soundtrack, polled, 8, &count));
+        CHECK(count <= 8);
+        for (size_t i = 0; i < count; i++) {
+            const pianola_event *e = &polled[i];
+            CHECK(e->sample_time >= last);
+            last = e->sample_time;
+            CHECK(memchr(e->text, '\0', sizeof e->text) != NULL);
+            switch (e->type) {
+            case PIANOLA_EVENT_SONG_LOADED: loaded += e->song == song; break;
+            case PIANOLA_EVENT_SONG_LOAD_FAILED: load_failed += e->song == failed && strstr(e->text, "junk.mid") != NULL; break;
+            case PIANOLA_EVENT_EFFECT_LOADED: effect_loaded += e->effect == effect; break;
+            case PIANOLA_EVENT_BAR: bars += e->song == song && e->beat == 1; break;
+            case PIANOLA_EVENT_BEAT: beats += e->song == song && e->beat > 1; break;
+            default: break;
+            }
+        }
+        total += count;
+    } while (count > 0);
+    CHECK(loaded == 1 && load_failed == 1 && effect_loaded == 1);
+    CHECK(bars >= 2 && beats >= 2 * bars - 2);
+}
+
+static void own_output(pianola_soundtrack *soundtrack) {
+    float buffer[2 * 64];
+    FAILS(pianola_output_stop(soundtrack), PIANOLA_ERROR_STATE, "not running");
+    FAILS(pianola_output_start(soundtrack, "no-such-device", 0, 0), PIANOLA_ERROR_DEVICE, "no-such-device");
+    FAILS(pianola_output_start(soundtrack, "null", 1 << 20, 0), PIANOLA_ERROR_ARGUMENT, "period_frames");
+    OK(pianola_output_start(soundtrack, "null", 256, 3));
+    FAILS(pianola_output_start(soundtrack, "null", 256, 3), PIANOLA_ERROR_STATE, "already");
+    FAILS(pianola_render_f32(soundtrack, buffer, 64), PIANOLA_ERROR_STATE, "own output");
+    OK(pianola_output_stop(soundtrack));
+    OK(pianola_render_f32(soundtrack, buffer, 64));
+}
+
+static void offline(void) {
+    pianola_render_config config;
+    pianola_renderer *renderer = NULL;
+    char out[4096], bad[4096];
+    snprintf(out, sizeof out, "%s/render.wav", scratch);
+    snprintf(bad, sizeof bad, "%s/render.xyz", scratch);
+    FAILS(pianola_render_config_init(NULL), PIANOLA_ERROR_ARGUMENT, "NULL");
+    OK(pianola_render_config_init(&config));
+    CHECK(config.sample_rate == 48000 && config.bits == 16 && config.tail_seconds == 5);
+    FAILS(pianola_render_file(&config, out, 0), PIANOLA_ERROR_ARGUMENT, "midi names no file");
+    config.midi = path_source(song_path);
+    config.soundfont = path_source(font);
+    config.tail_seconds = 1;
+    FAILS(pianola_render_file(&config, NULL, 0), PIANOLA_ERROR_ARGUMENT, "output_path is NULL");
+    FAILS(pianola_render_file(&config, bad, 0), PIANOLA_ERROR_ARGUMENT, "unknown audio file type");
+    config.bits = 12;
+    FAILS(pianola_render_file(&config, out, 0), PIANOLA_ERROR_ARGUMENT, "bits 12");
+    config.bits = 32;
+    OK(pianola_render_file(&config, out, 0));
+    FAILS(pianola_render_file(&config, out, 0), PIANOLA_ERROR_FILE, "already exists");
+    OK(pianola_render_file(&config, out, 1));
+    config.soundfont = path_source("/nonexistent.sf2");
+    FAILS(pianola_render_file(&config, out, 1), PIANOLA_ERROR_FILE, "/nonexistent.sf2: cannot load SoundFont");
+    FAILS(pianola_play_file(&config, "null"), PIANOLA_ERROR_FILE, "/nonexistent.sf2");
+    config.soundfont = path_source(font);
+    FAILS(pianola_play_file(&config, "no-such-device"), PIANOLA_ERROR_DEVICE, "no-such-device");
+    OK(pianola_play_file(&config, "null"));
+
+    FAILS(pianola_renderer_create(&config, NULL), PIANOLA_ERROR_ARGUMENT, "renderer is NULL");
+    OK(pianola_renderer_create(&config, &renderer));
+    int64_t most = 0;
+    size_t got = 0, total = 0;
+    float *buffer = malloc(2 * 10000 * sizeof(float)), peak = 0;
+    FAILS(pianola_renderer_max_frames(renderer, NULL), PIANOLA_ERROR_ARGUMENT, "frames is NULL");
+    OK(pianola_renderer_max_frames(renderer, &most));
+    CHECK(most > 48000 * 20);
+    FAILS(pianola_renderer_read(renderer, NULL, 10, &got), PIANOLA_ERROR_ARGUMENT, "interleaved is NULL");
+    FAILS(pianola_renderer_read(renderer, buffer, SIZE_MAX, &got), PIANOLA_ERROR_ARGUMENT, "frames");
+    do {
+        OK(pianola_renderer_read(renderer, buffer, 10000, &got));
+        peak = fmaxf(peak, peak_of(buffer, 2 * got));
+        total += got;
+    } while (got > 0);
+    CHECK((int64_t)total <= most && total > 48000 * 20 && peak > 0.01f);
+    OK(pianola_renderer_read(renderer, buffer, 10000, &got));
+    CHECK(got == 0);
+    OK(pianola_renderer_destroy(renderer));
+    FAILS(pianola_renderer_read(renderer, buffer, 10, &got), PIANOLA_ERROR_HANDLE, "pianola_renderer");
+    FAILS(pianola_renderer_destroy(renderer), PIANOLA_ERROR_HANDLE, "pianola_renderer");
+    free(buffer);
+}
+
+/* Create, load from memory, play, render, destroy: over and over. */
+static void cycles(int count) {
+    size_t midi_size, font_size;
+    void *midi = read_file(song_path, &midi_size), *font_bytes = read_file(font, &font_size);
+    float *buffer = malloc(2 * 4096 * sizeof(float));
+    int sounded = 0;
+    for (int i = 0; i < count; i++) {
+        pianola_soundtrack_config config;
+        pianola_song_config song_config;
+        pianola_soundtrack *soundtrack = NULL;
+        pianola_song *song = NULL;
+        pianola_event polled[16];
+        size_t polled_count;
+        pianola_soundtrack_config_init(&config);
+        config.polyphony = 32;
+        OK(pianola_soundtrack_create(&config, &soundtrack));
+        pianola_song_config_init(&song_config);
+        song_config.midi = bytes_source(midi, midi_size, "cycle.mid");
+        song_config.soundfont = i % 2 ? bytes_source(font_bytes, font_size, "cycle.sf2") : path_source(font);
+        OK(pianola_song_load(soundtrack, &song_config, &song));
+        OK(pianola_song_wait(song));
+        OK(pianola_play(soundtrack, song, PIANOLA_NOW, NULL, 0, 0));
+        OK(pianola_render_f32(soundtrack, buffer, 4096));
+        sounded += peak_of(buffer, 2 * 4096) > 0.001f;
+        OK(pianola_poll_events(soundtrack, polled, 16, &polled_count));
+        OK(pianola_song_destroy(song));
+        OK(pianola_soundtrack_destroy(soundtrack));
+        FAILS(pianola_render_f32(soundtrack, buffer, 64), PIANOLA_ERROR_HANDLE, "not a live");
+    }
+    CHECK(sounded == count);
+    free(midi);
+    free(font_bytes);
+    free(buffer);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 5) {
+        fprintf(stderr, "usage: api_test FONT.sf2 SONG.mid EFFECT.wav SCRATCH_DIR\n");
+        return 2;
+    }
+    font = argv[1];
+    song_path = argv[2];
+    effect_path = argv[3];
+    scratch = argv[4];
+    int cycle_count = getenv("PIANOLA_CYCLES") ? atoi(getenv("PIANOLA_CYCLES")) : 1000;
+
+    version_and_errors();
+    pianola_soundtrack *soundtrack = soundtrack_configs();
+    pianola_song *failed_song = NULL;
+    pianola_effect *failed_effect = NULL;
+    pianola_song *song = songs(soundtrack, &failed_song);
+    pianola_effect *effect = effects(soundtrack, &failed_effect);
+    transport(soundtrack, song, failed_song, effect, failed_effect);
+    rendering(soundtrack, song);
+    events(soundtrack, song, failed_song, effect);
+    own_output(soundtrack);
+    OK(pianola_stop(soundtrack, PIANOLA_NEXT_BAR, NULL, 0.1));
+    OK(pianola_song_destroy(song));
+    OK(pianola_song_destroy(failed_song));
+    OK(pianola_effect_destroy(effect));
+    OK(pianola_effect_destroy(failed_effect));
+    OK(pianola_soundtrack_destroy(soundtrack));
+    FAILS(pianola_soundtrack_destroy(soundtrack), PIANOLA_ERROR_HANDLE, "not a live pianola_soundtrack");
+    FAILS(pianola_play(soundtrack, song, PIANOLA_NOW, NULL, 0, 0), PIANOLA_ERROR_HANDLE, "not a live pianola_soundtrack");
+    offline();
+    cycles(cycle_count);
+
+    printf("%d passed, %d failed\n", checks - failures, failures);
+    return failures == 0 ? 0 : 1;
+}

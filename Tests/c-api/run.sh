@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The C library as a C programmer meets it: installed under a scratch prefix with
+# Tools/install-libpianola.sh, found through pkg-config, then
+#  - pianola.h compiles warning-free as strict C99 and as C++17;
+#  - libpianola.so needs no Swift library (ldd);
+#  - api_test.c, built with AddressSanitizer and UndefinedBehaviorSanitizer, calls every
+#    function with good and bad arguments and runs 1,000 create/load/render/destroy cycles
+#    under `env -i` with only the prefix on LD_LIBRARY_PATH: no crash, no leak.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+prefix=${PIANOLA_PREFIX:-$PWD/.build-libpianola/prefix}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+Tools/install-libpianola.sh "$prefix" >/dev/null
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+cflags=$(pkg-config --cflags pianola)
+libs=$(pkg-config --libs pianola)
+
+printf '#include <pianola.h>\nint main(void) { pianola_event e; e.type = PIANOLA_EVENT_BAR; return pianola_version()[0] == 0 && e.type; }\n' > "$work/header.c"
+cp "$work/header.c" "$work/header.cpp"
+gcc -std=c99 -Wall -Wextra -pedantic -Werror $cflags "$work/header.c" $libs -o "$work/header-c"
+g++ -std=c++17 -Wall -Wextra -Werror $cflags "$work/header.cpp" $libs -o "$work/header-cpp"
+echo "pianola.h: compiles with gcc -std=c99 -pedantic -Werror and g++ -std=c++17 -Werror"
+
+if ldd "$prefix/lib/libpianola.so" | grep -Ei 'swift|dispatch|BlocksRuntime|Foundation'; then
+    echo "libpianola.so needs a Swift library (above)" >&2
+    exit 1
+fi
+echo "ldd libpianola.so: no Swift library"
+
+cc -std=c99 -Wall -Wextra -Werror -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+    Tests/c-api/api_test.c $cflags $libs -lm -o "$work/api_test"
+swift build --product pianola >/dev/null
+.build/debug/pianola render songs/twinkle.mid -o "$work/sting.wav" --to 2:1 --tail 0 --soundfont soundfonts/pianola-gm.sf2 >/dev/null
+env -i PATH=/usr/bin:/bin LD_LIBRARY_PATH="$prefix/lib" ASAN_OPTIONS=detect_leaks=1 \
+    "$work/api_test" soundfonts/pianola-gm.sf2 songs/ode-to-joy.mid "$work/sting.wav" "$work"
