@@ -65,7 +65,7 @@ let package = Package(
         // Regenerates soundfonts/*.sf2 from SoundFontBook: `swift run make-soundfonts`.
         .executableTarget(name: "make-soundfonts", dependencies: ["SoundFontBook"], path: "Sources/MakeSoundFonts"),
         // Benchmarks that print figures (never pass/fail): `swift run -c release pianola-bench`.
-        .executableTarget(name: "pianola-bench", dependencies: ["MIDI", "Pianola", "AudioFile", "AllocationCounter", "SongBook"], path: "Sources/PianolaBench"),
+        .executableTarget(name: "pianola-bench", dependencies: ["MIDI", "Pianola", "PianolaC", "CPianola", "AudioFile", "AllocationCounter", "SongBook"], path: "Sources/PianolaBench"),
 
         // The fuzz targets (Fuzz/run-fuzzers.sh builds them with libFuzzer); built plainly, it
         // replays inputs through a target and writes a target's seeds.
@@ -73,6 +73,8 @@ let package = Package(
             "MIDI", "Sequencing", "PianolaCommands", "AudioFile", "FluidSynth", "Engine", "SoundFontBook",
         ], path: "Sources/PianolaFuzz"),
 
+        // Renders Examples/sdl-game's script through the Swift API and compares SDL's output with it.
+        .executableTarget(name: "sdl-game-check", dependencies: ["Pianola"], path: "Tests/SDLGameCheck"),
         // Measures what the ALSA VM checks captured from the kernel sequencer (Tests/alsa-vm).
         .executableTarget(name: "sequencer-checks", dependencies: ["MIDI", "Sequencing"], path: "Tests/SequencerChecks"),
 
@@ -86,6 +88,7 @@ let package = Package(
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "Sequencing", "MIDI", "FluidSynth", "SF2", "AllocationCounter", "TestSupport"]),
         .testTarget(name: "StreamingTests", dependencies: ["Streaming", "Engine", "AudioFile", "MIDI", "Sequencing", "AllocationCounter"]),
+        .testTarget(name: "PianolaCTests", dependencies: ["PianolaC", "CPianola", "AllocationCounter"]),
         .testTarget(name: "SoundFontTests", dependencies: ["SF2", "SoundFontBook", "FluidSynth"]),
         .testTarget(name: "SystemLibrariesTests",
                     dependencies: ["CFluidSynth", "CALSA", "CSndFile", "CShims"]),

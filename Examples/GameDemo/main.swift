@@ -1,40 +1,13 @@
-// A small game-like program on Pianola's game API (`Soundtrack`): a tune that loops on its
-// loopStart/loopEnd markers, a strings layer that fades in and out on a key, a stinger that
-// lands on the next bar line, and a switch to a second tune on the next bar.
+// A small game-like program on Pianola's game API (`Soundtrack`): songs/town.mid, which loops
+// on its loopStart/loopEnd markers, a strings layer that fades in and out on a key, a stinger
+// that lands on the next bar line, and a switch to songs/battle.mid on the next bar.
 //
 //   swift run game-demo                  keys on a terminal: l layer, s stinger, n next tune, q quit
 //   swift run game-demo --render out.wav the scripted version, rendered through the pull API
 //
-// Both need the project's SoundFont only (soundfonts/pianola-gm.sf2).
+// Both need the project's songs and SoundFont only (soundfonts/pianola-gm.sf2).
 import Foundation
 import Pianola
-
-/// A tune in 4/4 at `bpm`: a melody, a bass and a strings track (the layer), looping bars 2–5.
-func tune(root: UInt8, bpm: Int) -> MusicSequence {
-    var tempo = Track(events: [MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: UInt32(60_000_000 / bpm)))),
-                               MIDIEvent(tick: 1920, .meta(.text(.marker, string: "loopStart"))),
-                               MIDIEvent(tick: 5 * 1920, .meta(.text(.marker, string: "loopEnd")))])
-    tempo.length = 5 * 1920
-    var melody = Track(name: "Melody", events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: 0))])
-    var bass = Track(name: "Bass", events: [MIDIEvent(tick: 0, .programChange(channel: 1, program: 33))])
-    var strings = Track(name: "Strings", events: [MIDIEvent(tick: 0, .programChange(channel: 2, program: 48))])
-    let steps: [UInt8] = [0, 4, 7, 12, 7, 4, 2, 5]
-    for bar in 0..<5 {
-        let chord: UInt8 = [0, 5, 7, 0, 9][bar]
-        for (i, step) in steps.enumerated() {
-            let tick = bar * 1920 + i * 240
-            melody.insert(MIDIEvent(tick: tick, .noteOn(channel: 0, note: root + chord + step, velocity: 90)))
-            melody.insert(MIDIEvent(tick: tick + 200, .noteOff(channel: 0, note: root + chord + step, velocity: 0)))
-        }
-        bass.insert(MIDIEvent(tick: bar * 1920, .noteOn(channel: 1, note: root - 24 + chord, velocity: 100)))
-        bass.insert(MIDIEvent(tick: bar * 1920 + 1800, .noteOff(channel: 1, note: root - 24 + chord, velocity: 0)))
-        for offset: UInt8 in [0, 4, 7] {
-            strings.insert(MIDIEvent(tick: bar * 1920, .noteOn(channel: 2, note: root - 12 + chord + offset, velocity: 70)))
-            strings.insert(MIDIEvent(tick: bar * 1920 + 1900, .noteOff(channel: 2, note: root - 12 + chord + offset, velocity: 0)))
-        }
-    }
-    return MusicSequence(division: .ticksPerQuarter(480), tempoTrack: tempo, tracks: [melody, bass, strings])
-}
 
 /// A bright rising chirp of 0.3 s, the stinger.
 func stinger(sampleRate: Int) -> Soundtrack.Effect {
@@ -59,15 +32,10 @@ struct GameDemo {
         let renderPath = arguments.first == "--render" ? arguments.dropFirst().first : nil
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let font = root.appendingPathComponent("soundfonts/pianola-gm.sf2").path
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pianola-game-demo")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        var descriptions: [Soundtrack.SongDescription] = []
-        for (name, sequence) in [("town", tune(root: 72, bpm: 112)), ("battle", tune(root: 69, bpm: 150))] {
-            let path = folder.appendingPathComponent("\(name).mid").path
-            try Data(sequence.midiFile().serialized()).write(to: URL(fileURLWithPath: path))
-            var description = Soundtrack.SongDescription(midiPath: path, soundFontPath: font)
+        let descriptions = ["town", "battle"].map { name in
+            var description = Soundtrack.SongDescription(midiPath: root.appendingPathComponent("songs/\(name).mid").path, soundFontPath: font)
             description.trackLayers = ["Strings"]
-            descriptions.append(description)
+            return description
         }
 
         let soundtrack = Soundtrack()

@@ -76,6 +76,7 @@ public final class Synthesizer: @unchecked Sendable {
     /// Makes a synthesizer; throws if libfluidsynth refuses the settings. Control thread.
     public init(configuration: Configuration = Configuration()) throws(SynthesizerError) {
         _ = Self.captureLibraryErrors
+        _ = Self.libraryInitialized
         self.configuration = configuration
         guard let settings = new_fluid_settings() else { throw SynthesizerError(.creation, Self.lastLibraryError()) }
         fluid_settings_setint(settings, "synth.threadsafe-api", 0)
@@ -215,6 +216,17 @@ public final class Synthesizer: @unchecked Sendable {
     // MARK: Library errors
 
     private static let captureLibraryErrors: Void = shim_fluid_capture_errors()
+
+    /// libfluidsynth builds its global tables (the default modulators among them) in the first
+    /// new_fluid_synth, and a second thread making a synth meanwhile goes on without waiting,
+    /// with half-built defaults (its notes came out about 10 dB too loud when a game loaded two
+    /// songs at once). So one synth is made and dropped here first; Swift's static `let` makes
+    /// every other thread wait until it is done.
+    private static let libraryInitialized: Void = {
+        let settings = new_fluid_settings()
+        delete_fluid_synth(new_fluid_synth(settings))
+        delete_fluid_settings(settings)
+    }()
 
     /// Takes the calling thread's last libfluidsynth error message, "" if none.
     static func lastLibraryError() -> String {

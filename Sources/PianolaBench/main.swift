@@ -6,7 +6,8 @@
 //   swift run -c release pianola-bench stream [MINUTES]      RSS while a long FLAC streams (60 minutes by default)
 //   swift run -c release pianola-bench soak [MINUTES]        looped playback with tempo changes: wraps exact, RSS, voices
 //   swift run -c release pianola-bench allocations [SONG] [FONT]  heap allocations per render cycle, steady state
-// With no argument: smf, render, font, allocations and play on ../shared/corpus and its densest
+//   swift run -c release pianola-bench c-render [SONG] [FONT]     the C library's render call against the Swift one
+// With no argument: smf, render, font, allocations, c-render and play on ../shared/corpus and its densest
 // song with FluidR3_GM if installed, then one table of every figure.
 import AllocationCounter
 import Foundation
@@ -394,6 +395,7 @@ do {
     case "font": printTable(try fontBenchmark(font: arguments.count > 1 ? arguments[1] : defaultFont()))
     case "play": printTable(try playBenchmark(song: song, font: font))
     case "allocations": printTable(try allocationsBenchmark(song: song, font: font))
+    case "c-render": printTable(try cRenderBenchmark(song: song, font: font))
     case "stream": try streamBenchmark(minutes: arguments.count > 1 ? Int(arguments[1]) ?? 60 : 60)
     case "soak": try soakBenchmark(minutes: arguments.count > 1 ? Int(arguments[1]) ?? 60 : 60, font: defaultFont())
     case "font-child": try fontChild(font: arguments[2], lazy: arguments[1] == "lazy")
@@ -402,10 +404,11 @@ do {
         figures += try renderBenchmark(song: song, font: font)
         figures += try fontBenchmark(font: font)
         figures += try allocationsBenchmark(song: song, font: font)
+        figures += try cRenderBenchmark(song: song, font: font)
         figures += try playBenchmark(song: song, font: font)
         printTable(figures)
     default:
-        print("usage: pianola-bench [smf [DIR] | render [SONG] [FONT] | font [FONT] | allocations [SONG] [FONT] | play [SONG] [FONT] | stream [MINUTES] | soak [MINUTES]]")
+        print("usage: pianola-bench [smf [DIR] | render [SONG] [FONT] | font [FONT] | allocations [SONG] [FONT] | c-render [SONG] [FONT] | play [SONG] [FONT] | stream [MINUTES] | soak [MINUTES]]")
         exit(2)
     }
 } catch {

@@ -40,6 +40,9 @@ public struct Song: Sendable {
     public var tempos: [(bar: Int, bpm: Int)]
     /// The parts. Any thread.
     public var parts: [Part]
+    /// Marker meta events as (bar from 1, text), in the first track: a game's loop marks
+    /// (`loopStart`, `loopEnd`) and cue names. Any thread.
+    public var markers: [(bar: Int, text: String)] = []
 
     /// The song as a MIDI file. Any thread.
     public func midiFile() -> MIDIFile {
@@ -51,6 +54,7 @@ public struct Song: Sendable {
         conductor += tempos.map {
             MIDIEvent(tick: ($0.bar - 1) * barTicks, .meta(.tempo(microsecondsPerQuarter: UInt32(60_000_000 / $0.bpm))))
         }
+        conductor += markers.map { MIDIEvent(tick: ($0.bar - 1) * barTicks, .meta(.text(.marker, string: $0.text))) }
         let partTracks = parts.map { part -> [MIDIEvent] in
             var events = [MIDIEvent(tick: 0, .meta(.text(.trackName, string: part.name)))]
             if part.channel != 9 { events.append(MIDIEvent(tick: 0, .programChange(channel: part.channel, program: part.program))) }

@@ -3,7 +3,7 @@ import MIDI
 /// The songs in songs/: public-domain tunes the project entered itself. Any thread.
 public enum SongBook {
     /// Every song, in the order the README lists them. Any thread.
-    public static let all: [Song] = [odeToJoy, greensleeves, twinkle]
+    public static let all: [Song] = [odeToJoy, greensleeves, twinkle, town, battle]
 
     /// "Ode to Joy" with a tempo change on each of its first 12 bars, to tempos whose frames
     /// per tick are never whole at 48 kHz: what the soak test and benchmark loop. Not in
@@ -60,6 +60,44 @@ public enum SongBook {
                 r:2. | A2:2. | C3 | G2 | G2 | A2 | E2 | E2 | A2 | A2 | C3 | G2 | G2 | A2 | E2 | A2
                 """),
         ])
+
+    /// A game's town theme: a bar of introduction, then four bars between its `loopStart` and
+    /// `loopEnd` markers that loop, with a strings track to fade in and out as a layer.
+    static let town = Song(
+        fileName: "town.mid", title: "Town (Pianola game loop)", format: 1, ticksPerQuarter: 480,
+        timeSignature: TimeSignature(4, 4), tempos: [(1, 112)],
+        parts: [
+            .init("Melody", channel: 0, program: 73, velocity: 96, """
+                r:2 G4:4 G4 | E5:4. D5:8 C5:4 G4 | A4:4 C5 F5:2 | E5:4 D5 C5 A4 | G4:4 B4 D5:2
+                """),
+            .init("Bass", channel: 1, program: 32, velocity: 92, """
+                C3:1 | C3:2 G2 | F2 A2 | C3 A2 | G2 G2
+                """),
+            .init("Strings", channel: 2, program: 48, velocity: 72, """
+                [E3 G3 C4]:1 | [E3 G3 C4] | [F3 A3 C4] | [E3 A3 C4] | [D3 G3 B3]
+                """),
+        ],
+        markers: [(2, "loopStart"), (2, "verse"), (6, "loopEnd")])
+
+    /// A game's battle theme: four driving bars in A minor that loop whole, with strings and drums.
+    static let battle = Song(
+        fileName: "battle.mid", title: "Battle (Pianola game loop)", format: 1, ticksPerQuarter: 480,
+        timeSignature: TimeSignature(4, 4), tempos: [(1, 150)],
+        parts: [
+            .init("Melody", channel: 0, program: 81, velocity: 92, """
+                A4:8 C5 E5 A5 G5 E5 C5 E5 | F5 E5 D5 C5 B4 D5 G5:4 | A4:8 C5 E5 A5 G5 E5 C5 E5 | F5 E5 D5 B4 A4:2
+                """),
+            .init("Bass", channel: 1, program: 33, velocity: 100, """
+                A2:4 A2 A2 A2 | F2 F2 G2 G2 | A2 A2 A2 A2 | F2 E2 A2:2
+                """),
+            .init("Strings", channel: 2, program: 48, velocity: 70, """
+                [A3 C4 E4]:1 | [F3 A3 D4]:2 [G3 B3 D4] | [A3 C4 E4]:1 | [F3 A3 C4]:2 [E3 A3 C4]
+                """),
+            .init("Drums", channel: 9, velocity: 90,
+                  String(repeating: "[kick hat]:8 hat [snare hat] hat [kick hat] kick [snare hat] hat | ", count: 3)
+                    + "[kick hat]:8 hat [snare hat] hat [kick hat] snare snare snare"),
+        ],
+        markers: [(1, "loopStart"), (5, "loopEnd")])
 
     /// "Twinkle, Twinkle, Little Star" (French folk tune): melody and bass on two channels of
     /// one format 0 track.

@@ -8,12 +8,7 @@
 #    under `env -i` with only the prefix on LD_LIBRARY_PATH: no crash, no leak.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-prefix=${PIANOLA_PREFIX:-$PWD/.build-libpianola/prefix}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
-Tools/install-libpianola.sh "$prefix" >/dev/null
-export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+source Tools/with-libpianola.sh
 cflags=$(pkg-config --cflags pianola)
 libs=$(pkg-config --libs pianola)
 
