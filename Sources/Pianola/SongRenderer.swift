@@ -16,6 +16,7 @@ public final class SongRenderer {
     private var ended = false
     private var musicOver = false
     private var interleavingBuffer: AudioBuffer?
+    private var unread = 0..<0                    // frames of `interleavingBuffer` rendered but not read yet
 
     /// Builds the graph for `sequence` with the font at `soundFontPath`. Control thread.
     public convenience init(sequence: MusicSequence, soundFontPath: String, settings: SongGraph.Settings = SongGraph.Settings()) throws {
@@ -55,16 +56,23 @@ public final class SongRenderer {
     }
 
     /// Renders up to `frames` more frames into `interleaved` as float pairs (left, right) and
-    /// returns how many: fewer only at the end, 0 once everything has been rendered. Control thread.
+    /// returns how many: fewer only at the end, 0 once everything has been rendered. Inside,
+    /// the song renders in the same 4,096-frame slices however it is read, so where the tail
+    /// is found silent, and so the length, is the same as `render`'s. Control thread.
     public func read(interleaved: UnsafeMutablePointer<Float>, frames: Int) -> Int {
         let scratch = interleavingBuffer ?? AudioBuffer(capacity: 4096)
         interleavingBuffer = scratch
         var done = 0
         while done < frames {
-            let count = read(into: scratch.slice(frames: min(scratch.capacity, frames - done)))
-            if count == 0 { break }
-            scratch.slice(frames: count).interleave(into: interleaved + 2 * done)
-            done += count
+            if unread.isEmpty {
+                let count = read(into: scratch.slice(frames: scratch.capacity))
+                if count == 0 { break }
+                unread = 0..<count
+            }
+            let n = min(unread.count, frames - done)
+            scratch.slice(frames: unread.lowerBound + n).dropFirst(unread.lowerBound, count: n).interleave(into: interleaved + 2 * done)
+            unread = unread.lowerBound + n..<unread.upperBound
+            done += n
         }
         return done
     }

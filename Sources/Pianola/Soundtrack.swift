@@ -426,23 +426,25 @@ public final class Soundtrack: Sendable {
     public func pollEvents(limit: Int = .max) -> [Event] {
         state.withLock { state in
             maintain(&state)
-            var fresh: [Event] = []
-            for deck in state.fading + (state.current.map { [$0] } ?? []) {
-                let song = deck.song
-                for event in deck.node.player.pollEvents() {
-                    switch event {
-                    case .marker(let text, _, let time), .cuePoint(let text, _, let time): fresh.append(.marker(song: song, text: text, sampleTime: time))
-                    case .beat(let bar, let beat, _, let time): fresh.append(.beat(song: song, bar: bar, beat: beat, sampleTime: time))
-                    case .loopWrapped(let time): fresh.append(.loopWrapped(song: song, sampleTime: time))
-                    case .ended(let time): fresh.append(.songEnded(song: song, sampleTime: time))
-                    case .userEvent: break
-                    }
-                }
-            }
-            state.events = (state.events + fresh).sorted { $0.sampleTime < $1.sampleTime }
+            for deck in state.fading + (state.current.map { [$0] } ?? []) { collectEvents(of: deck, into: &state.events) }
+            state.events.sort { $0.sampleTime < $1.sampleTime }   // stable: same-time events keep their order
             let taken = Array(state.events.prefix(max(0, limit)))
             state.events.removeFirst(taken.count)
             return taken
+        }
+    }
+
+    /// Moves what `deck`'s player has reported into `events`.
+    private func collectEvents(of deck: Deck, into events: inout [Event]) {
+        let song = deck.song
+        for event in deck.node.player.pollEvents() {
+            switch event {
+            case .marker(let text, _, let time), .cuePoint(let text, _, let time): events.append(.marker(song: song, text: text, sampleTime: time))
+            case .beat(let bar, let beat, _, let time): events.append(.beat(song: song, bar: bar, beat: beat, sampleTime: time))
+            case .loopWrapped(let time): events.append(.loopWrapped(song: song, sampleTime: time))
+            case .ended(let time): events.append(.songEnded(song: song, sampleTime: time))
+            case .userEvent: break
+            }
         }
     }
 
@@ -645,24 +647,26 @@ public final class Soundtrack: Sendable {
         deck.node.player.stop(at: time + SampleTime(fade))
         deck.retireAt = time + SampleTime(fade)
         state.fading.append(deck)
-        while state.fading.count > Self.maxFading { disconnect(state.fading.removeFirst()) }
+        while state.fading.count > Self.maxFading {
+            let oldest = state.fading.removeFirst()
+            disconnect(oldest, state: &state)
+        }
     }
 
     /// Disconnects decks whose fade has ended, and makes their song a fresh set of
     /// synthesizers in the background, so playing it again does not wait for its font.
     private func maintain(_ state: inout State) {
         let now = clock.earliestUnrenderedTime
-        state.fading.removeAll { deck in
-            guard let at = deck.retireAt, at + SampleTime(configuration.maxFrames) <= now else { return false }
-            disconnect(deck)
-            return true
-        }
+        let done = state.fading.filter { deck in deck.retireAt.map { $0 + SampleTime(configuration.maxFrames) <= now } ?? false }
+        state.fading.removeAll { deck in done.contains { $0 === deck } }
+        for deck in done { disconnect(deck, state: &state) }
         master.collectDisconnected()
     }
 
-    /// Takes `deck` out of the mix, and makes its song a fresh set of synthesizers in the
-    /// background (at most one set waits per song).
-    private func disconnect(_ deck: Deck) {
+    /// Takes `deck` out of the mix, keeping the events it has not handed out yet, and makes
+    /// its song a fresh set of synthesizers in the background (at most one set waits per song).
+    private func disconnect(_ deck: Deck, state: inout State) {
+        collectEvents(of: deck, into: &state.events)
         master.disconnect(input: deck.input)
         guard let content = deck.song.loading.value, content.spare.withLock({ $0.isEmpty }) else { return }
         let configuration = synthesizerConfiguration

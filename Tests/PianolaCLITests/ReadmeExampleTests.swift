@@ -54,15 +54,18 @@ func readmeGameExample() async throws {
     #expect(FileManager.default.changeCurrentDirectoryPath(root.path))
 
     let soundtrack = Soundtrack()                                    // 48 kHz, master limiter on
-    var town = Soundtrack.SongDescription(midiPath: "songs/ode-to-joy.mid", soundFontPath: "soundfonts/pianola-gm.sf2")
-    town.trackLayers = ["Melody"]                                    // a track faded on its own, by name
+    var town = Soundtrack.SongDescription(midiPath: "songs/town.mid", soundFontPath: "soundfonts/pianola-gm.sf2")
+    town.trackLayers = ["Strings"]                                   // a track faded on its own, by name
     let song = try await soundtrack.load(town)                       // read and font loaded off this thread
-    try soundtrack.play(song)                                        // loops where the song marks a loop
-    try soundtrack.setLayer("Melody", volume: 0.3, seconds: 2)       // a 2 s fade, sample-exact
-    try soundtrack.play(song, at: .nextBar, fadeOut: 0.5)            // restart it on the next bar line
-    let buffer = AudioBuffer(capacity: 512)
-    soundtrack.render(into: buffer.slice(frames: 512))               // the game's audio callback (or startOutput())
-    for event in soundtrack.pollEvents() { print(event) }            // beats, bars, markers, loops, song end
+    try soundtrack.play(song)                                        // loops on its loopStart/loopEnd markers
+    try soundtrack.setLayer("Strings", volume: 0.3, seconds: 2)      // a 2 s fade, sample-exact
+    let battle = soundtrack.startLoading(.init(midi: .path("songs/battle.mid"),   // or .bytes(asset, name: "battle")
+                                               soundFont: .path("soundfonts/pianola-gm.sf2")))
+    try battle.wait()                                                // or poll battle.state, or wait for its event
+    try soundtrack.play(battle, at: .marker("verse"), fadeOut: 0.5)  // on the town's "verse" marker
+    var block = [Float](repeating: 0, count: 2 * 512)
+    soundtrack.render(interleaved: &block, frameCount: 512)          // the game's audio callback (or startOutput())
+    for event in soundtrack.pollEvents() { print(event) }            // beats, bars, markers, loops, ends, loads
 
     #expect(soundtrack.meters.peak.isFinite)
 }

@@ -118,6 +118,21 @@ struct SoundtrackReachTests {
         #expect(entered?.sampleTime == SampleTime(waltzFrame(7200)))
     }
 
+    @Test("a song switched away keeps its last events until they are polled, however late")
+    func oldSongsEvents() async throws {
+        let fixture = try SoundtrackFixture()
+        let soundtrack = Soundtrack(configuration: dryConfiguration())
+        let waltz = try await soundtrack.load(.init(midiPath: try fixture.write(SoundtrackFixture.waltz(bars: 4), as: "w.mid"), soundFontPath: SoundtrackFixture.testFont))
+        let entrance = try await soundtrack.load(.init(midiPath: try fixture.write(SoundtrackFixture.entrance(), as: "e.mid"), soundFontPath: SoundtrackFixture.testFont))
+        try soundtrack.play(waltz)
+        _ = pullStereo(soundtrack, frames: 100_000)
+        try soundtrack.play(entrance, fadeOut: 0.1)
+        _ = pullStereo(soundtrack, frames: 200_000)   // long past the old song's fade: it has left the mix
+        let waltzBeats = soundtrack.pollEvents().filter { if case .beat(let song, _, _, _) = $0 { song === waltz } else { false } }
+        // Beats every 24,000 frames until it stops at 104,096 + 4,800 (the fade): 0 … 96,000.
+        #expect(waltzBeats.map(\.sampleTime) == [0, 24_000, 48_000, 72_000, 96_000])
+    }
+
     @Test("pollEvents(limit:) hands out at most that many, oldest first; the rest wait for the next call")
     func pollLimit() async throws {
         let fixture = try SoundtrackFixture()

@@ -5,7 +5,8 @@
 #  - libpianola.so needs no Swift library (ldd);
 #  - api_test.c, built with AddressSanitizer and UndefinedBehaviorSanitizer, calls every
 #    function with good and bad arguments and runs 1,000 create/load/render/destroy cycles
-#    under `env -i` with only the prefix on LD_LIBRARY_PATH: no crash, no leak.
+#    under `env -i` with only the prefix on LD_LIBRARY_PATH: no crash, no leak;
+#  - the README's C quick start compiles as written and renders.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source Tools/with-libpianola.sh
@@ -30,3 +31,11 @@ swift build --product pianola >/dev/null
 .build/debug/pianola render songs/twinkle.mid -o "$work/sting.wav" --to 2:1 --tail 0 --soundfont soundfonts/pianola-gm.sf2 >/dev/null
 env -i PATH=/usr/bin:/bin LD_LIBRARY_PATH="$prefix/lib" ASAN_OPTIONS=detect_leaks=1 \
     "$work/api_test" soundfonts/pianola-gm.sf2 songs/ode-to-joy.mid "$work/sting.wav" "$work"
+
+# The README's C quick start, compiled as the README says and run from the top folder.
+awk '/<!-- c quick start -->/ { grab = 1; next } grab && /^```c/ { next } grab && /^```/ { exit } grab' README.md > "$work/render.c"
+(cd "$work" && cc render.c $(pkg-config --cflags --libs pianola) -o render)
+rm -f ode.wav
+env -i LD_LIBRARY_PATH="$prefix/lib" "$work/render"
+test -s ode.wav && rm ode.wav
+echo "README C quick start: compiled and rendered ode.wav"

@@ -1,0 +1,421 @@
+"""Pianola for Python: MIDI songs played through SoundFonts, as numpy audio or out of ALSA.
+
+A thin layer over libpianola (the C library): each call is one C call, each error the C
+library's one-line message raised as a `PianolaError`.
+
+    audio = pianola.render("song.mid", "font.sf2")              # numpy (frames, 2) float32
+
+    with pianola.Soundtrack() as music:                        # the game API
+        town = music.load_song("town.mid", "font.sf2", track_layers=["Strings"])
+        town.wait()
+        music.play(town)
+        block = music.render(1024)                             # what an audio callback pulls
+        for event in music.poll_events(): print(event)
+"""
+import ctypes
+import os
+from dataclasses import dataclass
+from typing import Optional, Sequence, Union
+
+import numpy as np
+
+from . import _library as _c
+
+__all__ = [
+    "version", "render", "render_file", "play_file", "Soundtrack", "Song", "Effect",
+    "PianolaError", "ArgumentError", "HandleError", "StateError", "FileError", "DeviceError", "BusyError",
+    "Beat", "Bar", "Marker", "LoopWrapped", "SongEnded", "SongLoaded", "SongLoadFailed", "EffectLoaded", "EffectLoadFailed",
+]
+
+Data = Union[str, os.PathLike, bytes, bytearray, memoryview]
+"""A file: a path (str or PathLike), or its bytes in memory."""
+
+
+class PianolaError(Exception):
+    """A call libpianola refused: `status` is its code, the message its one line."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+class ArgumentError(PianolaError, ValueError):
+    """A value out of its range, or a name the song does not have."""
+
+
+class HandleError(PianolaError):
+    """A song, effect or soundtrack that was closed."""
+
+
+class StateError(PianolaError):
+    """The call does not fit the moment: a song still loading or failed, none playing, the output running."""
+
+
+class FileError(PianolaError, OSError):
+    """A file or bytes that cannot be read or are not what they should be, or an output that cannot be written."""
+
+
+class DeviceError(PianolaError):
+    """An audio device that cannot be opened or fails."""
+
+
+class BusyError(PianolaError):
+    """A queue to the audio side is full: pull audio, then try again."""
+
+
+_errors = {_c.ERROR_ARGUMENT: ArgumentError, _c.ERROR_HANDLE: HandleError, _c.ERROR_STATE: StateError,
+           _c.ERROR_FILE: FileError, _c.ERROR_DEVICE: DeviceError, _c.ERROR_BUSY: BusyError}
+
+
+def _check(status: int) -> None:
+    """Raises the C call's error, with its one-line message, unless it succeeded."""
+    if status != _c.OK:
+        message = _c.lib.pianola_last_error().decode("utf-8", "replace")
+        raise _errors.get(status, PianolaError)(status, message)
+
+
+def version() -> str:
+    """The library's version ("0.2.0")."""
+    return _c.lib.pianola_version().decode()
+
+
+def _source(data: Data, keep: list, name: str) -> _c.Source:
+    """A pianola_source for a path or bytes; `keep` holds what must live until the call returns."""
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        block = bytes(data)
+        keep.append(block)
+        return _c.Source(None, ctypes.cast(ctypes.c_char_p(block), ctypes.c_void_p), len(block), name.encode())
+    path = os.fsencode(data)
+    keep.append(path)
+    return _c.Source(path, None, 0, None)
+
+
+_moments = {"now": _c.NOW, "beat": _c.NEXT_BEAT, "bar": _c.NEXT_BAR}
+
+
+def _moment(at: str, marker: Optional[str]):
+    """The C moment and marker text for `at` ("now", "beat", "bar") or a marker's name."""
+    if marker is not None:
+        return _c.AT_MARKER, marker.encode()
+    if at not in _moments:
+        raise ArgumentError(_c.ERROR_ARGUMENT, f"at={at!r}: use 'now', 'beat' or 'bar', or give marker=")
+    return _moments[at], None
+
+
+def _render_config(midi: Data, soundfont: Data, keep: list, sample_rate: int, tail_seconds: float, reverb: bool,
+                   chorus: bool, gain: float, bits: int = 16) -> _c.RenderConfig:
+    config = _c.RenderConfig()
+    _check(_c.lib.pianola_render_config_init(ctypes.byref(config)))
+    config.midi = _source(midi, keep, "midi")
+    config.soundfont = _source(soundfont, keep, "soundfont")
+    config.sample_rate, config.tail_seconds, config.gain, config.bits = sample_rate, tail_seconds, gain, bits
+    config.reverb, config.chorus = int(reverb), int(chorus)
+    return config
+
+
+def render(midi: Data, soundfont: Data, sample_rate: int = 48000, *, tail_seconds: float = 5.0, reverb: bool = True,
+           chorus: bool = True, gain: float = 0.2) -> np.ndarray:
+    """Renders a MIDI file (path or bytes) through a SoundFont, faster than real time: the music,
+    then until its notes have died (at most `tail_seconds`). Returns float32 frames, shape (frames, 2)."""
+    keep: list = []
+    config = _render_config(midi, soundfont, keep, sample_rate, tail_seconds, reverb, chorus, gain)
+    renderer = ctypes.c_void_p()
+    _check(_c.lib.pianola_renderer_create(ctypes.byref(config), ctypes.byref(renderer)))
+    try:
+        most = ctypes.c_int64()
+        _check(_c.lib.pianola_renderer_max_frames(renderer, ctypes.byref(most)))
+        audio = np.empty((most.value, 2), dtype=np.float32)
+        done, got = 0, ctypes.c_size_t()
+        while done < most.value:
+            chunk = min(1 << 16, most.value - done)
+            _check(_c.lib.pianola_renderer_read(renderer, audio[done:].ctypes.data, chunk, ctypes.byref(got)))
+            if got.value == 0:
+                break
+            done += got.value
+        return audio[:done].copy() if done < most.value else audio
+    finally:
+        _c.lib.pianola_renderer_destroy(renderer)
+
+
+def render_file(midi: Data, soundfont: Data, output: Union[str, os.PathLike], *, overwrite: bool = False, bits: int = 16,
+                sample_rate: int = 48000, tail_seconds: float = 5.0, reverb: bool = True, chorus: bool = True, gain: float = 0.2) -> None:
+    """Renders a MIDI file into an audio file (.wav, .flac, .ogg, .opus, .mp3 by its name), with
+    `bits` 16, 24 or 32 (float). An existing file is refused unless `overwrite`."""
+    keep: list = []
+    config = _render_config(midi, soundfont, keep, sample_rate, tail_seconds, reverb, chorus, gain, bits)
+    _check(_c.lib.pianola_render_file(ctypes.byref(config), os.fsencode(output), int(overwrite)))
+
+
+def play_file(midi: Data, soundfont: Data, device: str = "default", *, sample_rate: int = 48000, tail_seconds: float = 5.0,
+              reverb: bool = True, chorus: bool = True, gain: float = 0.2) -> None:
+    """Plays a MIDI file once through the ALSA device `device`; returns when it has ended."""
+    keep: list = []
+    config = _render_config(midi, soundfont, keep, sample_rate, tail_seconds, reverb, chorus, gain)
+    _check(_c.lib.pianola_play_file(ctypes.byref(config), device.encode()))
+
+
+class _Loadable:
+    """A song or effect handle: loading on a worker thread, then ready or failed."""
+    _kind = ""
+
+    def __init__(self, handle: ctypes.c_void_p, name: str):
+        self._handle = handle
+        self.name = name
+
+    @property
+    def state(self) -> str:
+        """'loading', 'ready' or 'failed'."""
+        state = ctypes.c_int32()
+        _check(getattr(_c.lib, f"pianola_{self._kind}_state")(self._handle, ctypes.byref(state)))
+        return {_c.LOADING: "loading", _c.READY: "ready", _c.FAILED: "failed"}[state.value]
+
+    def wait(self) -> "_Loadable":
+        """Blocks until loaded; raises the load's error if it failed. Returns itself."""
+        _check(getattr(_c.lib, f"pianola_{self._kind}_wait")(self._handle))
+        return self
+
+    def close(self) -> None:
+        """Frees the handle (a sounding song or effect plays on)."""
+        if self._handle:
+            _check(getattr(_c.lib, f"pianola_{self._kind}_destroy")(self._handle))
+            self._handle = None
+
+    def __repr__(self) -> str:
+        return f"<pianola.{type(self).__name__} {self.name!r}>"
+
+
+class Song(_Loadable):
+    """A song loaded (or loading) into a `Soundtrack`; events name it by this object."""
+    _kind = "song"
+
+
+class Effect(_Loadable):
+    """A sound effect loaded (or loading) into a `Soundtrack`."""
+    _kind = "effect"
+
+
+@dataclass(frozen=True)
+class _SongEvent:
+    """Something that happened to `song` (None if its handle was closed), at `sample_time` frames."""
+    song: Optional[Song]
+    sample_time: int
+
+
+@dataclass(frozen=True)
+class Beat(_SongEvent):
+    """A beat other than a bar's first sounded."""
+    bar: int
+    beat: int
+
+
+@dataclass(frozen=True)
+class Bar(_SongEvent):
+    """A bar line sounded (beat 1 of `bar`)."""
+    bar: int
+
+
+@dataclass(frozen=True)
+class Marker(_SongEvent):
+    """A marker (or cue point) sounded."""
+    text: str
+
+
+@dataclass(frozen=True)
+class LoopWrapped(_SongEvent):
+    """The song went back to its loop's start."""
+
+
+@dataclass(frozen=True)
+class SongEnded(_SongEvent):
+    """The song played to its end."""
+
+
+@dataclass(frozen=True)
+class SongLoaded(_SongEvent):
+    """The song finished loading."""
+
+
+@dataclass(frozen=True)
+class SongLoadFailed(_SongEvent):
+    """The song could not be loaded, for `reason`."""
+    reason: str
+
+
+@dataclass(frozen=True)
+class _EffectEvent:
+    """Something that happened to `effect` (None if its handle was closed), at `sample_time` frames."""
+    effect: Optional[Effect]
+    sample_time: int
+
+
+@dataclass(frozen=True)
+class EffectLoaded(_EffectEvent):
+    """The effect finished loading."""
+
+
+@dataclass(frozen=True)
+class EffectLoadFailed(_EffectEvent):
+    """The effect could not be loaded, for `reason`."""
+    reason: str
+
+
+class Soundtrack:
+    """A game's music, as pianola.h's pianola_soundtrack: songs switched and crossfaded on the
+    beat, bar or a marker, loops, layers, effects, events, and the audio they make (pulled with
+    `render`, or played through Pianola's own ALSA output)."""
+
+    def __init__(self, sample_rate: int = 48000, *, max_frames: int = 4096, limiter: bool = True, polyphony: int = 256,
+                 effect_voices: int = 32, reverb: bool = True, chorus: bool = True, gain: float = 0.2):
+        config = _c.SoundtrackConfig()
+        _check(_c.lib.pianola_soundtrack_config_init(ctypes.byref(config)))
+        config.sample_rate, config.max_frames, config.polyphony, config.effect_voices = sample_rate, max_frames, polyphony, effect_voices
+        config.limiter, config.reverb, config.chorus, config.gain = int(limiter), int(reverb), int(chorus), gain
+        self._handle = ctypes.c_void_p()
+        _check(_c.lib.pianola_soundtrack_create(ctypes.byref(config), ctypes.byref(self._handle)))
+        self.sample_rate = sample_rate
+        self._songs: dict = {}
+        self._effects: dict = {}
+
+    def close(self) -> None:
+        """Stops the output, frees the soundtrack and its songs' and effects' handles."""
+        for loaded in list(self._songs.values()) + list(self._effects.values()):
+            if loaded._handle:
+                loaded.close()
+        if self._handle:
+            _check(_c.lib.pianola_soundtrack_destroy(self._handle))
+            self._handle = None
+
+    def __enter__(self) -> "Soundtrack":
+        return self
+
+    def __exit__(self, *_) -> None:
+        self.close()
+
+    def load_song(self, midi: Data, soundfont: Data, *, stems: Optional[dict] = None, track_layers: Sequence[str] = (),
+                  loop: bool = True, controllers_drive_layers: bool = False, name: Optional[str] = None) -> Song:
+        """Starts loading a song (MIDI and SoundFont as paths or bytes; `stems` maps layer names to
+        audio files) and returns it at once, loading; `wait()` or a SongLoaded event tell when done."""
+        keep: list = []
+        config = _c.SongConfig()
+        _check(_c.lib.pianola_song_config_init(ctypes.byref(config)))
+        label = name or (os.fsdecode(midi) if not isinstance(midi, (bytes, bytearray, memoryview)) else "midi")
+        config.midi = _source(midi, keep, label)
+        config.soundfont = _source(soundfont, keep, "soundfont")
+        stem_items = list((stems or {}).items())
+        stem_array = (_c.Stem * max(1, len(stem_items)))()
+        for i, (layer, data) in enumerate(stem_items):
+            stem_array[i] = _c.Stem(layer.encode(), _source(data, keep, layer))
+        config.stems, config.stem_count = (stem_array if stem_items else None), len(stem_items)
+        layer_array = (ctypes.c_char_p * max(1, len(track_layers)))(*[layer.encode() for layer in track_layers])
+        config.track_layers, config.track_layer_count = (layer_array if track_layers else None), len(track_layers)
+        config.loop, config.controllers_drive_layers = int(loop), int(controllers_drive_layers)
+        handle = ctypes.c_void_p()
+        _check(_c.lib.pianola_song_load(self._handle, ctypes.byref(config), ctypes.byref(handle)))
+        song = Song(handle, label)
+        self._songs[handle.value] = song
+        return song
+
+    def load_effect(self, data: Data, *, name: str = "effect") -> Effect:
+        """Starts loading a sound effect (an audio file's path or bytes) and returns it at once, loading."""
+        keep: list = []
+        source = _source(data, keep, name)
+        handle = ctypes.c_void_p()
+        _check(_c.lib.pianola_effect_load(self._handle, ctypes.byref(source), ctypes.byref(handle)))
+        effect = Effect(handle, name if isinstance(data, (bytes, bytearray, memoryview)) else os.fsdecode(data))
+        self._effects[handle.value] = effect
+        return effect
+
+    def play(self, song: Song, at: str = "now", *, marker: Optional[str] = None, fade_in: float = 0, fade_out: float = 0) -> None:
+        """Plays `song` from its start at `at` ('now', 'beat', 'bar') or at `marker`; the song
+        playing before stops on that frame (fades in seconds)."""
+        moment, text = _moment(at, marker)
+        _check(_c.lib.pianola_play(self._handle, song._handle, moment, text, fade_in, fade_out))
+
+    def crossfade(self, song: Song, seconds: float, at: str = "now", *, marker: Optional[str] = None) -> None:
+        """Crossfades to `song` over `seconds`, from `at` or `marker`."""
+        moment, text = _moment(at, marker)
+        _check(_c.lib.pianola_crossfade(self._handle, song._handle, seconds, moment, text))
+
+    def stop(self, at: str = "now", *, marker: Optional[str] = None, fade_out: float = 0) -> None:
+        """Stops the playing song at `at` or `marker`, fading out over `fade_out` seconds."""
+        moment, text = _moment(at, marker)
+        _check(_c.lib.pianola_stop(self._handle, moment, text, fade_out))
+
+    def pause(self) -> None:
+        """Pauses everything where it is."""
+        _check(_c.lib.pianola_pause(self._handle))
+
+    def resume(self) -> None:
+        """Resumes after `pause`."""
+        _check(_c.lib.pianola_resume(self._handle))
+
+    def set_tempo(self, percent: int) -> None:
+        """Plays the song at `percent` (1 to 1000) of its written tempo."""
+        _check(_c.lib.pianola_set_tempo(self._handle, percent))
+
+    def set_transpose(self, semitones: int) -> None:
+        """Transposes the song (-48 to 48 semitones; drums stay)."""
+        _check(_c.lib.pianola_set_transpose(self._handle, semitones))
+
+    def set_layer(self, layer: str, volume: float, seconds: float = 0, at: str = "now", *, marker: Optional[str] = None) -> None:
+        """Fades the playing song's layer (a track layer or stem) to `volume` over `seconds`."""
+        moment, text = _moment(at, marker)
+        _check(_c.lib.pianola_set_layer(self._handle, layer.encode(), volume, seconds, moment, text))
+
+    def set_master_volume(self, volume: float, seconds: float = 0.01) -> None:
+        """Fades everything to `volume` over `seconds`."""
+        _check(_c.lib.pianola_set_master_volume(self._handle, volume, seconds))
+
+    def play_effect(self, effect: Effect, at: str = "now", *, marker: Optional[str] = None, volume: float = 1, pan: float = 0) -> None:
+        """Plays `effect` at `at` or `marker`, at `volume`, panned by `pan` (-1 to 1)."""
+        moment, text = _moment(at, marker)
+        _check(_c.lib.pianola_play_effect(self._handle, effect._handle, moment, text, volume, pan))
+
+    @property
+    def meters(self) -> tuple:
+        """(peak, rms) of the last render."""
+        peak, rms = ctypes.c_float(), ctypes.c_float()
+        _check(_c.lib.pianola_meters(self._handle, ctypes.byref(peak), ctypes.byref(rms)))
+        return peak.value, rms.value
+
+    def poll_events(self, limit: int = 256) -> list:
+        """What happened since the last call, oldest first, at most `limit` events."""
+        buffer = (_c.Event * max(1, limit))()
+        count = ctypes.c_size_t()
+        _check(_c.lib.pianola_poll_events(self._handle, buffer, limit, ctypes.byref(count)))
+        return [self._event(buffer[i]) for i in range(count.value)]
+
+    def _event(self, e: _c.Event):
+        song, effect, text, t = self._songs.get(e.song), self._effects.get(e.effect), e.text.decode("utf-8", "replace"), e.sample_time
+        kind = e.type
+        if kind == _c.EVENT_BEAT:
+            return Beat(song, t, bar=e.bar, beat=e.beat)
+        if kind == _c.EVENT_BAR:
+            return Bar(song, t, bar=e.bar)
+        if kind == _c.EVENT_MARKER:
+            return Marker(song, t, text=text)
+        if kind in (_c.EVENT_SONG_LOAD_FAILED, _c.EVENT_EFFECT_LOAD_FAILED):
+            return SongLoadFailed(song, t, reason=text) if kind == _c.EVENT_SONG_LOAD_FAILED else EffectLoadFailed(effect, t, reason=text)
+        if kind in (_c.EVENT_EFFECT_LOADED,):
+            return EffectLoaded(effect, t)
+        return {_c.EVENT_LOOP_WRAPPED: LoopWrapped, _c.EVENT_SONG_ENDED: SongEnded, _c.EVENT_SONG_LOADED: SongLoaded}[kind](song, t)
+
+    def render(self, frames: int) -> np.ndarray:
+        """The next `frames` frames, float32, shape (frames, 2)."""
+        audio = np.empty((frames, 2), dtype=np.float32)
+        self.render_into(audio)
+        return audio
+
+    def render_into(self, audio: np.ndarray) -> None:
+        """Fills a C-contiguous float32 array of shape (frames, 2) with the next frames."""
+        if audio.dtype != np.float32 or audio.ndim != 2 or audio.shape[1] != 2 or not audio.flags.c_contiguous:
+            raise ArgumentError(_c.ERROR_ARGUMENT, "render_into takes a C-contiguous float32 array of shape (frames, 2)")
+        _check(_c.lib.pianola_render_f32(self._handle, audio.ctypes.data, audio.shape[0]))
+
+    def start_output(self, device: str = "default", period_frames: int = 0, periods: int = 0) -> None:
+        """Plays through Pianola's own ALSA output (then `render` is refused)."""
+        _check(_c.lib.pianola_output_start(self._handle, device.encode(), period_frames, periods))
+
+    def stop_output(self) -> None:
+        """Stops Pianola's own output at once."""
+        _check(_c.lib.pianola_output_stop(self._handle))

@@ -1,0 +1,133 @@
+"""libpianola loaded through ctypes: the C structs of pianola.h and each function's signature.
+
+Only translation lives here; the behaviour is the C library's (and below it, Swift's).
+"""
+import ctypes
+import os
+import subprocess
+
+# Status codes (pianola.h).
+OK = 0
+ERROR_ARGUMENT = -1
+ERROR_HANDLE = -2
+ERROR_STATE = -3
+ERROR_FILE = -4
+ERROR_DEVICE = -5
+ERROR_BUSY = -6
+
+# Load states, moments and event types (pianola.h).
+LOADING, READY, FAILED = 0, 1, 2
+NOW, NEXT_BEAT, NEXT_BAR, AT_MARKER = 0, 1, 2, 3
+(EVENT_BEAT, EVENT_BAR, EVENT_MARKER, EVENT_LOOP_WRAPPED, EVENT_SONG_ENDED, EVENT_SONG_LOADED,
+ EVENT_SONG_LOAD_FAILED, EVENT_EFFECT_LOADED, EVENT_EFFECT_LOAD_FAILED) = range(1, 10)
+EVENT_TEXT_SIZE = 256
+
+
+class Source(ctypes.Structure):
+    """pianola_source: a path, or bytes in memory."""
+    _fields_ = [("path", ctypes.c_char_p), ("data", ctypes.c_void_p), ("size", ctypes.c_size_t), ("name", ctypes.c_char_p)]
+
+
+class SoundtrackConfig(ctypes.Structure):
+    """pianola_soundtrack_config."""
+    _fields_ = [("struct_size", ctypes.c_uint32), ("sample_rate", ctypes.c_int32), ("max_frames", ctypes.c_int32),
+                ("limiter", ctypes.c_int32), ("polyphony", ctypes.c_int32), ("effect_voices", ctypes.c_int32),
+                ("reverb", ctypes.c_int32), ("chorus", ctypes.c_int32), ("gain", ctypes.c_float)]
+
+
+class Stem(ctypes.Structure):
+    """pianola_stem."""
+    _fields_ = [("layer", ctypes.c_char_p), ("source", Source)]
+
+
+class SongConfig(ctypes.Structure):
+    """pianola_song_config."""
+    _fields_ = [("struct_size", ctypes.c_uint32), ("midi", Source), ("soundfont", Source),
+                ("stems", ctypes.POINTER(Stem)), ("stem_count", ctypes.c_size_t),
+                ("track_layers", ctypes.POINTER(ctypes.c_char_p)), ("track_layer_count", ctypes.c_size_t),
+                ("loop", ctypes.c_int32), ("controllers_drive_layers", ctypes.c_int32)]
+
+
+class Event(ctypes.Structure):
+    """pianola_event."""
+    _fields_ = [("type", ctypes.c_int32), ("bar", ctypes.c_int32), ("beat", ctypes.c_int32), ("sample_time", ctypes.c_int64),
+                ("song", ctypes.c_void_p), ("effect", ctypes.c_void_p), ("text", ctypes.c_char * EVENT_TEXT_SIZE)]
+
+
+class RenderConfig(ctypes.Structure):
+    """pianola_render_config."""
+    _fields_ = [("struct_size", ctypes.c_uint32), ("midi", Source), ("soundfont", Source), ("sample_rate", ctypes.c_int32),
+                ("tail_seconds", ctypes.c_double), ("reverb", ctypes.c_int32), ("chorus", ctypes.c_int32),
+                ("gain", ctypes.c_float), ("bits", ctypes.c_int32)]
+
+
+def _candidates():
+    """Where libpianola may be, in the order tried."""
+    if os.environ.get("PIANOLA_LIBRARY"):
+        yield os.environ["PIANOLA_LIBRARY"]
+    yield "libpianola.so.0"
+    try:
+        libdir = subprocess.run(["pkg-config", "--variable=libdir", "pianola"], capture_output=True, text=True, check=True).stdout.strip()
+        yield os.path.join(libdir, "libpianola.so.0")
+    except (OSError, subprocess.CalledProcessError):
+        pass
+
+
+def _load():
+    errors = []
+    for candidate in _candidates():
+        try:
+            return ctypes.CDLL(candidate)
+        except OSError as error:
+            errors.append(str(error))
+    raise ImportError("libpianola not found (set PIANOLA_LIBRARY, LD_LIBRARY_PATH or PKG_CONFIG_PATH): " + "; ".join(errors))
+
+
+lib = _load()
+
+_handle = ctypes.c_void_p
+_out_handle = ctypes.POINTER(ctypes.c_void_p)
+_status = ctypes.c_int32
+_c = ctypes
+_signatures = {
+    "pianola_version": (_c.c_char_p, []),
+    "pianola_last_error": (_c.c_char_p, []),
+    "pianola_soundtrack_config_init": (_status, [_c.POINTER(SoundtrackConfig)]),
+    "pianola_soundtrack_create": (_status, [_c.POINTER(SoundtrackConfig), _out_handle]),
+    "pianola_soundtrack_destroy": (_status, [_handle]),
+    "pianola_song_config_init": (_status, [_c.POINTER(SongConfig)]),
+    "pianola_song_load": (_status, [_handle, _c.POINTER(SongConfig), _out_handle]),
+    "pianola_song_state": (_status, [_handle, _c.POINTER(_c.c_int32)]),
+    "pianola_song_wait": (_status, [_handle]),
+    "pianola_song_destroy": (_status, [_handle]),
+    "pianola_effect_load": (_status, [_handle, _c.POINTER(Source), _out_handle]),
+    "pianola_effect_state": (_status, [_handle, _c.POINTER(_c.c_int32)]),
+    "pianola_effect_wait": (_status, [_handle]),
+    "pianola_effect_destroy": (_status, [_handle]),
+    "pianola_play": (_status, [_handle, _handle, _c.c_int32, _c.c_char_p, _c.c_double, _c.c_double]),
+    "pianola_crossfade": (_status, [_handle, _handle, _c.c_double, _c.c_int32, _c.c_char_p]),
+    "pianola_stop": (_status, [_handle, _c.c_int32, _c.c_char_p, _c.c_double]),
+    "pianola_pause": (_status, [_handle]),
+    "pianola_resume": (_status, [_handle]),
+    "pianola_set_tempo": (_status, [_handle, _c.c_int32]),
+    "pianola_set_transpose": (_status, [_handle, _c.c_int32]),
+    "pianola_set_layer": (_status, [_handle, _c.c_char_p, _c.c_float, _c.c_double, _c.c_int32, _c.c_char_p]),
+    "pianola_set_master_volume": (_status, [_handle, _c.c_float, _c.c_double]),
+    "pianola_play_effect": (_status, [_handle, _handle, _c.c_int32, _c.c_char_p, _c.c_float, _c.c_float]),
+    "pianola_meters": (_status, [_handle, _c.POINTER(_c.c_float), _c.POINTER(_c.c_float)]),
+    "pianola_poll_events": (_status, [_handle, _c.POINTER(Event), _c.c_size_t, _c.POINTER(_c.c_size_t)]),
+    "pianola_render_f32": (_status, [_handle, _c.c_void_p, _c.c_size_t]),
+    "pianola_output_start": (_status, [_handle, _c.c_char_p, _c.c_int32, _c.c_int32]),
+    "pianola_output_stop": (_status, [_handle]),
+    "pianola_render_config_init": (_status, [_c.POINTER(RenderConfig)]),
+    "pianola_render_file": (_status, [_c.POINTER(RenderConfig), _c.c_char_p, _c.c_int32]),
+    "pianola_play_file": (_status, [_c.POINTER(RenderConfig), _c.c_char_p]),
+    "pianola_renderer_create": (_status, [_c.POINTER(RenderConfig), _out_handle]),
+    "pianola_renderer_max_frames": (_status, [_handle, _c.POINTER(_c.c_int64)]),
+    "pianola_renderer_read": (_status, [_handle, _c.c_void_p, _c.c_size_t, _c.POINTER(_c.c_size_t)]),
+    "pianola_renderer_destroy": (_status, [_handle]),
+}
+for _name, (_restype, _argtypes) in _signatures.items():
+    _function = getattr(lib, _name)
+    _function.restype = _restype
+    _function.argtypes = _argtypes

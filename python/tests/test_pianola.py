@@ -1,0 +1,132 @@
+"""The Python module against the real library and the real CLI: renders that match the CLI's
+sample for sample, errors that carry the C library's one line, and the game API's events
+naming Song objects. Run from the repository with libpianola installed (see .ci/run)."""
+import os
+import re
+import struct
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pianola
+
+ROOT = Path(__file__).resolve().parents[2]
+FONT = str(ROOT / "soundfonts" / "pianola-gm.sf2")
+SONG = str(ROOT / "songs" / "ode-to-joy.mid")
+CLI = os.environ.get("PIANOLA_CLI", str(ROOT / ".build" / "debug" / "pianola"))
+
+
+def read_float_wav(path):
+    """The frames of a 32-bit float stereo WAV, shape (frames, 2)."""
+    data = Path(path).read_bytes()
+    offset = 12
+    while offset < len(data):
+        chunk, size = data[offset:offset + 4], struct.unpack("<I", data[offset + 4:offset + 8])[0]
+        if chunk == b"data":
+            return np.frombuffer(data[offset + 8:offset + 8 + size], dtype="<f4").reshape(-1, 2)
+        offset += 8 + size + (size & 1)
+    raise ValueError(f"{path}: no data chunk")
+
+
+def test_render_equals_the_cli_render_sample_for_sample(tmp_path):
+    out = tmp_path / "cli.wav"
+    subprocess.run([CLI, "render", SONG, "-o", str(out), "--bits", "32f", "--soundfont", FONT], check=True, capture_output=True)
+    cli = read_float_wav(out)
+    audio = pianola.render(SONG, FONT, sample_rate=48000)
+    assert audio.dtype == np.float32 and audio.shape[1] == 2
+    assert audio.shape == cli.shape
+    assert np.array_equal(audio, cli)
+    assert np.abs(audio).max() > 0.05
+
+
+def test_bytes_render_as_the_files_do():
+    from_files = pianola.render(SONG, FONT, tail_seconds=0.5)
+    from_bytes = pianola.render(Path(SONG).read_bytes(), Path(FONT).read_bytes(), tail_seconds=0.5)
+    assert np.array_equal(from_files, from_bytes)
+
+
+def test_a_bad_path_raises_the_one_line_message():
+    with pytest.raises(pianola.FileError) as caught:
+        pianola.render("/no/such/song.mid", FONT)
+    message = str(caught.value)
+    assert message.startswith("/no/such/song.mid: ") and "No such file or directory" in message and "\n" not in message
+    assert caught.value.status == -4
+    with pytest.raises(pianola.FileError, match=r"^/nonexistent\.sf2: cannot load SoundFont"):
+        pianola.render(SONG, "/nonexistent.sf2")
+    with pytest.raises(pianola.ArgumentError, match=r"sample_rate 5"):
+        pianola.render(SONG, FONT, sample_rate=5)
+
+
+def test_render_file_refuses_to_overwrite_unless_asked(tmp_path):
+    out = tmp_path / "song.flac"
+    pianola.render_file(SONG, FONT, out, tail_seconds=0)
+    size = out.stat().st_size
+    assert size > 10_000
+    with pytest.raises(pianola.FileError, match="already exists"):
+        pianola.render_file(SONG, FONT, out)
+    pianola.render_file(SONG, FONT, out, overwrite=True, tail_seconds=0)
+
+
+def test_play_file_through_alsa_null_device():
+    pianola.play_file(str(ROOT / "songs" / "battle.mid"), FONT, device="null", tail_seconds=0)
+    with pytest.raises(pianola.DeviceError, match="no-such-device"):
+        pianola.play_file(SONG, FONT, device="no-such-device")
+
+
+def test_soundtrack_plays_loops_and_names_songs_in_its_events():
+    with pianola.Soundtrack(reverb=False, chorus=False) as music:
+        town = music.load_song(ROOT / "songs" / "town.mid", FONT, track_layers=["Strings"])
+        battle = music.load_song(ROOT / "songs" / "battle.mid", FONT)
+        broken = music.load_song(b"not a MIDI file", FONT, name="broken.mid")
+        assert town.wait() is town and battle.wait().state == "ready"
+        with pytest.raises(pianola.FileError, match="^broken.mid: byte 0"):
+            broken.wait()
+        assert broken.state == "failed"
+        with pytest.raises(pianola.StateError, match="broken.mid did not load"):
+            music.play(broken)
+
+        music.play(town)
+        music.set_layer("Strings", 0)
+        with pytest.raises(pianola.ArgumentError, match="no layer 'Kazoo'"):
+            music.set_layer("Kazoo", 1)
+        first = music.render(48000 * 3)
+        music.play(battle, "bar", fade_out=0.2)
+        rest = music.render(48000 * 12)
+        assert np.abs(first).max() > 0.05 and np.abs(rest).max() > 0.05
+
+        events = music.poll_events(limit=1000)
+        kinds = {type(e) for e in events}
+        assert {pianola.SongLoaded, pianola.SongLoadFailed, pianola.Bar, pianola.Beat, pianola.Marker, pianola.LoopWrapped} <= kinds
+        assert any(isinstance(e, pianola.SongLoadFailed) and e.song is broken and e.reason.startswith("broken.mid") for e in events)
+        town_bars = [e for e in events if isinstance(e, pianola.Bar) and e.song is town]
+        battle_bars = [e for e in events if isinstance(e, pianola.Bar) and e.song is battle]
+        assert town_bars and battle_bars
+        # Asked for at 3 s, the switch lands on the town's next bar line: bar 3, 8 beats at 112 bpm in.
+        town_bar_3 = next(e for e in town_bars if e.bar == 3)
+        assert battle_bars[0].sample_time == town_bar_3.sample_time == int(8 * 60 / 112 * 48000)
+        assert any(isinstance(e, pianola.LoopWrapped) and e.song is battle for e in events)
+        assert [e.sample_time for e in events] == sorted(e.sample_time for e in events)
+
+
+def test_the_render_call_refuses_while_the_own_output_plays():
+    with pianola.Soundtrack() as music:
+        music.start_output("null", 256, 3)
+        with pytest.raises(pianola.StateError, match="own output"):
+            music.render(64)
+        music.stop_output()
+        assert music.render(64).shape == (64, 2)
+
+
+def test_the_readme_python_quick_start_runs(tmp_path):
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"<!-- python quick start -->\n```python\n(.*?)```", readme, re.S).group(1)
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        scope: dict = {}
+        exec(compile(block, "README.md", "exec"), scope)
+    finally:
+        os.chdir(cwd)
+    assert scope["audio"].shape[1] == 2 and np.abs(scope["audio"]).max() > 0.05
