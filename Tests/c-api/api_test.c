@@ -139,6 +139,9 @@ static pianola_song *songs(pianola_soundtrack *soundtrack, pianola_song **failed
     config.track_layer_count = 2;
     FAILS(pianola_song_load(soundtrack, &config, &song), PIANOLA_ERROR_ARGUMENT, "track_layers");
     config.track_layers = layers;
+    config.struct_size = 4;
+    FAILS(pianola_song_load(soundtrack, &config, &song), PIANOLA_ERROR_ARGUMENT, "struct_size is 4");
+    config.struct_size = sizeof config;
     CHECK(song == NULL);
 
     /* By path, with layers and a stem. */
@@ -215,6 +218,13 @@ static void transport(pianola_soundtrack *soundtrack, pianola_song *song, pianol
     /* Wrong state before anything plays. */
     FAILS(pianola_set_layer(soundtrack, "Strings", 0, 0, PIANOLA_NOW, NULL), PIANOLA_ERROR_STATE, "no song is playing");
     OK(pianola_stop(soundtrack, PIANOLA_AT_MARKER, "end", 0)); /* nothing plays: nothing to stop */
+    FAILS(pianola_stop(soundtrack, -1, NULL, 0), PIANOLA_ERROR_ARGUMENT, "moment -1");
+    FAILS(pianola_stop(soundtrack, PIANOLA_NOW, NULL, NAN), PIANOLA_ERROR_ARGUMENT, "fade-out");
+    FAILS(pianola_stop((pianola_soundtrack *)effect, PIANOLA_NOW, NULL, 0), PIANOLA_ERROR_HANDLE, "not a live pianola_soundtrack");
+    FAILS(pianola_crossfade(soundtrack, failed, 1, PIANOLA_NOW, NULL), PIANOLA_ERROR_STATE, "did not load");
+    FAILS(pianola_set_tempo(NULL, 100), PIANOLA_ERROR_HANDLE, "NULL");
+    FAILS(pianola_set_transpose(NULL, 0), PIANOLA_ERROR_HANDLE, "NULL");
+    FAILS(pianola_set_master_volume(NULL, 1, 0), PIANOLA_ERROR_HANDLE, "NULL");
     FAILS(pianola_play(soundtrack, failed, PIANOLA_NOW, NULL, 0, 0), PIANOLA_ERROR_STATE, "did not load");
     FAILS(pianola_play(soundtrack, NULL, PIANOLA_NOW, NULL, 0, 0), PIANOLA_ERROR_HANDLE, "pianola_song handle is NULL");
     FAILS(pianola_play(soundtrack, song, 99, NULL, 0, 0), PIANOLA_ERROR_ARGUMENT, "moment 99");
@@ -267,6 +277,7 @@ static void rendering(pianola_soundtrack *soundtrack, pianola_song *song) {
     OK(pianola_render_planar(soundtrack, left, right, 1000));
     CHECK(peak_of(left, 1000) > 0.001f && peak_of(right, 1000) > 0.001f);
     FAILS(pianola_meters(soundtrack, NULL, &rms), PIANOLA_ERROR_ARGUMENT, "peak is NULL");
+    FAILS(pianola_meters(NULL, &peak, &rms), PIANOLA_ERROR_HANDLE, "NULL");
     OK(pianola_meters(soundtrack, &peak, &rms));
     CHECK(peak > 0 && rms > 0 && rms <= peak);
     free(interleaved);
@@ -322,6 +333,7 @@ static void own_output(pianola_soundtrack *soundtrack) {
 static void offline(void) {
     pianola_render_config config;
     pianola_renderer *renderer = NULL;
+    int64_t most = 0;
     char out[4096], bad[4096];
     snprintf(out, sizeof out, "%s/render.wav", scratch);
     snprintf(bad, sizeof bad, "%s/render.xyz", scratch);
@@ -348,8 +360,12 @@ static void offline(void) {
     OK(pianola_play_file(&config, "null"));
 
     FAILS(pianola_renderer_create(&config, NULL), PIANOLA_ERROR_ARGUMENT, "renderer is NULL");
+    FAILS(pianola_renderer_create(NULL, &renderer), PIANOLA_ERROR_ARGUMENT, "config is NULL");
+    config.tail_seconds = -1;
+    FAILS(pianola_renderer_create(&config, &renderer), PIANOLA_ERROR_ARGUMENT, "tail_seconds -1");
+    config.tail_seconds = 1;
+    FAILS(pianola_renderer_max_frames(NULL, &most), PIANOLA_ERROR_HANDLE, "NULL");
     OK(pianola_renderer_create(&config, &renderer));
-    int64_t most = 0;
     size_t got = 0, total = 0;
     float *buffer = malloc(2 * 10000 * sizeof(float)), peak = 0;
     FAILS(pianola_renderer_max_frames(renderer, NULL), PIANOLA_ERROR_ARGUMENT, "frames is NULL");
@@ -431,6 +447,7 @@ int main(int argc, char **argv) {
     OK(pianola_song_destroy(song));
     OK(pianola_song_destroy(failed_song));
     OK(pianola_effect_destroy(effect));
+    FAILS(pianola_play_effect(soundtrack, effect, PIANOLA_NOW, NULL, 1, 0), PIANOLA_ERROR_HANDLE, "not a live pianola_effect");
     OK(pianola_effect_destroy(failed_effect));
     OK(pianola_soundtrack_destroy(soundtrack));
     FAILS(pianola_soundtrack_destroy(soundtrack), PIANOLA_ERROR_HANDLE, "not a live pianola_soundtrack");
