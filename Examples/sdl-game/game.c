@@ -1,8 +1,9 @@
 /*
  * A small game's music on SDL2 and libpianola: SDL's audio callback pulls the soundtrack.
  * The town theme loops on its loopStart/loopEnd markers; its strings layer fades in on a bar
- * line; a stinger (made in memory) lands on the next bar; the battle theme takes over on the
- * next bar line while the town fades; the battle's strings dip on a bar line.
+ * line; a stinger (made in memory) lands on the next bar; after the town has looped, the
+ * battle theme takes over on the next bar line while the town fades; the battle's strings dip
+ * on a bar line.
  *
  *   cc game.c $(pkg-config --cflags --libs pianola sdl2) -o game
  *   ./game SONGS_DIR SOUNDFONT [SECONDS]
@@ -97,7 +98,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: game SONGS_DIR SOUNDFONT [SECONDS]\n");
         return 2;
     }
-    int seconds = argc > 3 ? atoi(argv[3]) : 12;
+    int seconds = argc > 3 ? atoi(argv[3]) : 17;
     pianola_soundtrack_config config;
     check(pianola_soundtrack_config_init(&config), "config");
     config.sample_rate = RATE;
@@ -151,11 +152,11 @@ int main(int argc, char **argv) {
             check(pianola_play_effect(soundtrack, stinger, PIANOLA_NEXT_BAR, NULL, 0.8f, 0), "stinger");
             printf("         stinger on the next bar\n");
             step++;
-        } else if (step == 2 && now >= RATE * 75 / 10) {
+        } else if (step == 2 && now >= RATE * 12) {   /* after the town has looped once */
             check(pianola_play(soundtrack, battle, PIANOLA_NEXT_BAR, NULL, 0, 0.5), "battle");
             printf("         battle on the next bar\n");
             step++;
-        } else if (step == 3 && now >= RATE * 1097 / 100) {
+        } else if (step == 3 && now >= RATE * 1526 / 100) {
             check(pianola_set_layer(soundtrack, "Strings", 0.3f, 0.2, PIANOLA_NEXT_BAR, NULL), "strings dip");
             printf("         battle strings dip on the next bar\n");
             step++;

@@ -15,7 +15,7 @@ guard arguments.count >= 4 else {
     exit(2)
 }
 let (songs, font, sdlOutput) = (arguments[1], arguments[2], arguments[3])
-let seconds = arguments.count > 4 ? Int(arguments[4]) ?? 12 : 12
+let seconds = arguments.count > 4 ? Int(arguments[4]) ?? 17 : 17
 let rate = 48_000, cycle = 1_024
 
 /// game.c's stinger: a 16-bit mono WAV, a rising square chirp dying away over a quarter second.
@@ -56,8 +56,8 @@ do {
     let script: [(frame: Int, action: () throws -> Void)] = [
         (rate * 32 / 10, { try soundtrack.setLayer("Strings", volume: 1, seconds: 2, at: .nextBar) }),
         (rate * 535 / 100, { try soundtrack.playEffect(stinger, at: .nextBar, volume: 0.8) }),
-        (rate * 75 / 10, { try soundtrack.play(battle, at: .nextBar, fadeOut: 0.5) }),
-        (rate * 1097 / 100, { try soundtrack.setLayer("Strings", volume: 0.3, seconds: 0.2, at: .nextBar) }),
+        (rate * 12, { try soundtrack.play(battle, at: .nextBar, fadeOut: 0.5) }),
+        (rate * 1526 / 100, { try soundtrack.setLayer("Strings", volume: 0.3, seconds: 0.2, at: .nextBar) }),
     ]
     let frames = seconds * rate
     var swift = [Float](repeating: 0, count: frames * 2)
