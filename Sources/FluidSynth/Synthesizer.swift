@@ -26,9 +26,11 @@ public final class Synthesizer: @unchecked Sendable {
         public var chorus = true
         /// Output gain (FluidSynth's default 0.2). Any thread.
         public var gain: Double = 0.2
-        /// Load sample data only when a preset is selected, and free it when none uses it:
-        /// far less memory for large General MIDI fonts. Any thread.
-        public var lazySampleLoading = false
+        /// Load sample data only when a preset is selected (on by default): far less memory
+        /// and a far quicker start with large General MIDI fonts. Selecting a preset then reads
+        /// the font, so before rendering, `preloadPresets` loads and pins every preset a song
+        /// can select, off the render thread. Any thread.
+        public var lazySampleLoading = true
         /// MIDI channels. Any thread.
         public var channels = 16
         /// How bank select (CC0/CC32) and the resets are read: the MIDI standard each song was
@@ -144,6 +146,20 @@ public final class Synthesizer: @unchecked Sendable {
         return presets.sorted { ($0.bank, $0.program) < ($1.bank, $1.program) }
     }
 
+    /// Pins the preset `channel` has selected now: its samples are loaded (read from the font
+    /// here, when loading lazily) and stay loaded whatever the channel selects later, so
+    /// selecting it again on the render thread reads nothing. Returns whether the channel has
+    /// a preset. Control thread, before the synthesizer renders.
+    @discardableResult
+    public func pinChannelPreset(channel: Int) -> Bool {
+        guard let preset = fluid_synth_get_channel_preset(synth, Int32(channel)), let font = fluid_preset_get_sfont(preset) else { return false }
+        return fluid_synth_pin_preset(synth, fluid_sfont_get_id(font), fluid_preset_get_banknum(preset), fluid_preset_get_num(preset)) == FLUID_OK
+    }
+
+    /// Back to the power-on state: every channel's program, bank and controllers reset, all
+    /// voices off (pinned presets stay loaded). Control thread, before the synthesizer renders.
+    public func systemReset() { _ = fluid_synth_system_reset(synth) }
+
     // MARK: Render thread
 
     /// Note on (velocity 0 is note off). Render thread only.
@@ -209,6 +225,10 @@ public final class Synthesizer: @unchecked Sendable {
     @inline(__always) public func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
         _ = fluid_synth_write_float(synth, Int32(frames), left, 0, 1, right, 0, 1)
     }
+
+    /// How many times libfluidsynth has read SoundFont data on the calling thread, from any
+    /// synthesizer: what a test of the render thread's no-I/O rule counts. Any thread.
+    public static var fontReadsOnThisThread: Int { shim_fluid_font_reads() }
 
     /// libfluidsynth's render block: 64 frames. Any thread.
     public static let blockSize = 64

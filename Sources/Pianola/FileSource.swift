@@ -1,4 +1,5 @@
 import AudioFile
+import Engine
 import FluidSynth
 import MIDI
 import Sequencing
@@ -54,13 +55,15 @@ enum SoundFontSource: Sendable {
     case path(String)
     case memory(SoundFontData)
 
-    /// A synthesizer with `configuration` and this font loaded. Control thread.
-    func makeSynthesizer(configuration: Synthesizer.Configuration) throws(SynthesizerError) -> Synthesizer {
+    /// A synthesizer with `configuration` and this font loaded, with every preset `sequence`
+    /// can select loaded and pinned (so the render thread never reads the font). Control thread.
+    func makeSynthesizer(configuration: Synthesizer.Configuration, for sequence: MusicSequence) throws(SynthesizerError) -> Synthesizer {
         let synthesizer = try Synthesizer(configuration: configuration)
         switch self {
         case .path(let path): _ = try synthesizer.loadSoundFont(path: path)
         case .memory(let data): _ = try synthesizer.loadSoundFont(data)
         }
+        synthesizer.preloadPresets(selectedBy: sequence.messagesInTimeOrder)
         return synthesizer
     }
 }

@@ -100,7 +100,7 @@ public final class SongGraph {
         configuration.chorus = settings.chorus
         configuration.polyphony = settings.polyphony
         configuration.gain = settings.gain
-        synthesizer = try soundFont.soundFont.makeSynthesizer(configuration: configuration)
+        synthesizer = try soundFont.soundFont.makeSynthesizer(configuration: configuration, for: sequence)
         let sampler = SamplerNode(synthesizer: synthesizer)
         mixer = MixerNode()
         graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: settings.sampleRate), maxFrames: maxFrames)

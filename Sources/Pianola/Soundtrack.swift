@@ -309,15 +309,16 @@ public final class Soundtrack: Sendable {
             do { _ = try source.audioFileReader() } catch { throw SoundtrackError(.file, "stem '\(name)': \(error)") }
         }
         let font = description.soundFont.soundFont
-        let synthesizers = try makeSynthesizers(count: 1 + layerTracks.count, font: font, configuration: configuration)
+        let synthesizers = try makeSynthesizers(count: 1 + layerTracks.count, font: font, for: sequence, configuration: configuration)
         return Song.Content(sequence: sequence, loop: GameLoop.find(in: sequence, conventions: description.loopConventions),
                             layerTracks: layerTracks, soundFont: font, spare: ControlLock([synthesizers]))
     }
 
-    private static func makeSynthesizers(count: Int, font: SoundFontSource, configuration: Synthesizer.Configuration) throws(SoundtrackError) -> [Synthesizer] {
+    private static func makeSynthesizers(count: Int, font: SoundFontSource, for sequence: MusicSequence,
+                                         configuration: Synthesizer.Configuration) throws(SoundtrackError) -> [Synthesizer] {
         var synthesizers: [Synthesizer] = []
         for _ in 0..<count {
-            do { synthesizers.append(try font.makeSynthesizer(configuration: configuration)) } catch { throw SoundtrackError(.file, "\(error)") }
+            do { synthesizers.append(try font.makeSynthesizer(configuration: configuration, for: sequence)) } catch { throw SoundtrackError(.file, "\(error)") }
         }
         return synthesizers
     }
@@ -597,7 +598,8 @@ public final class Soundtrack: Sendable {
     /// made here (a song played again at once, or crossfaded into itself).
     private func takeSynthesizers(of content: Song.Content) throws(SoundtrackError) -> [Synthesizer] {
         if let ready = content.spare.withLock({ $0.popLast() }) { return ready }
-        return try Self.makeSynthesizers(count: 1 + content.layerTracks.count, font: content.soundFont, configuration: synthesizerConfiguration)
+        return try Self.makeSynthesizers(count: 1 + content.layerTracks.count, font: content.soundFont, for: content.sequence,
+                                         configuration: synthesizerConfiguration)
     }
 
     private func makeDeck(_ song: Song, content: Song.Content, synthesizers: [Synthesizer], startingAt time: SampleTime, fadeIn: Int) throws(SoundtrackError) -> Deck {
@@ -671,7 +673,8 @@ public final class Soundtrack: Sendable {
         guard let content = deck.song.loading.value, content.spare.withLock({ $0.isEmpty }) else { return }
         let configuration = synthesizerConfiguration
         DispatchQueue.global().async {
-            guard let fresh = try? Self.makeSynthesizers(count: 1 + content.layerTracks.count, font: content.soundFont, configuration: configuration) else { return }
+            guard let fresh = try? Self.makeSynthesizers(count: 1 + content.layerTracks.count, font: content.soundFont, for: content.sequence,
+                                                         configuration: configuration) else { return }
             content.spare.withLock { if $0.isEmpty { $0.append(fresh) } }
         }
     }

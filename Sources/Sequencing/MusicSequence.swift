@@ -104,6 +104,14 @@ public struct MusicSequence: Hashable, Sendable {
     /// The song's end in ticks: the longest track, tempo track included. Any thread.
     public var length: Int { tracks.reduce(tempoTrack.length) { max($0, $1.length) } }
 
+    /// Every track's channel and system-exclusive messages (the tempo track's too), in time
+    /// order; at one tick, in track order. What a synthesizer preloads presets from. Any thread.
+    public var messagesInTimeOrder: [MIDIMessage] {
+        ([tempoTrack] + tracks).flatMap(\.events).enumerated()
+            .sorted { ($0.element.tick, $0.offset) < ($1.element.tick, $1.offset) }
+            .map(\.element.message)
+    }
+
     /// The song's length in seconds. Any thread.
     public var durationSeconds: Double { tempoMap.seconds(atTick: length) }
 

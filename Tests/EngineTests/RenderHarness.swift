@@ -23,6 +23,7 @@ struct RenderHarness {
         configuration.chorus = reverb
         let synth = try Synthesizer(configuration: configuration)
         _ = try synth.loadSoundFont(path: Self.testFont)
+        synth.preloadPresets(selectedBy: sequence.messagesInTimeOrder)   // as the players' graphs do
         sampler = SamplerNode(synthesizer: synth)
         let mixer = MixerNode()
         graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: Self.rate), maxFrames: maxFrames)

@@ -30,6 +30,10 @@ struct _fluid_synth_t;
 struct _fluid_hashtable_t;
 int shim_fluid_add_memory_loader(struct _fluid_synth_t *synth, struct _fluid_hashtable_t *settings);
 
+/// How many times libfluidsynth has read SoundFont data on the calling thread (through the
+/// loader above, which reads every font, file or memory). Any thread.
+long shim_fluid_font_reads(void);
+
 /// Writes into `buffer` the name that stands for `length` bytes at `bytes`. Any thread.
 void shim_fluid_memory_name(char *buffer, size_t size, const void *bytes, size_t length);
 
