@@ -18,8 +18,11 @@ public final class AudioFileWriter {
         case opus
         /// MPEG-1 Layer III, lossy (the encoding is ignored). Any thread.
         case mp3
+        /// Headerless interleaved samples, little-endian, in the encoding asked for: what a
+        /// pipe, a FIFO or `aplay -t raw` takes. Any thread.
+        case raw
 
-        /// The container for a path's extension (`.wav`, `.flac`, `.ogg`, `.opus`, `.mp3`), `nil` for any other. Any thread.
+        /// The container for a path's extension (`.wav`, `.flac`, `.ogg`, `.opus`, `.mp3`, `.raw`), `nil` for any other. Any thread.
         public init?(path: String) {
             let ext = path.split(separator: "/").last?.split(separator: ".", omittingEmptySubsequences: false).last.map { $0.lowercased() }
             guard let ext, let container = Container(rawValue: ext) else { return nil }
@@ -33,7 +36,7 @@ public final class AudioFileWriter {
         case int16 = "16"
         /// 24-bit integer. Any thread.
         case int24 = "24"
-        /// 32-bit float (WAV only). Any thread.
+        /// 32-bit float (WAV and raw only). Any thread.
         case float32 = "32f"
     }
 
@@ -62,6 +65,9 @@ public final class AudioFileWriter {
         case (.ogg, _): (major, minor) = (SF_FORMAT_OGG, SF_FORMAT_VORBIS)
         case (.opus, _): (major, minor) = (SF_FORMAT_OGG, SF_FORMAT_OPUS)
         case (.mp3, _): (major, minor) = (SF_FORMAT_MPEG, SF_FORMAT_MPEG_LAYER_III)
+        case (.raw, .int16): (major, minor) = (SF_FORMAT_RAW | SF_ENDIAN_LITTLE, SF_FORMAT_PCM_16)
+        case (.raw, .int24): (major, minor) = (SF_FORMAT_RAW | SF_ENDIAN_LITTLE, SF_FORMAT_PCM_24)
+        case (.raw, .float32): (major, minor) = (SF_FORMAT_RAW | SF_ENDIAN_LITTLE, SF_FORMAT_FLOAT)
         case (_, .int16): (major, minor) = (container == .wav ? SF_FORMAT_WAV : SF_FORMAT_FLAC, SF_FORMAT_PCM_16)
         case (_, .int24): (major, minor) = (container == .wav ? SF_FORMAT_WAV : SF_FORMAT_FLAC, SF_FORMAT_PCM_24)
         case (_, .float32): (major, minor) = (SF_FORMAT_WAV, SF_FORMAT_FLOAT)

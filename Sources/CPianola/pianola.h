@@ -384,7 +384,7 @@ typedef struct pianola_render_config {
 pianola_status pianola_render_config_init(pianola_render_config *config);
 
 /** Renders a song into an audio file at `output_path`, its type from the extension (.wav,
-    .flac, .ogg, .opus, .mp3), faster than real time: the music, then until the notes have
+    .flac, .ogg, .opus, .mp3, .raw), faster than real time: the music, then until the notes have
     died (at most tail_seconds). An existing file is refused unless `overwrite` is nonzero.
     Blocks until done. Any thread. */
 pianola_status pianola_render_file(const pianola_render_config *config, const char *output_path, int32_t overwrite);

@@ -89,7 +89,7 @@ public func pianolaRenderFile(_ config: UnsafePointer<pianola_render_config>?, _
     status {
         let path = try string(outputPath, "output_path")
         guard let container = AudioFileWriter.Container(path: path) else {
-            throw APIError.argument("\(path): unknown audio file type; name it .wav, .flac, .ogg, .opus or .mp3")
+            throw APIError.argument("\(path): unknown audio file type; name it .wav, .flac, .ogg, .opus, .mp3 or .raw")
         }
         let (sequence, font, settings, encoding) = try song(config)
         _ = try SongRenderer(sequence: sequence, soundFont: font, settings: settings).write(to: path, container: container, encoding: encoding, overwrite: overwrite != 0)

@@ -20,10 +20,10 @@ struct Render: ParsableCommand {
 
     @OptionGroup var options: SongOptions
 
-    @Option(name: [.short, .customLong("output")], help: "The audio file to write (.wav, .flac, .ogg, .opus, .mp3).")
+    @Option(name: [.short, .customLong("output")], help: "The audio file to write (.wav, .flac, .ogg, .opus, .mp3, or .raw: headerless samples for a pipe or FIFO).")
     var output: String
 
-    @Option(help: "File format: wav, flac, ogg, opus or mp3 (default: from the output's extension).")
+    @Option(help: "File format: wav, flac, ogg, opus, mp3 or raw (default: from the output's extension).")
     var format: AudioFileWriter.Container?
 
     @Option(help: "Sample format: 16, 24 or 32f.")
@@ -58,7 +58,7 @@ struct Render: ParsableCommand {
     /// The output's container, or one line on an unknown one or a bad `--tail`.
     func checkOutput() throws -> AudioFileWriter.Container {
         guard let container = format ?? AudioFileWriter.Container(path: output) else {
-            throw fail("\(output): unknown audio file type; name it .wav, .flac, .ogg, .opus or .mp3, or give --format")
+            throw fail("\(output): unknown audio file type; name it .wav, .flac, .ogg, .opus, .mp3 or .raw, or give --format")
         }
         guard tail >= 0 && tail <= 60 else { throw fail("--tail \(tail): use 0 to 60 seconds") }
         return container

@@ -52,6 +52,32 @@ struct RenderCommandTests {
         #expect(try Self.wavLeft(out).count == 3 * 48_000)
     }
 
+    @Test("raw output is the WAV's samples with no header, and streams into a FIFO")
+    func raw() throws {
+        let scratch = try Scratch()
+        let song = try scratch.write("song.mid", Self.song())
+        let wav = scratch.url.appendingPathComponent("out.wav").path, raw = scratch.url.appendingPathComponent("out.raw").path
+        #expect(try CLIRun.pianola("render", song, "-o", wav, "--bits", "32f", "--soundfont", Self.testFont).status == 0)
+        #expect(try CLIRun.pianola("render", song, "-o", raw, "--bits", "32f", "--soundfont", Self.testFont).status == 0)
+        let wavBytes = try Data(contentsOf: URL(fileURLWithPath: wav)), rawBytes = try Data(contentsOf: URL(fileURLWithPath: raw))
+        #expect(rawBytes.count > 40_000 && wavBytes.suffix(rawBytes.count) == rawBytes)
+
+        let fifo = scratch.url.appendingPathComponent("stream.raw").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let received = ByteCounter()
+        let reader = Thread {
+            let fd = open(fifo, O_RDONLY)
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while case let n = read(fd, &buffer, buffer.count), n > 0 { received.add(n) }
+            close(fd)
+        }
+        reader.start()
+        let run = try CLIRun.pianola("render", song, "-o", fifo, "--bits", "32f", "--soundfont", Self.testFont, "--force")
+        #expect(run.status == 0, "\(run.stderr)")
+        while !reader.isFinished { usleep(1_000) }
+        #expect(received.value == rawBytes.count)
+    }
+
     @Test("FLAC at 24 bits, tempo, transposition and --from/--to by bar:beat")
     func options() throws {
         let scratch = try Scratch()
@@ -154,4 +180,13 @@ struct StemsCommandTests {
         #expect(opus.status == 1 && opus.stderr.hasSuffix(": Opus only supports sample rates of 8000, 12000, 16000, 24000, and 48000\n"))
         #expect(opus.stderr.split(separator: "\n").count == 1)
     }
+}
+
+/// A byte count one thread adds to and another reads.
+final class ByteCounter: @unchecked Sendable {
+    // @unchecked Sendable: `count` is only touched under `lock`.
+    private let lock = NSLock()
+    private var count = 0
+    func add(_ n: Int) { lock.withLock { count += n } }
+    var value: Int { lock.withLock { count } }
 }
