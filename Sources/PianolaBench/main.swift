@@ -7,6 +7,8 @@
 //   swift run -c release pianola-bench soak [MINUTES]        looped playback with tempo changes: wraps exact, RSS, voices
 //   swift run -c release pianola-bench allocations [SONG] [FONT]  heap allocations per render cycle, steady state
 //   swift run -c release pianola-bench c-render [SONG] [FONT]     the C library's render call against the Swift one
+//   swift run -c release pianola-bench first-sound [SONG] [FONT]  process start to first sound: render, play, fluidsynth
+//   swift run -c release pianola-bench memory [SONG] [FONT]       peak RSS rendering the corpus's largest song, and fluidsynth's
 // With no argument: smf, render, font, allocations, c-render and play on ../shared/corpus and its densest
 // song with FluidR3_GM if installed, then one table of every figure.
 import AllocationCounter
@@ -372,6 +374,17 @@ func densestCorpusSong() -> String {
     return FileManager.default.fileExists(atPath: dense) ? dense : "songs/ode-to-joy.mid"
 }
 
+/// The corpus's largest song, by notes: the memory benchmark's.
+func largestCorpusSong() -> String {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: corpus)) ?? []
+    let notes = names.map { name -> (String, Int) in
+        let path = (corpus as NSString).appendingPathComponent(name)
+        let file = try? MIDIFile(contentsOf: path)
+        return (path, file?.tracks.reduce(0) { $0 + $1.events.filter { $0.message.isSoundingNoteOn }.count } ?? 0)
+    }
+    return notes.max { $0.1 < $1.1 }?.0 ?? "songs/ode-to-joy.mid"
+}
+
 func defaultFont() -> String {
     let fluid = "/usr/share/sounds/sf2/FluidR3_GM.sf2"
     return FileManager.default.fileExists(atPath: fluid) ? fluid : "soundfonts/pianola-gm.sf2"
@@ -396,6 +409,8 @@ do {
     case "play": printTable(try playBenchmark(song: song, font: font))
     case "allocations": printTable(try allocationsBenchmark(song: song, font: font))
     case "c-render": printTable(try cRenderBenchmark(song: song, font: font))
+    case "first-sound": printTable(try firstSoundBenchmark(song: arguments.count > 1 ? song : "songs/ode-to-joy.mid", font: font))
+    case "memory": printTable(try memoryBenchmark(song: arguments.count > 1 ? song : largestCorpusSong(), font: font))
     case "stream": try streamBenchmark(minutes: arguments.count > 1 ? Int(arguments[1]) ?? 60 : 60)
     case "soak": try soakBenchmark(minutes: arguments.count > 1 ? Int(arguments[1]) ?? 60 : 60, font: defaultFont())
     case "font-child": try fontChild(font: arguments[2], lazy: arguments[1] == "lazy")
@@ -408,7 +423,7 @@ do {
         figures += try playBenchmark(song: song, font: font)
         printTable(figures)
     default:
-        print("usage: pianola-bench [smf [DIR] | render [SONG] [FONT] | font [FONT] | allocations [SONG] [FONT] | c-render [SONG] [FONT] | play [SONG] [FONT] | stream [MINUTES] | soak [MINUTES]]")
+        print("usage: pianola-bench [smf [DIR] | render [SONG] [FONT] | font [FONT] | allocations [SONG] [FONT] | c-render [SONG] [FONT] | first-sound [SONG] [FONT] | memory [SONG] [FONT] | play [SONG] [FONT] | stream [MINUTES] | soak [MINUTES]]")
         exit(2)
     }
 } catch {

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import MIDI
 import Sequencing
 
@@ -93,4 +94,18 @@ extension Double {
         let r = (self * 100).rounded() / 100
         return r == r.rounded() ? String(Int(r)) : String(r)
     }
+
+    /// Exactly `decimals` decimals, rounded: 12.50, 0.345678.
+    func fixed(_ decimals: Int) -> String {
+        let scale = Double((0..<decimals).reduce(1) { product, _ in product * 10 })
+        let scaled = (abs(self) * scale).rounded()
+        let fraction = String(Int(scaled.truncatingRemainder(dividingBy: scale)))
+        let sign = self < 0 && scaled != 0 ? "-" : ""
+        return sign + String(Int(scaled / scale)) + (decimals > 0 ? "." + String(repeating: "0", count: decimals - fraction.count) + fraction : "")
+    }
+}
+
+extension UInt8 {
+    /// Two upper-case hex digits: 0A, F0.
+    var hex: String { (self < 16 ? "0" : "") + String(self, radix: 16, uppercase: true) }
 }

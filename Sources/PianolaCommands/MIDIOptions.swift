@@ -1,7 +1,8 @@
 import ALSA
 import ArgumentParser
 import Engine
-import Foundation
+import FoundationEssentials
+import Glibc
 import Pianola
 
 /// The options that send a song to ALSA sequencer ports: `--port`, `--virtual`, `--route`.
@@ -47,7 +48,7 @@ struct MIDIOptions: ParsableArguments {
             if output.dropped > 0 { lines.append("\(output.dropped) MIDI events lost while playing \(song)") }
             let late = output.lateness
             if late.batches > 0 {
-                lines.append(String(format: "MIDI events reached the kernel late %d time%@ while playing %@ (worst %.1f ms): the system was too busy", late.batches, late.batches == 1 ? "" : "s", song, late.worstSeconds * 1000))
+                lines.append("MIDI events reached the kernel late \(late.batches) time\(late.batches == 1 ? "" : "s") while playing \(song) (worst \((late.worstSeconds * 1000).fixed(1)) ms): the system was too busy")
             }
             return lines
         }

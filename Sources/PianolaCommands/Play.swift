@@ -1,7 +1,9 @@
 import ALSA
 import ArgumentParser
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Synchronization
+import Glibc
 import MIDI
 import Pianola
 
@@ -251,10 +253,9 @@ struct MIDIPlayback: Playback {
 
 /// SIGINT and SIGTERM, caught so that play can stop cleanly.
 final class Interruption: @unchecked Sendable {
-    // @unchecked Sendable: `received` is written by the signal sources' handlers (a global
-    // queue) and read by the main thread through `signal`, always under `lock`.
-    private let lock = NSLock()
-    private var received: Int32?
+    // @unchecked Sendable: `received` is a Mutex, written by the signal sources' handlers (a
+    // global queue) and read by the main thread; `sources` is set in init only.
+    private let received = Mutex<Int32?>(nil)
     private var sources: [DispatchSourceSignal] = []
 
     init() {
@@ -262,10 +263,7 @@ final class Interruption: @unchecked Sendable {
             Glibc.signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [weak self] in
-                guard let self else { return }
-                self.lock.lock()
-                if self.received == nil { self.received = number }
-                self.lock.unlock()
+                self?.received.withLock { if $0 == nil { $0 = number } }
             }
             source.resume()
             sources.append(source)
@@ -273,11 +271,7 @@ final class Interruption: @unchecked Sendable {
     }
 
     /// The signal received, if any.
-    var signal: Int32? {
-        lock.lock()
-        defer { lock.unlock() }
-        return received
-    }
+    var signal: Int32? { received.withLock { $0 } }
 }
 
 /// The live status line: title, elapsed / total, bar:beat, tempo. On a terminal one line

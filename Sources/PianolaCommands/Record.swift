@@ -1,6 +1,7 @@
 import ALSA
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import MIDI
 import Pianola
 
@@ -145,7 +146,7 @@ struct Record: ParsableCommand {
         sequence.addTrack(track)
         try write(sequence)
         if let log {
-            let lines = arrivals.map { String(format: "%.6f", seconds($0)) + " " + $0.message.wireBytes.map { String(format: "%02X", $0) }.joined(separator: " ") }
+            let lines = arrivals.map { seconds($0).fixed(6) + " " + $0.message.wireBytes.map(\.hex).joined(separator: " ") }
             guard FileManager.default.createFile(atPath: log, contents: Data((lines.joined(separator: "\n") + "\n").utf8)) else {
                 throw fail("\(log): cannot write the log: \(String(cString: strerror(errno)))")
             }
@@ -166,14 +167,14 @@ struct Record: ParsableCommand {
     /// Refuses, before anything is recorded, an output that exists (without --force) or a
     /// folder that cannot take it.
     func checkWritable() throws {
-        var isDirectory: ObjCBool = false
+        var isDirectory = false
         if FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory) {
-            if isDirectory.boolValue { throw fail("\(output): is a directory; give a file name") }
+            if isDirectory { throw fail("\(output): is a directory; give a file name") }
             if !force { throw fail("\(output): already exists; give --force to replace it") }
         }
-        let folder = (output as NSString).deletingLastPathComponent
-        guard access(folder.isEmpty ? "." : folder, W_OK) == 0 else {
-            throw fail("\(output): cannot write in \(folder.isEmpty ? "." : folder): \(String(cString: strerror(errno)))")
+        let folder = output.lastIndex(of: "/").map { $0 == output.startIndex ? "/" : String(output[..<$0]) } ?? "."
+        guard access(folder, W_OK) == 0 else {
+            throw fail("\(output): cannot write in \(folder): \(String(cString: strerror(errno)))")
         }
     }
 

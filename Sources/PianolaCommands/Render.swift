@@ -1,6 +1,7 @@
 import ArgumentParser
 import AudioFile
-import Foundation
+import FoundationEssentials
+import Glibc
 import MIDI
 import Pianola
 

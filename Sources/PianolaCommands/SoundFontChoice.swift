@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Which SoundFont to play with, and why: `--soundfont PATH`, else `$PIANOLA_SOUNDFONT`, else
 /// the system's General MIDI font if installed, else the project's own `pianola-gm.sf2`. Any thread.

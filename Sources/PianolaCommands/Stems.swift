@@ -1,5 +1,6 @@
 import AudioFile
-import Foundation
+import FoundationEssentials
+import Glibc
 import Pianola
 
 /// `render --stems`: what to write besides the mix, one file per track with notes and one
@@ -20,9 +21,9 @@ enum Stems {
     /// that cannot be made and a stem that exists (unless `force`).
     static func plan(folder: String, sequence: MusicSequence, settings: SongGraph.Settings,
                      container: AudioFileWriter.Container, force: Bool) throws -> [Stem] {
-        var isFolder: ObjCBool = false
+        var isFolder = false
         if FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) {
-            guard isFolder.boolValue else { throw fail("--stems \(folder): exists and is not a folder") }
+            guard isFolder else { throw fail("--stems \(folder): exists and is not a folder") }
         } else {
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -62,7 +63,7 @@ enum Stems {
     /// empty for no name.
     private static func label(_ name: String?) -> String {
         let safe = String((name ?? "").unicodeScalars.map { scalar -> Character in
-            CharacterSet.alphanumerics.contains(scalar) && scalar.isASCII || scalar == "-" || scalar == "_" ? Character(scalar) : "-"
+            ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "-" || scalar == "_" ? Character(scalar) : "-"
         }).split(separator: "-").joined(separator: "-")
         return safe.isEmpty ? "" : "-" + safe.prefix(40)
     }
