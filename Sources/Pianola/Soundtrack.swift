@@ -318,7 +318,11 @@ public final class Soundtrack: Sendable {
                                          configuration: Synthesizer.Configuration) throws(SoundtrackError) -> [Synthesizer] {
         var synthesizers: [Synthesizer] = []
         for _ in 0..<count {
-            do { synthesizers.append(try font.makeSynthesizer(configuration: configuration, for: sequence)) } catch { throw SoundtrackError(.file, "\(error)") }
+            do {
+                synthesizers.append(try font.makeSynthesizer(configuration: configuration, for: sequence, releaseIdleChannels: true))
+            } catch {
+                throw SoundtrackError(.file, "\(error)")
+            }
         }
         return synthesizers
     }
