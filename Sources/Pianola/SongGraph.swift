@@ -21,6 +21,9 @@ public final class SongGraph {
         public var polyphony = 256
         /// Synth output gain (FluidSynth's default 0.2). Any thread.
         public var gain = 0.2
+        /// Threads the synthesizer renders on: more than one for offline renders only (see
+        /// `Synthesizer.Configuration.threads`). Any thread.
+        public var threads = 1
         /// Times the region plays in all. Any thread.
         public var plays = 1
         /// Tempo in percent of the written tempo. Any thread.
@@ -102,6 +105,7 @@ public final class SongGraph {
         configuration.chorus = settings.chorus
         configuration.polyphony = settings.polyphony
         configuration.gain = settings.gain
+        configuration.threads = settings.threads
         synthesizer = try soundFont.soundFont.makeSynthesizer(configuration: configuration, for: sequence, releaseIdleChannels: !liveInput)
         let sampler = SamplerNode(synthesizer: synthesizer)
         mixer = MixerNode()

@@ -16,6 +16,7 @@ extension PianolaCommand {
             _ = try MIDIOptions.parse(routes: play.midiOptions.route, trackCount: sequence.tracks.count)
         case let render as Render:
             _ = try render.checkOutput()
+            _ = try render.threadCount()
             try render.options.checkRanges()
             _ = try render.options.settings(for: sequence, song: song)
         case let record as Record:

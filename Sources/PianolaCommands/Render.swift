@@ -39,10 +39,14 @@ struct Render: ParsableCommand {
     @Flag(help: "Replace the output file (and stems) if they exist.")
     var force = false
 
+    @Option(help: ArgumentHelp("Threads the synthesizer renders on: faster for dense songs, but libfluidsynth's worker threads make the output vary slightly from run to run.", valueName: "n"))
+    var threads = 1
+
     func run() throws {
         let container = try checkOutput()
         var (sequence, font, settings) = try options.load(song)
         settings.tailSeconds = tail
+        settings.threads = try threadCount()
         let plan = try stems.map { try Stems.plan(folder: $0, sequence: sequence, settings: settings, container: container, force: force) } ?? []
         print("SoundFont: \(font.path) (\(font.source))")
         let started = Date()
@@ -54,6 +58,12 @@ struct Render: ParsableCommand {
             _ = try write(sequence, font: font.path, settings: stem.settings, to: stem.path, container: container, frames: Int64(frames))
             print("wrote \(stem.path): \(stem.what)")
         }
+    }
+
+    /// `--threads`; one line for a count out of range.
+    func threadCount() throws -> Int {
+        guard (1...256).contains(threads) else { throw fail("--threads \(threads): use 1 to 256") }
+        return threads
     }
 
     /// The output's container, or one line on an unknown one or a bad `--tail`.

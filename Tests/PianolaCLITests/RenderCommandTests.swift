@@ -97,6 +97,7 @@ struct RenderCommandTests {
         (["--bits", "32f", "--format", "flac"], "OUT: FLAC holds 16 or 24 bits, not 32-bit float"),
         (["--tempo", "0"], "--tempo 0: use 10 to 1000 percent"),
         (["--from", "1:2", "--to", "1:1"], "--to 1:1 is not after --from 1:2"),
+        (["--threads", "0"], "--threads 0: use 1 to 256"),
     ])
     func badInput(arguments: [String], message: String) throws {
         let scratch = try Scratch()
