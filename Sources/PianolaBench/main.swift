@@ -184,18 +184,27 @@ func fontBenchmark(font: String) throws -> [Figure] {
 
 /// Heap allocations on the render thread per render cycle of the song's graph (512 frames),
 /// counted over 2,000 cycles after 200 of warm-up; libgomp's (Debian's libfluidsynth renders
-/// inside OpenMP) are counted apart.
+/// inside OpenMP) are counted apart. With one synthesizer thread and with two
+/// (`synth.cpu-cores`), to see whether libfluidsynth's own threads avoid the OpenMP region.
 func allocationsBenchmark(song: String, font: String) throws -> [Figure] {
     let sequence = MusicSequence(file: try MIDIFile(contentsOf: song))
-    let renderer = try SongRenderer(sequence: sequence, soundFontPath: font)
-    let buffer = AudioBuffer(capacity: 512)
-    for _ in 0..<200 { renderer.song.graph.render(into: buffer.slice(frames: 512)) }
-    pianola_allocations_start()
-    for _ in 0..<2_000 { renderer.song.graph.render(into: buffer.slice(frames: 512)) }
-    let ours = pianola_allocations_stop()
-    let openMP = pianola_allocations_by_openmp()
-    print("Allocations: \(song), \(font): \(ours) in 2,000 render cycles of 512 frames (libgomp: \(openMP))")
-    return [Figure(measure: "heap allocations per render cycle (render thread, steady state)", value: String(format: "%.3f (libgomp %.3f)", Double(ours) / 2_000, Double(openMP) / 2_000))]
+    var figures: [Figure] = []
+    for threads in [1, 2] {
+        var settings = SongGraph.Settings()
+        settings.threads = threads
+        let renderer = try SongRenderer(sequence: sequence, soundFontPath: font, settings: settings)
+        let buffer = AudioBuffer(capacity: 512)
+        for _ in 0..<200 { renderer.song.graph.render(into: buffer.slice(frames: 512)) }
+        pianola_allocations_start()
+        for _ in 0..<2_000 { renderer.song.graph.render(into: buffer.slice(frames: 512)) }
+        let ours = pianola_allocations_stop()
+        let openMP = pianola_allocations_by_openmp()
+        let label = threads == 1 ? "1 synth thread" : "\(threads) synth threads"
+        print("Allocations: \(song), \(font), \(label): \(ours) in 2,000 render cycles of 512 frames (libgomp: \(openMP))")
+        figures.append(Figure(measure: "heap allocations per render cycle (render thread, steady state, \(label))",
+                              value: String(format: "%.3f (libgomp %.3f)", Double(ours) / 2_000, Double(openMP) / 2_000)))
+    }
+    return figures
 }
 
 /// Plays 60 s of `song` with the release `pianola` through ALSA's `file` plugin into a FIFO
