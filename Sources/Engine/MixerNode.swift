@@ -55,8 +55,14 @@ public final class MixerNode: AudioNode, ParameterDestination, @unchecked Sendab
     private let limiterGainBits = Atomic<UInt32>(Float(1).bitPattern)
     private var settings: [InputSettings?]       // control thread: each connected input's settings
 
-    /// A mixer with room for `capacity` inputs. Control thread.
-    public init(capacity: Int = 64) {
+    /// Whether `meters` are measured: a pass over every frame of every cycle, which a mixer
+    /// whose meters nobody reads (an offline render) does without. Set before rendering.
+    private let metering: Bool
+
+    /// A mixer with room for `capacity` inputs, measuring its output for `meters` when
+    /// `metering`. Control thread.
+    public init(capacity: Int = 64, metering: Bool = false) {
+        self.metering = metering
         inputs = (0..<capacity).map { _ in (nil, GainTimeline()) }   // each its own list: a shared one would be copied on the render thread at its first change
         settings = Array(repeating: nil, count: capacity)
         automation = (0...capacity).map { _ in Automation() }
@@ -137,7 +143,7 @@ public final class MixerNode: AudioNode, ParameterDestination, @unchecked Sendab
     public var limiterLatency: Int { PeakLimiter.defaultLookahead - 1 }
 
     /// The output's peak (largest absolute sample of either side) and RMS (both sides) over the
-    /// last render cycle, after the limiter. Any thread.
+    /// last render cycle, after the limiter; zeros unless made with `metering`. Any thread.
     public var meters: (peak: Float, rms: Float) {
         let bits = meterBits.load(ordering: .relaxed)
         return (Float(bitPattern: UInt32(bits >> 32)), Float(bitPattern: UInt32(truncatingIfNeeded: bits)))
@@ -231,6 +237,7 @@ public final class MixerNode: AudioNode, ParameterDestination, @unchecked Sendab
 
     /// Publishes the cycle's peak and RMS.
     private func measure(_ output: StereoSlice) {
+        guard metering else { return }
         var peak: Float = 0, squares: Float = 0
         for i in 0..<output.frames {
             let l = output.left[i], r = output.right[i]

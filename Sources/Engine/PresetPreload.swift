@@ -9,10 +9,10 @@ extension Synthesizer {
     /// libfluidsynth's own bank rules and fallbacks choose exactly what the render will; a
     /// channel's power-on preset is kept only if the channel plays a note before changing it.
     /// The synthesizer is left as the song sets itself up before its first note, so that
-    /// setup selects nothing new; with `releaseIdleChannels`, channels that play no note hold
-    /// no preset (no memory for instruments never heard; a song's own player only). Control
-    /// thread, before the synthesizer renders.
-    public func preloadPresets(selectedBy messages: some Swift.Sequence<MIDIMessage>, releaseIdleChannels: Bool = false) {
+    /// setup selects nothing new. (Leaving channels that never play with no preset at all,
+    /// through `fluid_synth_unset_program`, crashed libfluidsynth 2.3.1 in the game API's
+    /// stress test, 7 runs in 12.) Control thread, before the synthesizer renders.
+    public func preloadPresets(selectedBy messages: some Swift.Sequence<MIDIMessage>) {
         let channels = configuration.channels
         var played = [Bool](repeating: false, count: channels)
         var setup: [MIDIMessage] = []        // what comes before the first note
@@ -39,9 +39,7 @@ extension Synthesizer {
         }
         systemReset()
         setup.forEach(apply)
-        for channel in 0..<channels {
-            if releaseIdleChannels && !played[channel] { releaseChannelPreset(channel: channel) } else { pinChannelPreset(channel: channel) }
-        }
+        for channel in 0..<channels { pinChannelPreset(channel: channel) }
     }
 
     /// Sends a program change, bank select or system exclusive to the synthesizer.

@@ -167,11 +167,6 @@ public final class Synthesizer: @unchecked Sendable {
     /// voices off (pinned presets stay loaded). Control thread, before the synthesizer renders.
     public func systemReset() { _ = fluid_synth_system_reset(synth) }
 
-    /// Leaves `channel` with no preset (its samples are let go unless another channel or a pin
-    /// holds them): a channel that never plays. A program change gives it one again. Control
-    /// thread, before the synthesizer renders.
-    public func releaseChannelPreset(channel: Int) { _ = fluid_synth_unset_program(synth, Int32(channel)) }
-
     // MARK: Render thread
 
     /// Note on (velocity 0 is note off). Render thread only.

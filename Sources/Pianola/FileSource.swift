@@ -56,16 +56,14 @@ enum SoundFontSource: Sendable {
     case memory(SoundFontData)
 
     /// A synthesizer with `configuration` and this font loaded, with every preset `sequence`
-    /// can select loaded and pinned (so the render thread never reads the font); channels the
-    /// song never plays hold no preset when `releaseIdleChannels` (no live input). Control thread.
-    func makeSynthesizer(configuration: Synthesizer.Configuration, for sequence: MusicSequence,
-                         releaseIdleChannels: Bool) throws(SynthesizerError) -> Synthesizer {
+    /// can select loaded and pinned (so the render thread never reads the font). Control thread.
+    func makeSynthesizer(configuration: Synthesizer.Configuration, for sequence: MusicSequence) throws(SynthesizerError) -> Synthesizer {
         let synthesizer = try Synthesizer(configuration: configuration)
         switch self {
         case .path(let path): _ = try synthesizer.loadSoundFont(path: path)
         case .memory(let data): _ = try synthesizer.loadSoundFont(data)
         }
-        synthesizer.preloadPresets(selectedBy: sequence.messagesInTimeOrder, releaseIdleChannels: releaseIdleChannels)
+        synthesizer.preloadPresets(selectedBy: sequence.messagesInTimeOrder)
         return synthesizer
     }
 }

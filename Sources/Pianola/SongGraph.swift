@@ -92,11 +92,9 @@ public final class SongGraph {
     /// Builds the graph for `sequence` with the font `soundFont` (a file or bytes), pulled in
     /// slices of at most `maxFrames`, and starts the player and the audio files. `routing`
     /// sends chosen tracks and channels to the `external` destinations (ALSA ports) instead of
-    /// the synthesizer. With `liveInput` false (nothing will be played into `live`), channels
-    /// the song never plays hold no preset. Throws a `SynthesizerError` or an
-    /// `AudioFileError`, one line each. Control thread.
+    /// the synthesizer. Throws a `SynthesizerError` or an `AudioFileError`, one line each. Control thread.
     public init(sequence: MusicSequence, soundFont: FileSource, settings: Settings, maxFrames: Int = 4096,
-                routing: Routing = Routing(), external: [any MIDIDestination] = [], liveInput: Bool = true) throws {
+                routing: Routing = Routing(), external: [any MIDIDestination] = []) throws {
         self.sequence = sequence
         self.settings = settings
         var configuration = Synthesizer.Configuration()
@@ -106,7 +104,7 @@ public final class SongGraph {
         configuration.polyphony = settings.polyphony
         configuration.gain = settings.gain
         configuration.threads = settings.threads
-        synthesizer = try soundFont.soundFont.makeSynthesizer(configuration: configuration, for: sequence, releaseIdleChannels: !liveInput)
+        synthesizer = try soundFont.soundFont.makeSynthesizer(configuration: configuration, for: sequence)
         let sampler = SamplerNode(synthesizer: synthesizer)
         mixer = MixerNode()
         graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: settings.sampleRate), maxFrames: maxFrames)

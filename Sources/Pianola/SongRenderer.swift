@@ -25,7 +25,7 @@ public final class SongRenderer {
 
     /// Builds the graph for `sequence` with `soundFont` (a file or bytes). Control thread.
     public init(sequence: MusicSequence, soundFont: FileSource, settings: SongGraph.Settings = SongGraph.Settings()) throws {
-        song = try SongGraph(sequence: sequence, soundFont: soundFont, settings: settings, liveInput: false)
+        song = try SongGraph(sequence: sequence, soundFont: soundFont, settings: settings)
     }
 
     /// Renders up to `output.frames` more frames into the start of `output` and returns how

@@ -218,7 +218,7 @@ public final class Soundtrack: Sendable {
     /// The graph `startOutput` or `render(into:)` pulls. Render thread once pulled.
     private let graph: AudioGraph
     private let clock: MusicClock
-    private let master = MixerNode()
+    private let master = MixerNode(metering: true)
     private let effects: SoundEffectsNode
     private let state = ControlLock(State())
     private let scratch: AudioBuffer         // the interleaved renders' planar slice
@@ -319,7 +319,7 @@ public final class Soundtrack: Sendable {
         var synthesizers: [Synthesizer] = []
         for _ in 0..<count {
             do {
-                synthesizers.append(try font.makeSynthesizer(configuration: configuration, for: sequence, releaseIdleChannels: true))
+                synthesizers.append(try font.makeSynthesizer(configuration: configuration, for: sequence))
             } catch {
                 throw SoundtrackError(.file, "\(error)")
             }

@@ -138,7 +138,7 @@ struct MixerTests {
         let steps = zip(limited.left, limited.left.dropFirst()).map { abs($0 - $1) }
         #expect(steps.max()! < 0.1, "largest step \(steps.max()!)")
         // How hard it works, readable from any thread: about a quarter for a fourfold sum.
-        let meter = MixerNode()
+        let meter = MixerNode(metering: true)
         let graph = AudioGraph(root: meter, format: AudioFormat(sampleRate: 48_000), maxFrames: 4096)
         for node in loud { meter.connect(node) }
         meter.setLimiter(true)
@@ -154,9 +154,15 @@ struct MixerTests {
         #expect(click.left[47...].allSatisfy { $0 == 0.25 })
     }
 
-    @Test("meters: the last cycle's peak and RMS, readable from any thread")
+    @Test("meters: the last cycle's peak and RMS, readable from any thread; none measured unless asked for")
     func meters() {
-        let mixer = MixerNode()
+        let unmetered = MixerNode()
+        let quiet = AudioGraph(root: unmetered, format: AudioFormat(sampleRate: 48_000), maxFrames: 4800)
+        unmetered.connect(SineNode(1_000, amplitude: 0.5))
+        let scratch = AudioBuffer(capacity: 4800)
+        quiet.render(into: scratch.slice(frames: 4_800))
+        withExtendedLifetime(scratch) { #expect(unmetered.meters == (0, 0)) }
+        let mixer = MixerNode(metering: true)
         let graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: 48_000), maxFrames: 4800)
         mixer.connect(SineNode(1_000, amplitude: 0.5))
         let buffer = AudioBuffer(capacity: 4800)
