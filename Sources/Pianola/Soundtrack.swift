@@ -94,7 +94,7 @@ public final class Soundtrack: Sendable {
         /// Where it loops, if it marks a loop; `nil` too while loading. Any thread.
         public var loop: GameLoop? { loading.value?.loop }
         fileprivate let loading = Loading<Content>()
-        fileprivate let owner: ObjectIdentifier              // the soundtrack that loads it, at its rate
+        fileprivate let owner: UInt64                        // the `serial` of the soundtrack that loads it, at its rate
 
         /// What a load makes.
         fileprivate struct Content: Sendable {
@@ -107,7 +107,7 @@ public final class Soundtrack: Sendable {
 
         fileprivate init(description: SongDescription, owner: Soundtrack) {
             self.description = description
-            self.owner = ObjectIdentifier(owner)
+            self.owner = owner.serial
         }
 
         /// Blocks until loaded; throws the load's one-line error. Not the render thread.
@@ -222,6 +222,8 @@ public final class Soundtrack: Sendable {
     private let effects: SoundEffectsNode
     private let state = ControlLock(State())
     private let scratch: AudioBuffer         // the interleaved renders' planar slice
+    private let serial = Soundtrack.serials.add(1, ordering: .relaxed).newValue   // never reused, unlike an address
+    private static let serials = Atomic<UInt64>(0)
     private let outputRunning = Atomic<Bool>(false)
 
     /// A soundtrack with nothing playing. Any thread.
@@ -334,7 +336,7 @@ public final class Soundtrack: Sendable {
     /// fades together make a crossfade). Throws if the song is not loaded, or `moment` is a
     /// marker not ahead. Any thread.
     public func play(_ song: Song, at moment: Moment = .now, fadeIn: Double = 0, fadeOut: Double = 0) throws(SoundtrackError) {
-        guard song.owner == ObjectIdentifier(self) else { throw SoundtrackError(.argument, "\(song.name) was loaded by another soundtrack") }
+        guard song.owner == serial else { throw SoundtrackError(.argument, "\(song.name) was loaded by another soundtrack") }
         let content = try Self.ready(song)
         let (fadeIn, fadeOut) = (try frames(fadeIn, "fade-in"), try frames(fadeOut, "fade-out"))
         try state.withLock { state throws(SoundtrackError) in
