@@ -37,6 +37,9 @@ public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable 
     private var arenaTail = 0
     /// Events dropped because the schedule was full (should stay 0). Render thread only.
     public private(set) var droppedEvents = 0
+    /// Where key presses and releases are reported, on the frames they were applied. Set it
+    /// before rendering starts. Control thread, then the render thread's.
+    public var noteLog: NoteLog?
 
     /// A sampler playing `synthesizer`, with room for `capacity` scheduled events and
     /// `sysexCapacity` bytes of scheduled sysex. Control thread.
@@ -252,11 +255,24 @@ public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable 
         if pendingCount == 0 { arenaTail = 0 }
     }
 
+    /// Reports a key pressed (velocity above 0) or released on the frame being computed.
+    @inline(__always) private func logNote(channel: Int, key: UInt8, velocity: UInt8) {
+        guard let noteLog else { return }
+        let state = channel * 130
+        let program = max(0, channelState[state + 128]), msb = max(0, channelState[state]), lsb = max(0, channelState[state + 32])
+        noteLog.record(NoteEdge(frame: computed, pressed: velocity > 0, channel: UInt8(channel), key: key, velocity: velocity,
+                                program: UInt8(program), bank: UInt16(msb) << 7 | UInt16(lsb)))
+    }
+
     @inline(__always) private func apply(_ e: Pending) {
         let channel = Int(e.status & 0x0F)
         switch e.status & 0xF0 {
-        case 0x80: synthesizer.noteOff(channel: channel, key: Int(e.data1))
-        case 0x90: synthesizer.noteOn(channel: channel, key: Int(e.data1), velocity: Int(e.data2))
+        case 0x80:
+            synthesizer.noteOff(channel: channel, key: Int(e.data1))
+            logNote(channel: channel, key: e.data1, velocity: 0)
+        case 0x90:
+            synthesizer.noteOn(channel: channel, key: Int(e.data1), velocity: Int(e.data2))
+            logNote(channel: channel, key: e.data1, velocity: e.data2)
         case 0xA0: synthesizer.keyPressure(channel: channel, key: Int(e.data1), pressure: Int(e.data2))
         case 0xB0:
             synthesizer.controlChange(channel: channel, controller: Int(e.data1), value: Int(e.data2))

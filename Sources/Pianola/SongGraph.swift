@@ -76,6 +76,8 @@ public final class SongGraph {
     public let player: Player
     /// The synthesizer. Render thread once pulled.
     public let synthesizer: Synthesizer
+    /// The sampler that plays it. Render thread once pulled.
+    public let sampler: SamplerNode
     /// Notes and controllers played into the synthesizer now (a keyboard, MIDI thru), from
     /// one thread at a time. Any one thread.
     public let live: LiveMIDI
@@ -105,7 +107,7 @@ public final class SongGraph {
         configuration.gain = settings.gain
         configuration.threads = settings.threads
         synthesizer = try soundFont.soundFont.makeSynthesizer(configuration: configuration, for: sequence)
-        let sampler = SamplerNode(synthesizer: synthesizer)
+        sampler = SamplerNode(synthesizer: synthesizer)
         mixer = MixerNode()
         graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: settings.sampleRate), maxFrames: maxFrames)
         let routes = routing.destinations(trackCount: sequence.tracks.count, synth: sampler, external: external)

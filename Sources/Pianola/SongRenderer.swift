@@ -16,6 +16,7 @@ public final class SongRenderer {
     private var ended = false
     private var musicOver = false
     private var interleavingBuffer: AudioBuffer?
+    private var labeller: NoteLabeller?
     private var unread = 0..<0                    // frames of `interleavingBuffer` rendered but not read yet
 
     /// Builds the graph for `sequence` with the font at `soundFontPath`. Control thread.
@@ -26,6 +27,25 @@ public final class SongRenderer {
     /// Builds the graph for `sequence` with `soundFont` (a file or bytes). Control thread.
     public init(sequence: MusicSequence, soundFont: FileSource, settings: SongGraph.Settings = SongGraph.Settings()) throws {
         song = try SongGraph(sequence: sequence, soundFont: soundFont, settings: settings)
+    }
+
+    /// Records every note the synthesizer plays from now on, for `labels`. Control thread,
+    /// before rendering.
+    public func recordLabels() {
+        song.sampler.noteLog = NoteLog()
+        labeller = NoteLabeller()
+    }
+
+    /// The notes played so far (after `recordLabels`), on the frames the synthesizer used; a
+    /// key still held ends at the last frame rendered. Control thread.
+    public var labels: [NoteLabel] {
+        takeNoteEdges()
+        return labeller?.labels(endingOpenNotesAt: renderedFrames) ?? []
+    }
+
+    /// Moves the sampler's reported key edges into the labeller.
+    private func takeNoteEdges() {
+        if let log = song.sampler.noteLog { labeller?.add(log.take()) }
     }
 
     /// Renders up to `output.frames` more frames into the start of `output` and returns how
@@ -46,6 +66,7 @@ public final class SongRenderer {
         let slice = output.dropFirst(0, count: count)
         for file in song.filePlayers { file.waitUntilBuffered(frames: count) }
         song.graph.render(into: slice)
+        takeNoteEdges()
         renderedFrames += Int64(count)
         if musicOver && length == nil && song.synthesizer.activeVoiceCount == 0 {
             var peak: Float = 0

@@ -17,6 +17,7 @@ extension PianolaCommand {
         case let render as Render:
             _ = try render.checkOutput()
             _ = try render.threadCount()
+            if let labels = render.labels, LabelFile.isJSON(labels) == nil { throw fail("--labels \(labels): name it .csv or .json") }
             try render.options.checkRanges()
             _ = try render.options.settings(for: sequence, song: song)
         case let record as Record:

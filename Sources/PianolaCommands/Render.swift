@@ -39,6 +39,9 @@ struct Render: ParsableCommand {
     @Flag(help: "Replace the output file (and stems) if they exist.")
     var force = false
 
+    @Option(help: ArgumentHelp("Also write every note (channel, key, velocity, program, bank) with the frames the synth pressed and released it, as .csv or .json.", valueName: "file"))
+    var labels: String?
+
     @Option(help: ArgumentHelp("Threads the synthesizer renders on: faster for dense songs, but libfluidsynth's worker threads make the output vary slightly from run to run.", valueName: "n"))
     var threads = 1
 
@@ -48,9 +51,10 @@ struct Render: ParsableCommand {
         settings.tailSeconds = tail
         settings.threads = try threadCount()
         let plan = try stems.map { try Stems.plan(folder: $0, sequence: sequence, settings: settings, container: container, force: force) } ?? []
+        if let labels { try LabelFile.check(labels, force: force) }
         print("SoundFont: \(font.path) (\(font.source))")
         let started = Date()
-        let frames = try write(sequence, font: font.path, settings: settings, to: output, container: container, showProgress: true)
+        let frames = try write(sequence, font: font.path, settings: settings, to: output, container: container, labels: labels, showProgress: true)
         let seconds = Double(frames) / Double(settings.sampleRate)
         let took = Date().timeIntervalSince(started)
         print("wrote \(output): \(seconds.formatted2) s of audio in \(took.formatted2) s (\(Int(seconds / max(took, 1e-6)))× real time)")
@@ -78,20 +82,24 @@ struct Render: ParsableCommand {
     /// Renders `sequence` with `settings` into a new file at `path` (exactly `frames` long
     /// when given) and returns the frames written.
     private func write(_ sequence: MusicSequence, font: String, settings: SongGraph.Settings, to path: String,
-                       container: AudioFileWriter.Container, frames length: Int64? = nil, showProgress: Bool = false) throws -> Int {
+                       container: AudioFileWriter.Container, frames length: Int64? = nil, labels: String? = nil, showProgress: Bool = false) throws -> Int {
         let renderer: SongRenderer
         do {
             renderer = try SongRenderer(sequence: sequence, soundFontPath: font, settings: settings)
         } catch {
             throw fail("\(error)")   // a SynthesizerError or an AudioFileError, one line
         }
+        if labels != nil { renderer.recordLabels() }
         let progress = ProgressBar(enabled: showProgress && isatty(STDOUT_FILENO) == 1)
         defer { progress.finish() }
+        let frames: Int
         do {
-            return try renderer.write(to: path, container: container, encoding: bits, overwrite: force, frames: length) { progress.update($0) }
+            frames = try renderer.write(to: path, container: container, encoding: bits, overwrite: force, frames: length) { progress.update($0) }
         } catch {
             throw fail(error.alreadyExists ? "\(error) (use --force to replace it)" : error.description)
         }
+        if let labels { try LabelFile.write(renderer.labels, sampleRate: settings.sampleRate, to: labels) }
+        return frames
     }
 }
 

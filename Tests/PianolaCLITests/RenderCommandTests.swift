@@ -52,6 +52,26 @@ struct RenderCommandTests {
         #expect(try Self.wavLeft(out).count == 3 * 48_000)
     }
 
+    @Test("--labels writes every note as CSV or JSON; another extension, or an existing file without --force, is refused first")
+    func labels() throws {
+        let scratch = try Scratch()
+        let song = try scratch.write("song.mid", Self.song())
+        let out = scratch.url.appendingPathComponent("out.wav").path
+        let csv = scratch.url.appendingPathComponent("notes.csv").path, json = scratch.url.appendingPathComponent("notes.json").path
+        #expect(try CLIRun.pianola("render", song, "-o", out, "--soundfont", Self.testFont, "--labels", csv).status == 0)
+        let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n")
+        #expect(rows.first == "channel,key,velocity,program,bank,start_frame,end_frame,start_seconds,end_seconds")
+        #expect(rows.count == 2 && rows[1].hasPrefix("1,69,100,0,0,0,"))
+        let refused = try CLIRun.pianola("render", song, "-o", out + ".2.wav", "--soundfont", Self.testFont, "--labels", csv)
+        #expect(refused.status == 1 && refused.stderr == "pianola: \(csv): already exists (use --force to replace it)\n")
+        #expect(!FileManager.default.fileExists(atPath: out + ".2.wav"))
+        #expect(try CLIRun.pianola("render", song, "-o", out, "--force", "--soundfont", Self.testFont, "--labels", json).status == 0)
+        let decoded = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as! [String: Any]
+        #expect(decoded["sampleRate"] as? Int == 48_000 && (decoded["notes"] as? [[String: Any]])?.count == 1)
+        let wrong = try CLIRun.pianola("render", song, "-o", out, "--force", "--soundfont", Self.testFont, "--labels", csv + ".txt")
+        #expect(wrong.status == 1 && wrong.stderr == "pianola: --labels \(csv).txt: name it .csv or .json\n")
+    }
+
     @Test("raw output is the WAV's samples with no header, and streams into a FIFO")
     func raw() throws {
         let scratch = try Scratch()
