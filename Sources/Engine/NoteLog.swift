@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A key the sampler pressed or released, on the frame its synthesizer actually applied it
 /// (the 64-frame block edge nearest the event's time), with the channel's program and bank
 /// then. What a render's labels are made of. Any thread.
@@ -42,5 +44,3 @@ public final class NoteLog: Sendable {
     /// Edges lost because nobody took them in time (should stay 0). Any thread.
     public var lostEdges: Int { lost.load(ordering: .relaxed) }
 }
-
-import Synchronization

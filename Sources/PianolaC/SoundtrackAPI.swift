@@ -37,17 +37,12 @@ func moment(_ code: pianola_moment, _ marker: UnsafePointer<CChar>?) throws(APIE
     }
 }
 
-/// The version string, kept for the process's life.
-private let versionString = VersionString()
-
-/// The header's version string in C memory that is never freed or changed.
-private final class VersionString: Sendable {
-    nonisolated(unsafe) let pointer: UnsafePointer<CChar> = UnsafePointer(strdup(PIANOLA_VERSION_STRING)!)
-}
+/// The header's version string, in C memory that is never freed or changed.
+nonisolated(unsafe) private let versionString: UnsafePointer<CChar> = UnsafePointer(strdup(PIANOLA_VERSION_STRING)!)
 
 /// pianola_version: the library's version string. Any thread.
 @_cdecl("pianola_version")
-public func pianolaVersion() -> UnsafePointer<CChar> { versionString.pointer }
+public func pianolaVersion() -> UnsafePointer<CChar> { versionString }
 
 /// pianola_last_error: the calling thread's last error line. Any thread.
 @_cdecl("pianola_last_error")

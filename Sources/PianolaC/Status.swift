@@ -20,9 +20,13 @@ struct APIError: Error {
         switch error {
         case let error as APIError: self = error
         case let error as SoundtrackError:
-            let codes: [SoundtrackError.Kind: Int] = [.argument: PIANOLA_ERROR_ARGUMENT, .state: PIANOLA_ERROR_STATE, .file: PIANOLA_ERROR_FILE,
-                                                        .device: PIANOLA_ERROR_DEVICE, .busy: PIANOLA_ERROR_BUSY]
-            self.init(codes[error.kind]!, error.description)
+            switch error.kind {
+            case .argument: self.init(PIANOLA_ERROR_ARGUMENT, error.description)
+            case .state: self.init(PIANOLA_ERROR_STATE, error.description)
+            case .file: self.init(PIANOLA_ERROR_FILE, error.description)
+            case .device: self.init(PIANOLA_ERROR_DEVICE, error.description)
+            case .busy: self.init(PIANOLA_ERROR_BUSY, error.description)
+            }
         case is ALSAError: self.init(PIANOLA_ERROR_DEVICE, "\(error)")
         default: self.init(PIANOLA_ERROR_FILE, "\(error)")   // MIDIFileError, SynthesizerError, AudioFileError: the files'
         }
