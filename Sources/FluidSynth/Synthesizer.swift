@@ -78,6 +78,7 @@ public final class Synthesizer: @unchecked Sendable {
     private let settings: OpaquePointer
     private let synth: OpaquePointer
     private var memoryFonts: [SoundFontData] = []   // the bytes of fonts loaded from memory, read as long as the synth lives
+    private var borrowedFonts: [SharedSoundFont] = []  // fonts lent by others, taken out of the stack before the synth is deleted
     /// The settings it was made with. Any thread.
     public let configuration: Configuration
 
@@ -111,6 +112,9 @@ public final class Synthesizer: @unchecked Sendable {
     }
 
     deinit {
+        for shared in borrowedFonts {
+            shared.lend { _ = fluid_synth_remove_sfont(synth, shared.font) }
+        }
         delete_fluid_synth(synth)
         delete_fluid_settings(settings)
     }
@@ -141,9 +145,23 @@ public final class Synthesizer: @unchecked Sendable {
         return SoundFontID(raw: id)
     }
 
+    /// Puts the already loaded `shared` on top of the fonts loaded so far, without reading or
+    /// copying it; the synthesizer keeps it alive as long as it lives. Control thread, before
+    /// the synthesizer renders.
+    public func addSoundFont(_ shared: SharedSoundFont) throws(SynthesizerError) -> SoundFontID {
+        let id = shared.lend { fluid_synth_add_sfont(synth, shared.font) }
+        guard id >= 0 else { throw SynthesizerError(.soundFont(path: shared.name), Self.lastLibraryError()) }
+        borrowedFonts.append(shared)
+        _ = fluid_synth_program_reset(synth)
+        return SoundFontID(raw: id)
+    }
+
+    /// libfluidsynth's font behind `id`, `nil` if none.
+    func soundFont(_ id: SoundFontID) -> OpaquePointer? { fluid_synth_get_sfont_by_id(synth, id.raw) }
+
     /// The presets of a loaded font, by bank then program. Control thread.
     public func presets(of font: SoundFontID) -> [Preset] {
-        guard let sfont = fluid_synth_get_sfont_by_id(synth, font.raw) else { return [] }
+        guard let sfont = soundFont(font) else { return [] }
         var presets: [Preset] = []
         fluid_sfont_iteration_start(sfont)
         while let preset = fluid_sfont_iteration_next(sfont) {

@@ -50,10 +50,12 @@ public enum FileSource: Hashable, Sendable {
     }
 }
 
-/// A SoundFont ready to load into synthesizers: a file, or bytes in memory shared by them all. Any thread.
+/// A SoundFont ready to load into synthesizers: a file, bytes in memory shared by them all, or
+/// a font loaded once and lent to them all. Any thread.
 enum SoundFontSource: Sendable {
     case path(String)
     case memory(SoundFontData)
+    case shared(SharedSoundFont)
 
     /// A synthesizer with `configuration` and this font loaded, with every preset `sequence`
     /// can select loaded and pinned (so the render thread never reads the font). Control thread.
@@ -62,6 +64,7 @@ enum SoundFontSource: Sendable {
         switch self {
         case .path(let path): _ = try synthesizer.loadSoundFont(path: path)
         case .memory(let data): _ = try synthesizer.loadSoundFont(data)
+        case .shared(let font): _ = try synthesizer.addSoundFont(font)
         }
         synthesizer.preloadPresets(selectedBy: sequence.messagesInTimeOrder)
         return synthesizer

@@ -24,6 +24,12 @@ public final class SongGraph {
         /// Threads the synthesizer renders on: more than one for offline renders only (see
         /// `Synthesizer.Configuration.threads`). Any thread.
         public var threads = 1
+        /// Load every sample of the font at once, as libfluidsynth does by default, instead of
+        /// only the presets the song selects. Slower to start, but it is how a font shared by a
+        /// batch is loaded, and libfluidsynth sanitizes sample loops differently in the two
+        /// modes (up to −58 dBFS apart near loop points), so a single render matches a batch's
+        /// bit for bit only with this on. Any thread.
+        public var loadWholeFont = false
         /// Times the region plays in all. Any thread.
         public var plays = 1
         /// Tempo in percent of the written tempo. Any thread.
@@ -95,8 +101,19 @@ public final class SongGraph {
     /// slices of at most `maxFrames`, and starts the player and the audio files. `routing`
     /// sends chosen tracks and channels to the `external` destinations (ALSA ports) instead of
     /// the synthesizer. Throws a `SynthesizerError` or an `AudioFileError`, one line each. Control thread.
-    public init(sequence: MusicSequence, soundFont: FileSource, settings: Settings, maxFrames: Int = 4096,
-                routing: Routing = Routing(), external: [any MIDIDestination] = []) throws {
+    public convenience init(sequence: MusicSequence, soundFont: FileSource, settings: Settings, maxFrames: Int = 4096,
+                            routing: Routing = Routing(), external: [any MIDIDestination] = []) throws {
+        try self.init(sequence: sequence, font: soundFont.soundFont, settings: settings, maxFrames: maxFrames, routing: routing, external: external)
+    }
+
+    /// Builds the graph for `sequence` with `soundFont`, loaded once and shared with other
+    /// graphs (a batch render), as the other initializer does. Control thread.
+    public convenience init(sequence: MusicSequence, soundFont: SharedSoundFont, settings: Settings, maxFrames: Int = 4096) throws {
+        try self.init(sequence: sequence, font: .shared(soundFont), settings: settings, maxFrames: maxFrames)
+    }
+
+    init(sequence: MusicSequence, font: SoundFontSource, settings: Settings, maxFrames: Int = 4096,
+         routing: Routing = Routing(), external: [any MIDIDestination] = []) throws {
         self.sequence = sequence
         self.settings = settings
         var configuration = Synthesizer.Configuration()
@@ -106,7 +123,8 @@ public final class SongGraph {
         configuration.polyphony = settings.polyphony
         configuration.gain = settings.gain
         configuration.threads = settings.threads
-        synthesizer = try soundFont.soundFont.makeSynthesizer(configuration: configuration, for: sequence)
+        configuration.lazySampleLoading = !settings.loadWholeFont
+        synthesizer = try font.makeSynthesizer(configuration: configuration, for: sequence)
         sampler = SamplerNode(synthesizer: synthesizer)
         mixer = MixerNode()
         graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: settings.sampleRate), maxFrames: maxFrames)

@@ -29,6 +29,12 @@ public final class SongRenderer {
         song = try SongGraph(sequence: sequence, soundFont: soundFont, settings: settings)
     }
 
+    /// Builds the graph for `sequence` with `soundFont`, loaded once and shared with other
+    /// renderers, which may render at the same time on other threads. Control thread.
+    public init(sequence: MusicSequence, soundFont: SharedSoundFont, settings: SongGraph.Settings = SongGraph.Settings()) throws {
+        song = try SongGraph(sequence: sequence, soundFont: soundFont, settings: settings)
+    }
+
     /// Records every note the synthesizer plays from now on, for `labels`. Control thread,
     /// before rendering.
     public func recordLabels() {

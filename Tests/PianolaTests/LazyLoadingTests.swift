@@ -42,7 +42,7 @@ struct LazyLoadingTests {
         // The same song through a synthesizer that was not preloaded reads on the render thread.
         let bare = try Synthesizer()
         _ = try bare.loadSoundFont(path: Self.font)
-        nonisolated(unsafe) let unprepared = bare
+        let unprepared = bare
         let unpreparedReads = onAnotherThread { () -> Int in
             let start = Synthesizer.fontReadsOnThisThread
             for program in [73, 32, 48] { unprepared.programChange(channel: 0, program: program) }
@@ -59,7 +59,7 @@ struct LazyLoadingTests {
         let first = try await soundtrack.load(town)
         let second = try await soundtrack.load(.init(midi: .path(Self.song), soundFont: .bytes([UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.font))), name: "gm")))
         try soundtrack.play(first)
-        nonisolated(unsafe) let shared = soundtrack
+        let shared = soundtrack
         let reads = onAnotherThread { () -> Int in
             let start = Synthesizer.fontReadsOnThisThread
             var puller = Puller(shared)
