@@ -117,14 +117,16 @@ public final class SongRenderer {
 
     /// Renders everything into a new audio file at `path` (replacing one only if `overwrite`),
     /// exactly `length` frames when given, calling `progress` with the fraction done, and
-    /// returns the frames written. Throws one line if the file cannot be written, or if an
-    /// audio file of the song went bad and was cut short (the file is then written that way).
-    /// Control thread.
+    /// returns the frames written. Throws one line if the file cannot be written, if an audio
+    /// file of the song went bad and was cut short (the file is then written that way), or if
+    /// `stop` said so between two slices (the file is then left part-written). Control thread.
     public func write(to path: String, container: AudioFileWriter.Container, encoding: AudioFileWriter.Encoding,
-                      overwrite: Bool = false, frames length: Int64? = nil, progress: (Double) -> Void = { _ in }) throws(AudioFileError) -> Int {
+                      overwrite: Bool = false, frames length: Int64? = nil, progress: (Double) -> Void = { _ in },
+                      stop: () -> Bool = { false }) throws(AudioFileError) -> Int {
         let writer = try AudioFileWriter(path: path, container: container, encoding: encoding, sampleRate: song.settings.sampleRate, overwrite: overwrite)
         var frames = 0
         try render(frames: length) { (slice, done) throws(AudioFileError) in
+            if stop() { throw AudioFileError(path: path, reason: "interrupted") }
             try writer.write(left: slice.left, right: slice.right, frames: slice.frames)
             frames += slice.frames
             progress(done)

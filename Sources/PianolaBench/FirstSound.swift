@@ -14,11 +14,13 @@ struct RunFigures {
     var peakRSSMB: Double
     var firstSound: Double?
     var status: Int32
+    /// CPU seconds (user + system) of the command and the children it waited for.
+    var cpu: Double
 }
 
 /// Runs `command` with posix_spawn, draining `fifo` (if given) as raw samples of `sampleBytes`
 /// (4: float, 2: 16-bit) and noting when the first one above −80 dB arrives; returns the wall
-/// time, the child's peak resident memory (wait4) and that moment, all from the spawn.
+/// time, the child's peak resident memory and CPU (wait4) and that moment, all from the spawn.
 func measure(_ command: [String], fifo: String? = nil, sampleBytes: Int = 4) throws -> RunFigures {
     var pid = pid_t()
     var fileActions = posix_spawn_file_actions_t()
@@ -54,7 +56,9 @@ func measure(_ command: [String], fifo: String? = nil, sampleBytes: Int = 4) thr
     var status: Int32 = 0
     var usage = rusage()
     wait4(pid, &status, 0, &usage)
-    return RunFigures(wall: seconds(clock.now - start), peakRSSMB: Double(usage.ru_maxrss) / 1024, firstSound: firstSound, status: status)
+    func s(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+    return RunFigures(wall: seconds(clock.now - start), peakRSSMB: Double(usage.ru_maxrss) / 1024, firstSound: firstSound, status: status,
+                      cpu: s(usage.ru_utime) + s(usage.ru_stime))
 }
 
 /// A benchmark could not run.

@@ -9,6 +9,7 @@
 //   swift run -c release pianola-bench c-render [SONG] [FONT]     the C library's render call against the Swift one
 //   swift run -c release pianola-bench first-sound [SONG] [FONT]  process start to first sound: render, play, fluidsynth
 //   swift run -c release pianola-bench memory [SONG] [FONT]       peak RSS rendering the corpus's largest song, and fluidsynth's
+//   swift run -c release pianola-bench batch [DIR] [FONT] [ROUNDS]  a folder rendered by `pianola render DIR -o OUT/` against fluidsynth per file
 // With no argument: smf, render, font, allocations, c-render and play on ../shared/corpus and its densest
 // song with FluidR3_GM if installed, then one table of every figure.
 import AllocationCounter
@@ -420,6 +421,9 @@ do {
     case "c-render": printTable(try cRenderBenchmark(song: song, font: font))
     case "first-sound": printTable(try firstSoundBenchmark(song: arguments.count > 1 ? song : "songs/ode-to-joy.mid", font: font))
     case "memory": printTable(try memoryBenchmark(song: arguments.count > 1 ? song : largestCorpusSong(), font: font))
+    case "batch": printTable(try batchBenchmark(corpus: arguments.count > 1 ? arguments[1] : corpus,
+                                                font: arguments.count > 2 ? arguments[2] : "/usr/share/sounds/sf2/TimGM6mb.sf2",
+                                                rounds: arguments.count > 3 ? Int(arguments[3]) ?? 1 : 1))
     case "stream": try streamBenchmark(minutes: arguments.count > 1 ? Int(arguments[1]) ?? 60 : 60)
     case "soak": try soakBenchmark(minutes: arguments.count > 1 ? Int(arguments[1]) ?? 60 : 60, font: defaultFont())
     case "font-child": try fontChild(font: arguments[2], lazy: arguments[1] == "lazy")
@@ -432,7 +436,7 @@ do {
         figures += try playBenchmark(song: song, font: font)
         printTable(figures)
     default:
-        print("usage: pianola-bench [smf [DIR] | render [SONG] [FONT] | font [FONT] | allocations [SONG] [FONT] | c-render [SONG] [FONT] | first-sound [SONG] [FONT] | memory [SONG] [FONT] | play [SONG] [FONT] | stream [MINUTES] | soak [MINUTES]]")
+        print("usage: pianola-bench [smf [DIR] | render [SONG] [FONT] | font [FONT] | allocations [SONG] [FONT] | c-render [SONG] [FONT] | first-sound [SONG] [FONT] | memory [SONG] [FONT] | batch [DIR] [FONT] [ROUNDS] | play [SONG] [FONT] | stream [MINUTES] | soak [MINUTES]]")
         exit(2)
     }
 } catch {

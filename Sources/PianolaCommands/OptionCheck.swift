@@ -16,7 +16,8 @@ extension PianolaCommand {
             _ = try MIDIOptions.parse(routes: play.midiOptions.route, trackCount: sequence.tracks.count)
         case let render as Render:
             _ = try render.checkOutput()
-            _ = try render.threadCount()
+            _ = try render.threadCount(default: 1)
+            _ = try render.shard.map(Shard.init)
             if let labels = render.labels, LabelFile.isJSON(labels) == nil { throw fail("--labels \(labels): name it .csv or .json") }
             try render.options.checkRanges()
             _ = try render.options.settings(for: sequence, song: song)

@@ -22,6 +22,5 @@ func fail(_ message: String) -> ExitCode {
 
 /// Prints `pianola: message` on standard error.
 func printError(_ message: String) {
-    var stderr = StandardError()
-    print("pianola: \(message)", to: &stderr)
+    Console.shared.error("pianola: \(message)")
 }

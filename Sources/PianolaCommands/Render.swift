@@ -16,15 +16,15 @@ struct Render: ParsableCommand {
             and each --with file alone, as long as the mix, so the stems sum to it.
             """)
 
-    @Argument(help: "The MIDI file.")
-    var song: String
+    @Argument(help: "MIDI files, or folders of them (searched at any depth).")
+    var songs: [String]
 
     @OptionGroup var options: SongOptions
 
-    @Option(name: [.short, .customLong("output")], help: "The audio file to write (.wav, .flac, .ogg, .opus, .mp3, or .raw: headerless samples for a pipe or FIFO).")
+    @Option(name: [.short, .customLong("output")], help: ArgumentHelp("The audio file to write (.wav, .flac, .ogg, .opus, .mp3, or .raw: headerless samples for a pipe or FIFO); for many songs a folder (out/, a folder's songs keep their layout) or a pattern (out/{name}.flac).", valueName: "output"))
     var output: String
 
-    @Option(help: "File format: wav, flac, ogg, opus, mp3 or raw (default: from the output's extension).")
+    @Option(help: "File format: wav, flac, ogg, opus, mp3 or raw (default: from the output's extension; wav into a folder).")
     var format: AudioFileWriter.Container?
 
     @Option(help: "Sample format: 16, 24 or 32f.")
@@ -36,20 +36,47 @@ struct Render: ParsableCommand {
     @Option(help: ArgumentHelp("Also write stems into this folder: each track with notes, and each --with file, alone.", valueName: "folder"))
     var stems: String?
 
-    @Flag(help: "Replace the output file (and stems) if they exist.")
+    @Flag(help: "Replace the output file (and stems, labels) if they exist.")
     var force = false
 
-    @Option(help: ArgumentHelp("Also write every note (channel, key, velocity, program, bank) with the frames the synth pressed and released it, as .csv or .json.", valueName: "file"))
+    @Option(help: ArgumentHelp("Also write every note (channel, key, velocity, program, bank) with the frames the synth pressed and released it, as .csv or .json; for many songs a folder or a pattern with {name}.", valueName: "file"))
     var labels: String?
 
-    @Option(help: ArgumentHelp("Threads the synthesizer renders on: faster for dense songs, but libfluidsynth's worker threads make the output vary slightly from run to run.", valueName: "n"))
-    var threads = 1
+    @Option(help: ArgumentHelp("Threads to use. Many songs: songs rendered at once (default: every core). One song: threads the synthesizer renders on (default 1; more are faster for dense songs, but libfluidsynth's worker threads make the output vary slightly from run to run).", valueName: "n"))
+    var threads: Int?
+
+    @Flag(help: "Many songs: leave out a song whose output (and labels) exist, to resume a batch.")
+    var skipExisting = false
+
+    @Option(help: ArgumentHelp("Many songs: render only the K-th of N equal shares of them (every N-th song from the K-th), so N machines share a batch.", valueName: "K/N"))
+    var shard: String?
+
+    @Flag(help: "Load every sample of the SoundFont at once, as a batch does, instead of only the presets the song uses: slower to start, and the render then matches a batch's bit for bit.")
+    var wholeFont = false
 
     func run() throws {
+        let naming = OutputNaming(output)
+        var isFolder = false
+        if songs.count == 1, naming == nil, !(FileManager.default.fileExists(atPath: songs[0], isDirectory: &isFolder) && isFolder) {
+            try renderOne(songs[0])
+        } else {
+            guard let naming else {
+                throw fail("-o \(output) names one file for many songs: give a folder (out/) or a pattern (out/{name}.wav)")
+            }
+            try renderMany(into: naming)
+        }
+    }
+
+    /// `render SONG -o FILE`: one song, with its stems and labels.
+    func renderOne(_ song: String) throws {
+        for (used, option) in [(skipExisting, "--skip-existing"), (shard != nil, "--shard")] where used {
+            throw fail("\(option) is for many songs; -o \(output) names one file")
+        }
         let container = try checkOutput()
         var (sequence, font, settings) = try options.load(song)
         settings.tailSeconds = tail
-        settings.threads = try threadCount()
+        settings.threads = try threadCount(default: 1)
+        settings.loadWholeFont = wholeFont
         let plan = try stems.map { try Stems.plan(folder: $0, sequence: sequence, settings: settings, container: container, force: force) } ?? []
         if let labels { try LabelFile.check(labels, force: force) }
         print("SoundFont: \(font.path) (\(font.source))")
@@ -64,10 +91,99 @@ struct Render: ParsableCommand {
         }
     }
 
-    /// `--threads`; one line for a count out of range.
-    func threadCount() throws -> Int {
-        guard (1...256).contains(threads) else { throw fail("--threads \(threads): use 1 to 256") }
-        return threads
+    /// `render SONGS… -o FOLDER/`: every song, at once on every core, with one shared font.
+    func renderMany(into naming: OutputNaming) throws {
+        if stems != nil { throw fail("--stems works with one song at a time") }
+        try options.checkRanges()
+        guard tail >= 0 && tail <= 60 else { throw fail("--tail \(tail): use 0 to 60 seconds") }
+        let container = try format ?? batchContainer(naming)
+        let labelNaming = try labels.map { text in
+            guard let naming = OutputNaming(text) else { throw fail("--labels \(text) names one file for many songs: give a folder (labels/) or a pattern (labels/{name}.json)") }
+            if case .pattern(let pattern) = naming, LabelFile.isJSON(pattern) == nil { throw fail("--labels \(text): end the pattern in .csv or .json") }
+            return naming
+        }
+        let workers = try threadCount(default: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        let plan = try BatchPlan(arguments: songs, output: naming, extension: container.rawValue, labels: labelNaming,
+                                 shard: try shard.map(Shard.init), force: force, skipExisting: skipExisting)
+        guard let font = SoundFontChoice.choose(explicit: options.soundfont) else {
+            throw fail("no SoundFont found: give --soundfont PATH or install fluid-soundfont-gm")
+        }
+        print("SoundFont: \(font.path) (\(font.source))")
+        let shared: SharedSoundFont
+        do { shared = try SharedSoundFont(path: font.path) } catch { throw fail("\(error)") }
+        let skipped = plan.skipped > 0 ? "; \(plan.skipped) already there, skipped" : ""
+        print("rendering \(plan.jobs.count) song\(plan.jobs.count == 1 ? "" : "s") on \(min(workers, max(1, plan.jobs.count))) thread\(min(workers, max(1, plan.jobs.count)) == 1 ? "" : "s")\(skipped)")
+        let interruption = Interruption()
+        let started = ContinuousClock.now
+        let summary = BatchRender(jobs: plan.jobs, interruption: interruption) { job, progress, stop in
+            try renderJob(job, font: shared, container: container, progress: progress, stop: stop)
+        }.run(workers: workers)
+        let took = BatchRender.seconds(since: started)
+        print("rendered \(summary.rendered) song\(summary.rendered == 1 ? "" : "s"), \(Info.clock(summary.audioSeconds).dropLast(3)) of audio, "
+              + "in \(took.formatted2) s (\(Int(summary.audioSeconds / max(took, 1e-6)))× real time)")
+        if let signal = interruption.signal {
+            printError("interrupted: \(plan.jobs.count - summary.rendered - summary.failed) song(s) not rendered; --skip-existing resumes")
+            throw ExitCode(128 + signal)
+        }
+        let failed = summary.failed + plan.missing
+        if failed > 0 { throw fail("\(failed) of \(plan.jobs.count + plan.missing) songs failed (each said above)") }
+    }
+
+    /// The container a batch writes when no --format is given: the pattern's, or WAV in a folder.
+    func batchContainer(_ naming: OutputNaming) throws -> AudioFileWriter.Container {
+        guard case .pattern(let pattern) = naming else { return .wav }
+        guard let container = AudioFileWriter.Container(path: pattern) else {
+            throw fail("-o \(pattern): unknown audio file type; end the pattern in .wav, .flac, .ogg, .opus, .mp3 or .raw, or give --format")
+        }
+        return container
+    }
+
+    /// Renders one song of a batch with the shared `font`, to a hidden partial file renamed
+    /// into place when whole, and returns the seconds of audio written. Throws after saying
+    /// what failed in one line.
+    func renderJob(_ job: BatchPlan.Job, font: SharedSoundFont, container: AudioFileWriter.Container,
+                   progress: (Double) -> Void, stop: () -> Bool) throws -> Double {
+        let file: MIDIFile
+        do { file = try MIDIFile(contentsOf: job.song) } catch { throw fail(error.description) }
+        for warning in file.warnings { printError("\(job.song): warning: \(warning)") }
+        let sequence = MusicSequence(file: file)
+        var settings = try options.settings(for: sequence, song: job.song)
+        settings.tailSeconds = tail
+        let renderer: SongRenderer
+        do { renderer = try SongRenderer(sequence: sequence, soundFont: font, settings: settings) } catch { throw fail("\(job.song): \(error)") }
+        if job.labels != nil { renderer.recordLabels() }
+        for path in [job.output] + (job.labels.map { [$0] } ?? []) { try makeParentFolder(of: path) }
+        let slash = job.output.lastIndex(of: "/").map { job.output.index(after: $0) } ?? job.output.startIndex
+        let partial = "\(job.output[..<slash]).\(job.output[slash...]).partial"
+        do {
+            let frames = try renderer.write(to: partial, container: container, encoding: bits, overwrite: true, progress: progress, stop: stop)
+            if let labels = job.labels { try LabelFile.write(renderer.labels, sampleRate: settings.sampleRate, to: labels) }
+            if !force && FileManager.default.fileExists(atPath: job.output) { throw fail("\(job.output): appeared while rendering; kept, the render is not written") }
+            guard rename(partial, job.output) == 0 else { throw fail("\(job.output): cannot write: \(String(cString: strerror(errno)))") }
+            return Double(frames) / Double(settings.sampleRate)
+        } catch let error as AudioFileError {
+            unlink(partial)
+            throw fail("\(job.song): \(error.description.split(separator: partial).joined(separator: job.output))")
+        } catch {
+            unlink(partial)
+            throw error
+        }
+    }
+
+    /// Makes the folder `path` goes in, and its parents; one line if that cannot be done.
+    func makeParentFolder(of path: String) throws {
+        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return }
+        let folder = String(path[..<slash])
+        do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) } catch {
+            throw fail("\(folder): cannot make this folder for \(path)")
+        }
+    }
+
+    /// `--threads`, or `fallback` when not given; one line for a count out of range.
+    func threadCount(default fallback: Int) throws -> Int {
+        let count = threads ?? fallback
+        guard (1...256).contains(count) else { throw fail("--threads \(count): use 1 to 256") }
+        return count
     }
 
     /// The output's container, or one line on an unknown one or a bad `--tail`.
@@ -90,7 +206,7 @@ struct Render: ParsableCommand {
             throw fail("\(error)")   // a SynthesizerError or an AudioFileError, one line
         }
         if labels != nil { renderer.recordLabels() }
-        let progress = ProgressBar(enabled: showProgress && isatty(STDOUT_FILENO) == 1)
+        let progress = ProgressBar(enabled: showProgress && Console.shared.barShown)
         defer { progress.finish() }
         let frames: Int
         do {
@@ -237,26 +353,26 @@ enum Switch: String, ExpressibleByArgument, CaseIterable {
 extension AudioFileWriter.Container: ExpressibleByArgument {}
 extension AudioFileWriter.Encoding: ExpressibleByArgument {}
 
-/// A one-line progress bar on a terminal; nothing when output is not a terminal.
+/// A one-line progress bar on a terminal (`Console`): a bar, the percentage and what `detail`
+/// says; nothing when output is not a terminal. Any thread, one at a time.
 final class ProgressBar {
-    private let enabled: Bool
-    private var shown = -1
+    let enabled: Bool
+    private var shown = ""
 
-    init(enabled: Bool) { self.enabled = enabled }
+    init(enabled: Bool = Console.shared.barShown) { self.enabled = enabled }
 
-    func update(_ fraction: Double) {
+    func update(_ fraction: Double, detail: String = "") {
         guard enabled else { return }
         let percent = Int(min(1, max(0, fraction)) * 100)
-        guard percent != shown else { return }
-        shown = percent
         let filled = percent * 30 / 100
-        print("\r[\(String(repeating: "#", count: filled))\(String(repeating: " ", count: 30 - filled))] \(percent)%", terminator: "")
-        fflush(nil)
+        let text = "[\(String(repeating: "#", count: filled))\(String(repeating: " ", count: 30 - filled))] \(percent)%\(detail.isEmpty ? "" : "  " + detail)"
+        guard text != shown else { return }
+        shown = text
+        Console.shared.showBar(text)
     }
 
     func finish() {
-        guard enabled, shown >= 0 else { return }
-        print("\r\(String(repeating: " ", count: 40))\r", terminator: "")
-        fflush(nil)
+        guard enabled else { return }
+        Console.shared.showBar(nil)
     }
 }
