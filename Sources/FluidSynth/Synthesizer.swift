@@ -33,12 +33,6 @@ public final class Synthesizer: @unchecked Sendable {
         public var lazySampleLoading = true
         /// MIDI channels. Any thread.
         public var channels = 16
-        /// Threads libfluidsynth renders voices on (`synth.cpu-cores`), 1 to 256. More than one
-        /// makes the render call wait on libfluidsynth's worker threads, so it is for offline
-        /// rendering, not a real-time output; and the output then varies a little from run to
-        /// run (a new note may get a voice another thread has just freed, or not, and a reused
-        /// voice starts its attack differently). Any thread.
-        public var threads = 1
         /// How bank select (CC0/CC32) and the resets are read: the MIDI standard each song was
         /// written for. Any thread.
         public var bankSelect: BankSelect = .gs
@@ -96,7 +90,6 @@ public final class Synthesizer: @unchecked Sendable {
         fluid_settings_setnum(settings, "synth.gain", configuration.gain)
         fluid_settings_setint(settings, "synth.dynamic-sample-loading", configuration.lazySampleLoading ? 1 : 0)
         fluid_settings_setint(settings, "synth.midi-channels", Int32(clamping: configuration.channels))
-        fluid_settings_setint(settings, "synth.cpu-cores", Int32(clamping: min(256, max(1, configuration.threads))))
         fluid_settings_setstr(settings, "synth.midi-bank-select", configuration.bankSelect.rawValue)
         guard let synth = new_fluid_synth(settings) else {
             delete_fluid_settings(settings)

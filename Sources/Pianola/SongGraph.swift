@@ -21,8 +21,9 @@ public final class SongGraph {
         public var polyphony = 256
         /// Synth output gain (FluidSynth's default 0.2). Any thread.
         public var gain = 0.2
-        /// Threads the synthesizer renders on: more than one for offline renders only (see
-        /// `Synthesizer.Configuration.threads`). Any thread.
+        /// Threads the song's synthesis is spread over, for offline renders only: the channels
+        /// are shared among this many synthesizers (balanced by their notes), rendered at once
+        /// and summed (`SplitSampler`). Any thread.
         public var threads = 1
         /// Load every sample of the font at once, as libfluidsynth does by default, instead of
         /// only the presets the song selects. Slower to start, but it is how a font shared by a
@@ -80,10 +81,16 @@ public final class SongGraph {
     public let graph: AudioGraph
     /// The conductor. Its control methods are for the control thread.
     public let player: Player
-    /// The synthesizer. Render thread once pulled.
+    /// The synthesizer (the first part's, when the song renders on several threads). Render
+    /// thread once pulled.
     public let synthesizer: Synthesizer
-    /// The sampler that plays it. Render thread once pulled.
+    /// The sampler that plays it (the first part, when the song renders on several threads).
+    /// Render thread once pulled.
     public let sampler: SamplerNode
+    /// Every sampler the song plays through: one, or one per thread. Render thread once pulled.
+    public let samplers: [SamplerNode]
+    /// Voices sounding in all the samplers. Control thread, between renders.
+    public var activeVoiceCount: Int { samplers.reduce(0) { $0 + $1.synthesizer.activeVoiceCount } }
     /// Notes and controllers played into the synthesizer now (a keyboard, MIDI thru), from
     /// one thread at a time. Any one thread.
     public let live: LiveMIDI
@@ -122,17 +129,23 @@ public final class SongGraph {
         configuration.chorus = settings.chorus
         configuration.polyphony = settings.polyphony
         configuration.gain = settings.gain
-        configuration.threads = settings.threads
         configuration.lazySampleLoading = !settings.loadWholeFont
-        synthesizer = try font.makeSynthesizer(configuration: configuration, for: sequence)
-        sampler = SamplerNode(synthesizer: synthesizer)
+        let channelParts = Self.channelParts(of: sequence, parts: settings.threads)
+        let messages = sequence.messagesInTimeOrder
+        samplers = try (0..<(channelParts.max() ?? 0) + 1).map { part in
+            let own = messages.filter { message in message.channel.map { channelParts[Int($0)] == part } ?? true }
+            return SamplerNode(synthesizer: try font.makeSynthesizer(configuration: configuration, selectedBy: own))
+        }
+        sampler = samplers[0]
+        synthesizer = sampler.synthesizer
+        let synth: any AudioNode & MIDIDestination = samplers.count == 1 ? sampler : SplitSampler(parts: samplers, channelParts: channelParts)
         mixer = MixerNode()
         graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: settings.sampleRate), maxFrames: maxFrames)
-        let routes = routing.destinations(trackCount: sequence.tracks.count, synth: sampler, external: external)
+        let routes = routing.destinations(trackCount: sequence.tracks.count, synth: synth, external: external)
         let bus = MixerNode()
         player = Player(sequence: sequence, sampleRate: settings.sampleRate, destinations: routes.destinations,
                         trackDestinations: routes.trackDestinations, parameters: bus)
-        live = LiveMIDI(to: sampler)
+        live = LiveMIDI(to: synth)
         graph.add(live)
         var musicFrames = settings.musicFrames(of: sequence)
         var players: [FilePlayerNode] = []
@@ -147,10 +160,46 @@ public final class SongGraph {
             musicFrames = max(musicFrames, node.endTime ?? 0)
         }
         filePlayers = players
-        mixer.connect(SongNode(player: player, bus: bus, sources: [sampler] + players))
+        mixer.connect(SongNode(player: player, bus: bus, sources: [synth] + players))
         self.musicFrames = musicFrames
         settings.configure(player, for: sequence)
         player.start()
+    }
+}
+
+extension SongGraph {
+    /// Which of at most `parts` synthesizers plays each of the 16 channels: the channels with
+    /// notes shared out by how long their voices sound (each note's length, plus a second of
+    /// release), the busiest first, each to the least loaded part; channels without notes to
+    /// the first. All to the first for one part, or one busy channel.
+    static func channelParts(of sequence: MusicSequence, parts: Int) -> [Int] {
+        let map = sequence.tempoMap
+        var load = [Double](repeating: 0, count: 16)
+        for track in sequence.tracks {
+            var pressed: [Int: Int] = [:]                  // channel × 128 + key → tick pressed
+            for event in track.events {
+                switch event.message {
+                case .noteOn(let channel, let key, let velocity) where velocity > 0:
+                    pressed[Int(channel & 15) * 128 + Int(key)] = event.tick
+                    load[Int(channel & 15)] += 1
+                case .noteOn(let channel, let key, _), .noteOff(let channel, let key, _):
+                    if let start = pressed.removeValue(forKey: Int(channel & 15) * 128 + Int(key)) {
+                        load[Int(channel & 15)] += map.seconds(atTick: event.tick) - map.seconds(atTick: start)
+                    }
+                default:
+                    break
+                }
+            }
+        }
+        let busy = (0..<16).filter { load[$0] > 0 }.sorted { (load[$1], $0) < (load[$0], $1) }
+        var partLoad = [Double](repeating: 0, count: max(1, min(parts, busy.count)))
+        var assignment = [Int](repeating: 0, count: 16)
+        for channel in busy {
+            let part = partLoad.indices.min { (partLoad[$0], $0) < (partLoad[$1], $1) }!
+            assignment[channel] = part
+            partLoad[part] += load[channel]
+        }
+        return assignment
     }
 }
 

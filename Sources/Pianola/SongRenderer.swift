@@ -38,7 +38,7 @@ public final class SongRenderer {
     /// Records every note the synthesizer plays from now on, for `labels`. Control thread,
     /// before rendering.
     public func recordLabels() {
-        song.sampler.noteLog = NoteLog()
+        for sampler in song.samplers { sampler.noteLog = NoteLog() }
         labeller = NoteLabeller()
     }
 
@@ -51,7 +51,7 @@ public final class SongRenderer {
 
     /// Moves the sampler's reported key edges into the labeller.
     private func takeNoteEdges() {
-        if let log = song.sampler.noteLog { labeller?.add(log.take()) }
+        for sampler in song.samplers { if let log = sampler.noteLog { labeller?.add(log.take()) } }
     }
 
     /// Renders up to `output.frames` more frames into the start of `output` and returns how
@@ -74,7 +74,7 @@ public final class SongRenderer {
         song.graph.render(into: slice)
         takeNoteEdges()
         renderedFrames += Int64(count)
-        if musicOver && length == nil && song.synthesizer.activeVoiceCount == 0 {
+        if musicOver && length == nil && song.activeVoiceCount == 0 {
             var peak: Float = 0
             for i in 0..<count { peak = max(peak, abs(slice.left[i]), abs(slice.right[i])) }
             if peak < 1e-4 { ended = true }

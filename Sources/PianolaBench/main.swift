@@ -185,8 +185,8 @@ func fontBenchmark(font: String) throws -> [Figure] {
 
 /// Heap allocations on the render thread per render cycle of the song's graph (512 frames),
 /// counted over 2,000 cycles after 200 of warm-up; libgomp's (Debian's libfluidsynth renders
-/// inside OpenMP) are counted apart. With one synthesizer thread and with two
-/// (`synth.cpu-cores`), to see whether libfluidsynth's own threads avoid the OpenMP region.
+/// inside OpenMP) are counted apart. With one synthesizer, and with the song split over two
+/// (`SplitSampler`, whose render thread hands the second part to a thread of its own).
 func allocationsBenchmark(song: String, font: String) throws -> [Figure] {
     let sequence = MusicSequence(file: try MIDIFile(contentsOf: song))
     var figures: [Figure] = []

@@ -42,7 +42,7 @@ struct Render: ParsableCommand {
     @Option(help: ArgumentHelp("Also write every note (channel, key, velocity, program, bank) with the frames the synth pressed and released it, as .csv or .json; for many songs a folder or a pattern with {name}.", valueName: "file"))
     var labels: String?
 
-    @Option(help: ArgumentHelp("Threads to use. Many songs: songs rendered at once (default: every core). One song: threads the synthesizer renders on (default 1; more are faster for dense songs, but libfluidsynth's worker threads make the output vary slightly from run to run).", valueName: "n"))
+    @Option(help: ArgumentHelp("Threads to use. Many songs: songs rendered at once (default: every core). One song: synthesizers its channels are shared among, rendered at once (default 1; the same file on every run).", valueName: "n"))
     var threads: Int?
 
     @Flag(help: "Many songs: leave out a song whose output (and labels) exist, to resume a batch.")

@@ -67,7 +67,10 @@ check $? "a busy device: one line, status 1"
 # 3. The terminal: status line, space pauses (position stops), q quits with 0, terminal restored.
 tmux -L keys new-session -d -x 120 -y 10 -s t "stty -a > $OUT/stty-before; $P play $SONG --soundfont $FONT --device default --period 1024 --periods 4; echo exit=\$? > $OUT/exit; stty -a > $OUT/stty-after; sleep 30"
 position() { tmux -L keys capture-pane -p -t t | grep -o '[0-9]:[0-9][0-9]\.[0-9][0-9] / 0:28\.80' | tail -1; }
-sleep 8   # the emulated CPU starts a Swift binary slowly
+# The emulated CPU starts a Swift binary slowly, slower still on a loaded host: wait for the
+# status line (up to 60 s), then let it run a moment.
+for _ in $(seq 120); do [ -n "$(position)" ] && break; sleep 0.5; done
+sleep 1
 p1=$(position); sleep 1.5; p2=$(position)
 tmux -L keys send-keys -t t ' '
 sleep 1.5

@@ -1,0 +1,119 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A song's synthesis spread over cores: several samplers, each with its own synthesizer
+/// playing some of the 16 channels, rendered at once (the first on the render thread, the
+/// others on threads of their own) and summed in a fixed order, so the output is the same on
+/// every run. Sysex and transport jumps reach every part. For offline rendering only: each
+/// cycle the render thread waits for the other parts. Render thread once connected.
+public final class SplitSampler: AudioNode, MIDIDestination, @unchecked Sendable {
+    // @unchecked Sendable: the parts are used by one thread at a time, handed over and back
+    // through each worker's two semaphores; the rest is set before connecting.
+
+    /// The parts, each a sampler playing its channels. Render thread once connected.
+    public let parts: [SamplerNode]
+    private let router: ChannelSplitter
+    private var workers: [Worker] = []
+
+    /// Plays channel `c` (0-based) on `parts[channelParts[c]]`. Control thread.
+    public init(parts: [SamplerNode], channelParts: [Int]) {
+        precondition(!parts.isEmpty)
+        self.parts = parts
+        router = ChannelSplitter(destinations: parts, channelDestinations: channelParts)
+    }
+
+    deinit {
+        for worker in workers { worker.stop() }
+    }
+
+    /// Prepares every part and starts a thread for each but the first. Control thread.
+    public func prepare(format: AudioFormat, maxFrames: Int) {
+        for part in parts { part.prepare(format: format, maxFrames: maxFrames) }
+        workers = parts.dropFirst().map { Worker(part: $0, buffer: AudioBuffer(capacity: maxFrames)) }
+    }
+
+    /// Renders the first part into `output` while the others render on their threads, then
+    /// adds theirs. Render thread only.
+    public func render(_ output: StereoSlice, at time: SampleTime) {
+        for worker in workers { worker.start(frames: output.frames, at: time) }
+        parts[0].render(output, at: time)
+        for worker in workers {
+            let part = worker.finish()
+            for i in 0..<output.frames {
+                output.left[i] += part.left[i]
+                output.right[i] += part.right[i]
+            }
+        }
+    }
+
+    /// Schedules on the channel's part. Render thread only.
+    public func schedule(_ event: ScheduledMIDI) { router.schedule(event) }
+
+    /// Schedules on every part. Render thread only.
+    public func scheduleSysex(_ data: UnsafeBufferPointer<UInt8>, at time: SampleTime) { router.scheduleSysex(data, at: time) }
+
+    /// Flushes every part. Render thread only.
+    public func flushScheduled(from time: SampleTime) { router.flushScheduled(from: time) }
+
+    /// The parts' lookahead. Any thread.
+    public var schedulingLookahead: Int { parts[0].schedulingLookahead }
+
+    /// A thread rendering one part when told to.
+    private final class Worker: @unchecked Sendable {
+        // @unchecked Sendable: `frames`, `time` and `stopping` are written before `go` is
+        // posted and read after it is waited for; the buffer is read after `done`.
+        private let part: SamplerNode
+        private let buffer: AudioBuffer
+        private let go = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
+        private let done = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
+        private var frames = 0
+        private var time: SampleTime = 0
+        private var stopping = false
+        private var thread = pthread_t()
+
+        init(part: SamplerNode, buffer: AudioBuffer) {
+            self.part = part
+            self.buffer = buffer
+            sem_init(go, 0, 0)
+            sem_init(done, 0, 0)
+            thread = startThread(realTimePriority: nil) { [self] in run() }.thread
+        }
+
+        deinit {
+            sem_destroy(go)
+            sem_destroy(done)
+            go.deallocate()
+            done.deallocate()
+        }
+
+        private func run() {
+            while true {
+                while sem_wait(go) != 0 {}
+                if stopping { return }
+                part.render(buffer.slice(frames: frames), at: time)
+                sem_post(done)
+            }
+        }
+
+        /// Has the part render `frames` from `time`. Render thread.
+        func start(frames: Int, at time: SampleTime) {
+            self.frames = frames
+            self.time = time
+            sem_post(go)
+        }
+
+        /// Waits for the part and returns what it rendered. Render thread.
+        func finish() -> StereoSlice {
+            while sem_wait(done) != 0 {}
+            return buffer.slice(frames: frames)
+        }
+
+        /// Ends the thread. Control thread, with no render under way.
+        func stop() {
+            stopping = true
+            sem_post(go)
+            pthread_join(thread, nil)
+        }
+    }
+}
