@@ -65,7 +65,7 @@ enum SoundFontSource: Sendable {
 
     /// A synthesizer with `configuration` and this font loaded, with every preset `messages`
     /// (a song's, in time order) can select loaded and pinned. Control thread.
-    func makeSynthesizer(configuration: Synthesizer.Configuration, selectedBy messages: [MIDIMessage]) throws(SynthesizerError) -> Synthesizer {
+    func makeSynthesizer(configuration: Synthesizer.Configuration, selectedBy messages: some Swift.Sequence<MIDIMessage>) throws(SynthesizerError) -> Synthesizer {
         let synthesizer = try Synthesizer(configuration: configuration)
         switch self {
         case .path(let path): _ = try synthesizer.loadSoundFont(path: path)

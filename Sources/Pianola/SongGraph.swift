@@ -131,9 +131,8 @@ public final class SongGraph {
         configuration.gain = settings.gain
         configuration.lazySampleLoading = !settings.loadWholeFont
         let channelParts = Self.channelParts(of: sequence, parts: settings.threads)
-        let messages = sequence.messagesInTimeOrder
         samplers = try (0..<(channelParts.max() ?? 0) + 1).map { part in
-            let own = messages.filter { message in message.channel.map { channelParts[Int($0)] == part } ?? true }
+            let own = sequence.messagesInTimeOrder.lazy.filter { message in message.channel.map { channelParts[Int($0)] == part } ?? true }
             return SamplerNode(synthesizer: try font.makeSynthesizer(configuration: configuration, selectedBy: own))
         }
         sampler = samplers[0]

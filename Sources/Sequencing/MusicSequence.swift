@@ -104,12 +104,11 @@ public struct MusicSequence: Hashable, Sendable {
     /// The song's end in ticks: the longest track, tempo track included. Any thread.
     public var length: Int { tracks.reduce(tempoTrack.length) { max($0, $1.length) } }
 
-    /// Every track's channel and system-exclusive messages (the tempo track's too), in time
-    /// order; at one tick, in track order. What a synthesizer preloads presets from. Any thread.
-    public var messagesInTimeOrder: [MIDIMessage] {
-        ([tempoTrack] + tracks).flatMap(\.events).enumerated()
-            .sorted { ($0.element.tick, $0.offset) < ($1.element.tick, $1.offset) }
-            .map(\.element.message)
+    /// Every track's messages (the tempo track's too), in time order; at one tick, in track
+    /// order. Merged from the tracks as it is read, copying nothing: what a synthesizer
+    /// preloads presets from. Any thread.
+    public var messagesInTimeOrder: LazyMapSequence<TimeOrderedEvents, MIDIMessage> {
+        TimeOrderedEvents(tracks: [tempoTrack.events] + tracks.map(\.events)).lazy.map(\.event.message)
     }
 
     /// The song's length in seconds. Any thread.
@@ -140,5 +139,67 @@ public struct MusicSequence: Hashable, Sendable {
             return MIDIFile.Track(events: events)
         }
         return MIDIFile(format: 1, division: division, tracks: [chunk(tempoTrack)] + tracks.map(chunk))
+    }
+}
+
+/// Tracks' events in time order, merged as they are read (each track is in time order
+/// already), copying nothing; at one tick, the earlier track first. Any thread.
+public struct TimeOrderedEvents: Sequence, Sendable {
+    let tracks: [[MIDIEvent]]
+
+    /// Merges `tracks`' events. Any thread.
+    public init(tracks: [[MIDIEvent]]) { self.tracks = tracks }
+
+    /// Starts at the earliest event. Any thread.
+    public func makeIterator() -> Iterator { Iterator(tracks: tracks) }
+
+    /// The merge: a min-heap of each track's next event, by tick then track. Any thread.
+    public struct Iterator: IteratorProtocol {
+        let tracks: [[MIDIEvent]]
+        var positions: [Int]
+        var heap: [Int] = []            // tracks with events left, the earliest next event on top
+
+        init(tracks: [[MIDIEvent]]) {
+            self.tracks = tracks
+            positions = [Int](repeating: 0, count: tracks.count)
+            for track in tracks.indices where !tracks[track].isEmpty { push(track) }
+        }
+
+        /// The next event and its track, `nil` after the last. Any thread.
+        public mutating func next() -> (track: Int, event: MIDIEvent)? {
+            guard let track = heap.first else { return nil }
+            let event = tracks[track][positions[track]]
+            positions[track] += 1
+            let last = heap.removeLast()
+            if !heap.isEmpty { heap[0] = last; siftDown(0) }
+            if positions[track] < tracks[track].count { push(track) }
+            return (track, event)
+        }
+
+        private func before(_ a: Int, _ b: Int) -> Bool {
+            (tracks[a][positions[a]].tick, a) < (tracks[b][positions[b]].tick, b)
+        }
+
+        private mutating func push(_ track: Int) {
+            heap.append(track)
+            var child = heap.count - 1
+            while child > 0, case let parent = (child - 1) / 2, before(heap[child], heap[parent]) {
+                heap.swapAt(child, parent)
+                child = parent
+            }
+        }
+
+        private mutating func siftDown(_ start: Int) {
+            var parent = start
+            while true {
+                let left = 2 * parent + 1, right = left + 1
+                var first = parent
+                if left < heap.count && before(heap[left], heap[first]) { first = left }
+                if right < heap.count && before(heap[right], heap[first]) { first = right }
+                if first == parent { return }
+                heap.swapAt(parent, first)
+                parent = first
+            }
+        }
     }
 }

@@ -59,22 +59,17 @@ public final class Score: Sendable {
     /// Prepares `sequence` for playing at `sampleRate`. Control thread.
     public init(_ sequence: MusicSequence, sampleRate: Int) {
         let map = sequence.tempoMap
-        var merged: [(tick: Int, track: Int, order: Int, message: MIDIMessage)] = []
-        for (t, track) in sequence.tracks.enumerated() {
-            for (i, e) in track.events.enumerated() { merged.append((e.tick, t, i, e.message)) }
-        }
-        merged.sort { ($0.tick, $0.track, $0.order) < ($1.tick, $1.track, $1.order) }
         var steps: [(event: ParameterEvent, lane: Int, index: Int, frame: Int64)] = []
         var scored: [Event] = []
-        scored.reserveCapacity(merged.count)
-        for (index, m) in merged.enumerated() {
-            let frame = map.sampleFrame(atTick: m.tick, sampleRate: sampleRate)
+        scored.reserveCapacity(sequence.tracks.reduce(0) { $0 + $1.events.count })
+        for (index, (track, e)) in TimeOrderedEvents(tracks: sequence.tracks.map(\.events)).enumerated() {
+            let frame = map.sampleFrame(atTick: e.tick, sampleRate: sampleRate)
             var automationIndex: Int32 = -1
-            if let p = m.message.parameterEvent {
+            if let p = e.message.parameterEvent {
                 automationIndex = Int32(steps.count)
                 steps.append((p, Score.lane(of: p), index, frame))
             }
-            scored.append(Event(tick: m.tick, frame: frame, track: m.track, message: m.message, automationIndex: automationIndex))
+            scored.append(Event(tick: e.tick, frame: frame, track: track, message: e.message, automationIndex: automationIndex))
         }
         events = scored
         var next = Array(repeating: -1, count: steps.count)
