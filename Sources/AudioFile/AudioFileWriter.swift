@@ -48,17 +48,31 @@ public final class AudioFileWriter {
     private var interleaved: [Float] = []
 
     /// Creates `path` (refusing an existing file unless `overwrite`) for stereo audio at
-    /// `sampleRate`. Control thread.
+    /// `sampleRate`; `-` writes to standard output (a pipe: formats that need no seek back,
+    /// such as FLAC and raw; libsndfile writes WAV's sizes as unknown there). Control thread.
     public init(path: String, container: Container, encoding: Encoding, sampleRate: Int, overwrite: Bool = false) throws(AudioFileError) {
         self.path = path
         if container == .flac && encoding == .float32 {
             throw AudioFileError(path: path, reason: "FLAC holds 16 or 24 bits, not 32-bit float")
         }
+        let toStandardOutput = path == "-"
         let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (overwrite ? O_TRUNC : O_EXCL)
-        let fd = open(path, flags, 0o644)
+        let fd = toStandardOutput ? dup(STDOUT_FILENO) : open(path, flags, 0o644)
         guard fd >= 0 else {
             if errno == EEXIST { throw AudioFileError(path: path, reason: "already exists", alreadyExists: true) }
             throw AudioFileError(path: path, reason: String(cString: strerror(errno)))
+        }
+        // libsndfile cannot write WAV into a pipe (its sizes are patched at the end): write
+        // the header here with the sizes unknown (all ones, as streaming writers do, and as
+        // aplay and sox read), then the samples as raw little-endian.
+        var container = container
+        if container == .wav && lseek(fd, 0, SEEK_CUR) < 0 && errno == ESPIPE {
+            guard Self.writeStreamingWAVHeader(fd, encoding: encoding, sampleRate: sampleRate) else {
+                let reason = String(cString: strerror(errno))
+                Glibc.close(fd)
+                throw AudioFileError(path: path, reason: reason)
+            }
+            container = .raw
         }
         let major: Int, minor: Int
         switch (container, encoding) {
@@ -76,13 +90,33 @@ public final class AudioFileWriter {
         guard let file = sf_open_fd(fd, Int32(SFM_WRITE), &info, 0) else {
             let reason = sndfileMessage(sf_strerror(nil))
             Glibc.close(fd)
-            unlink(path)   // the empty file this call created
+            if !toStandardOutput { unlink(path) }   // the empty file this call created
             throw AudioFileError(path: path, reason: reason)
         }
         // Integer formats clip instead of wrapping around.
         sf_command(file, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
         self.file = file
         self.descriptor = fd
+    }
+
+    /// Writes a WAV header for stereo `encoding` at `sampleRate` whose lengths say "unknown";
+    /// false if the write failed.
+    private static func writeStreamingWAVHeader(_ fd: Int32, encoding: Encoding, sampleRate: Int) -> Bool {
+        let (bits, format): (UInt16, UInt16) = switch encoding {
+        case .int16: (16, 1)
+        case .int24: (24, 1)
+        case .float32: (32, 3)
+        }
+        var header: [UInt8] = []
+        func append(_ text: String) { header += Array(text.utf8) }
+        func append32(_ value: UInt32) { header += (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        func append16(_ value: UInt16) { header += [UInt8(truncatingIfNeeded: value), UInt8(value >> 8)] }
+        let blockAlign = 2 * bits / 8
+        append("RIFF"); append32(.max); append("WAVE")
+        append("fmt "); append32(16); append16(format); append16(2); append32(UInt32(sampleRate))
+        append32(UInt32(sampleRate) * UInt32(blockAlign)); append16(blockAlign); append16(bits)
+        append("data"); append32(.max)
+        return header.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) } == header.count
     }
 
     deinit {

@@ -117,6 +117,20 @@ public struct MeterMap: Hashable, Sendable {
         return max(0, s.tick.addingSaturating(ticks).addingSaturating(position.tick))
     }
 
+    /// Why `position` is no place in this meter — a beat past its bar's count, or a tick past
+    /// its beat — with the range that is; `nil` for a place. Any thread.
+    public func problem(with position: BarBeatTick) -> String? {
+        let s = lastSegment { $0.bar <= position.bar }
+        if position.beat > s.beatsPerBar {
+            return "bar \(position.bar) has \(s.beatsPerBar) beat\(s.beatsPerBar == 1 ? "" : "s") (\(s.beatsPerBar)/\(s.beatUnit)): give a beat from 1 to \(s.beatsPerBar)"
+        }
+        let ticksPerBeat = max(1, 4 * ticksPerQuarter / s.beatUnit)
+        if position.tick >= ticksPerBeat {
+            return "a beat of bar \(position.bar) (1/\(s.beatUnit)) has \(ticksPerBeat) ticks: give a tick from 0 to \(ticksPerBeat - 1)"
+        }
+        return nil
+    }
+
     /// The last segment that `starts` holds for (the first always does), by plain indexing:
     /// the generic `last(where:)` allocates in unoptimized builds, and the player calls this
     /// on the render thread.

@@ -21,7 +21,7 @@ struct Render: ParsableCommand {
 
     @OptionGroup var options: SongOptions
 
-    @Option(name: [.short, .customLong("output")], help: ArgumentHelp("The audio file to write (.wav, .flac, .ogg, .opus, .mp3, or .raw: headerless samples for a pipe or FIFO); for many songs a folder (out/, a folder's songs keep their layout) or a pattern (out/{name}.flac).", valueName: "output"))
+    @Option(name: [.short, .customLong("output")], help: ArgumentHelp("The audio file to write (.wav, .flac, .ogg, .opus, .mp3, or .raw: headerless samples for a pipe or FIFO), - for standard output (WAV unless --format); for many songs a folder (out/, a folder's songs keep their layout) or a pattern (out/{name}.flac).", valueName: "output"))
     var output: String
 
     @Option(help: "File format: wav, flac, ogg, opus, mp3 or raw (default: from the output's extension; wav into a folder).")
@@ -30,7 +30,7 @@ struct Render: ParsableCommand {
     @Option(help: "Sample format: 16, 24 or 32f.")
     var bits: AudioFileWriter.Encoding = .int16
 
-    @Option(help: "Longest time to let notes ring after the music, in seconds.")
+    @Option(parsing: .unconditional, help: "Longest time to let notes ring after the music, in seconds.")
     var tail = 5.0
 
     @Option(help: ArgumentHelp("Also write stems into this folder: each track with notes, and each --with file, alone.", valueName: "folder"))
@@ -42,7 +42,7 @@ struct Render: ParsableCommand {
     @Option(help: ArgumentHelp("Also write every note (channel, key, velocity, program, bank) with the frames the synth pressed and released it, as .csv or .json; for many songs a folder or a pattern with {name}.", valueName: "file"))
     var labels: String?
 
-    @Option(help: ArgumentHelp("Threads to use. Many songs: songs rendered at once (default: every core). One song: synthesizers its channels are shared among, rendered at once (default 1; the same file on every run).", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Threads to use. Many songs: songs rendered at once (default: every core). One song: synthesizers its channels are shared among, rendered at once (default 1; the same file on every run).", valueName: "n"))
     var threads: Int?
 
     @Flag(help: "Many songs: leave out a song whose output (and labels) exist, to resume a batch.")
@@ -73,21 +73,26 @@ struct Render: ParsableCommand {
             throw fail("\(option) is for many songs; -o \(output) names one file")
         }
         let container = try checkOutput()
+        if output == "-" && isatty(STDOUT_FILENO) == 1 {
+            throw fail("-o -: standard output is a terminal; pipe it (| aplay) or name a file")
+        }
         var (sequence, font, settings) = try options.load(song)
         settings.tailSeconds = tail
         settings.threads = try threadCount(default: 1)
         settings.loadWholeFont = wholeFont
         let plan = try stems.map { try Stems.plan(folder: $0, sequence: sequence, settings: settings, container: container, force: force) } ?? []
         if let labels { try LabelFile.check(labels, force: force) }
-        print("SoundFont: \(font.path) (\(font.source))")
+        // With the audio on standard output (`-o -`), what Pianola says goes to standard error.
+        let say: (String) -> Void = output == "-" ? { Console.shared.error($0) } : { print($0) }
+        say("SoundFont: \(font.path) (\(font.source))")
         let started = Date()
         let frames = try write(sequence, font: font.path, settings: settings, to: output, container: container, labels: labels, showProgress: true)
         let seconds = Double(frames) / Double(settings.sampleRate)
         let took = Date().timeIntervalSince(started)
-        print("wrote \(output): \(seconds.formatted2) s of audio in \(took.formatted2) s (\(Int(seconds / max(took, 1e-6)))× real time)")
+        say("wrote \(output == "-" ? "standard output" : output): \(seconds.formatted2) s of audio in \(took.formatted2) s (\(Int(seconds / max(took, 1e-6)))× real time)")
         for stem in plan {
             _ = try write(sequence, font: font.path, settings: stem.settings, to: stem.path, container: container, frames: Int64(frames))
-            print("wrote \(stem.path): \(stem.what)")
+            say("wrote \(stem.path): \(stem.what)")
         }
     }
 
@@ -188,7 +193,7 @@ struct Render: ParsableCommand {
 
     /// The output's container, or one line on an unknown one or a bad `--tail`.
     func checkOutput() throws -> AudioFileWriter.Container {
-        guard let container = format ?? AudioFileWriter.Container(path: output) else {
+        guard let container = format ?? (output == "-" ? .wav : AudioFileWriter.Container(path: output)) else {
             throw fail("\(output): unknown audio file type; name it .wav, .flac, .ogg, .opus, .mp3 or .raw, or give --format")
         }
         guard tail >= 0 && tail <= 60 else { throw fail("--tail \(tail): use 0 to 60 seconds") }
@@ -224,7 +229,7 @@ struct SongOptions: ParsableArguments {
     @Option(help: "SoundFont (default: $PIANOLA_SOUNDFONT, the system GM font, then Pianola's own).")
     var soundfont: String?
 
-    @Option(help: "Sample rate in Hz.")
+    @Option(parsing: .unconditional, help: "Sample rate in Hz.")
     var sampleRate = 48_000
 
     @Option(help: "Reverb: on or off.")
@@ -233,19 +238,19 @@ struct SongOptions: ParsableArguments {
     @Option(help: "Chorus: on or off.")
     var chorus: Switch = .on
 
-    @Option(help: "Most voices sounding at once.")
+    @Option(parsing: .unconditional, help: "Most voices sounding at once.")
     var polyphony = 256
 
-    @Option(help: "Synthesizer output gain.")
+    @Option(parsing: .unconditional, help: "Synthesizer output gain.")
     var gain = 0.2
 
-    @Option(help: "Play the song (or the --from/--to region) this many times in all.")
+    @Option(parsing: .unconditional, help: "Play the song (or the --from/--to region) this many times in all.")
     var loop = 1
 
-    @Option(help: "Tempo in percent of the written tempo.")
+    @Option(parsing: .unconditional, help: "Tempo in percent of the written tempo.")
     var tempo = 100
 
-    @Option(help: "Transpose by semitones (drums on channel 10 stay).")
+    @Option(parsing: .unconditional, help: "Transpose by semitones (drums on channel 10 stay).")
     var transpose = 0
 
     @Option(parsing: .upToNextOption, help: "Tracks to silence.")
@@ -254,10 +259,10 @@ struct SongOptions: ParsableArguments {
     @Option(parsing: .upToNextOption, help: "Tracks to hear alone.")
     var solo: [Int] = []
 
-    @Option(help: "Start here: seconds or bar:beat.")
+    @Option(parsing: .unconditional, help: "Start here: seconds or bar:beat.")
     var from: String?
 
-    @Option(help: "Stop here: seconds or bar:beat.")
+    @Option(parsing: .unconditional, help: "Stop here: seconds or bar:beat.")
     var to: String?
 
     @Option(name: .customLong("with"), help: ArgumentHelp("An audio file to play with the song (WAV, FLAC, Ogg, Opus, MP3…), from its start or from @POSITION (seconds or bar:beat). Repeatable.", valueName: "file[@position]"))
@@ -341,6 +346,7 @@ struct SongOptions: ParsableArguments {
         guard let meter = sequence.meterMap else {
             throw fail("\(option) \(text): this song counts SMPTE time, which has no bars; give seconds")
         }
+        if let problem = meter.problem(with: position) { throw fail("\(option) \(text): \(problem)") }
         return meter.tick(at: position)
     }
 }

@@ -5,4 +5,4 @@ import PianolaCommands
 // FIFO closes) must fail the write with EPIPE and end in one line, not kill the process
 // silently with SIGPIPE.
 signal(SIGPIPE, SIG_IGN)
-PianolaCommand.main()
+PianolaCommand.mainWithShortcuts()

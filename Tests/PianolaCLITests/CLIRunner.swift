@@ -34,6 +34,28 @@ struct CLIRun {
     }
 }
 
+extension CLIRun {
+    /// Runs `pianola` with `arguments` and returns its status, the bytes it wrote to standard
+    /// output, and its standard error.
+    static func pianolaBytes(_ arguments: String...) throws -> (status: Int32, stdout: Data, stderr: String) {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        nonisolated(unsafe) var errData = Data()
+        let reader = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        reader.start()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while reader.isExecuting || !reader.isFinished { usleep(1_000) }
+        return (process.terminationStatus, outData, String(decoding: errData, as: UTF8.self))
+    }
+}
+
 /// A scratch directory removed when the test ends.
 final class Scratch {
     let url: URL

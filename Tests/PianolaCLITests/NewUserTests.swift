@@ -1,0 +1,100 @@
+import Foundation
+import MIDI
+import Testing
+
+/// What a user coming from timidity, fluidsynth and aplaymidi types first, run as they run it.
+@Suite("The command line as a new user meets it")
+struct NewUserTests {
+    static let font = RenderCommandTests.testFont
+
+    /// A four-bar song in 4/4 at 120 bpm, a note on every beat, 480 ticks a quarter.
+    static func fourBars() -> [UInt8] {
+        var events: [MIDIEvent] = [MIDIEvent(tick: 0, .meta(.timeSignature(TimeSignature(numerator: 4, denominatorPower: 2, clocksPerClick: 24, thirtySecondsPerQuarter: 8))))]
+        for beat in 0..<16 {
+            events.append(MIDIEvent(tick: beat * 480, .noteOn(channel: 0, note: 60, velocity: 100)))
+            events.append(MIDIEvent(tick: beat * 480 + 240, .noteOff(channel: 0, note: 60, velocity: 0)))
+        }
+        return MIDIFile(format: 0, division: .ticksPerQuarter(480), tracks: [.init(events: events + [MIDIEvent(tick: 16 * 480, .meta(.endOfTrack))])]).serialized()
+    }
+
+    @Test("negative numbers are values, with or without =; out of range they get the range")
+    func negativeValues() throws {
+        let scratch = try Scratch()
+        let song = try scratch.write("song.mid", Self.fourBars())
+        let spaced = scratch.url.appendingPathComponent("spaced.wav").path, equals = scratch.url.appendingPathComponent("equals.wav").path
+        let a = try CLIRun.pianola("render", song, "--transpose", "-5", "-o", spaced, "--soundfont", Self.font)
+        let b = try CLIRun.pianola("render", song, "--transpose=-5", "-o", equals, "--soundfont", Self.font)
+        #expect(a.status == 0 && b.status == 0, "\(a.stderr)\(b.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: spaced)) == Data(contentsOf: URL(fileURLWithPath: equals)))
+        let plain = scratch.url.appendingPathComponent("plain.wav").path
+        _ = try CLIRun.pianola("render", song, "-o", plain, "--soundfont", Self.font)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: spaced)) != Data(contentsOf: URL(fileURLWithPath: plain)), "transposed")
+        for (arguments, says) in [(["--tempo", "-5"], "--tempo -5: use 10 to 1000 percent"), (["--tail", "-1"], "--tail -1.0: use 0 to 60 seconds"),
+                                  (["--from", "-3"], "--from -3: give seconds (12.5) or bar:beat (3:1), counted from 1"),
+                                  (["--gain", "-0.5"], "--gain -0.5: use 0 to 10")] {
+            let run = try CLIRun.pianola(["render", song, "-o", scratch.url.appendingPathComponent("x.wav").path, "--soundfont", Self.font] + arguments)
+            #expect(run.status == 1 && run.stderr == "pianola: \(says)\n", "\(arguments): \(run.stderr)")
+        }
+    }
+
+    @Test("a bar:beat:tick that is no place in the song's meter is refused with the range")
+    func impossiblePositions() throws {
+        let scratch = try Scratch()
+        let song = try scratch.write("song.mid", Self.fourBars())
+        let out = scratch.url.appendingPathComponent("x.wav").path
+        for (position, says) in [("3:5", "bar 3 has 4 beats (4/4): give a beat from 1 to 4"), ("1:30", "bar 1 has 4 beats (4/4): give a beat from 1 to 4"),
+                                 ("3:1:9999", "a beat of bar 3 (1/4) has 480 ticks: give a tick from 0 to 479")] {
+            let run = try CLIRun.pianola("render", song, "--from", position, "-o", out, "--soundfont", Self.font)
+            #expect(run.status == 1 && run.stderr == "pianola: --from \(position): \(says)\n", "\(run.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: out))
+        }
+        let fine = try CLIRun.pianola("render", song, "--from", "3:4:479", "-o", out, "--soundfont", Self.font, "--tail", "0")
+        #expect(fine.status == 0, "\(fine.stderr)")
+    }
+
+    @Test("-o - writes the audio to standard output (WAV, FLAC or raw), and the words to standard error")
+    func standardOutput() throws {
+        let scratch = try Scratch()
+        let song = try scratch.write("song.mid", Self.fourBars())
+        let file = scratch.url.appendingPathComponent("file.wav").path
+        _ = try CLIRun.pianola("render", song, "-o", file, "--soundfont", Self.font)
+        let piped = try CLIRun.pianolaBytes("render", song, "-o", "-", "--soundfont", Self.font)
+        #expect(piped.status == 0)
+        #expect(piped.stderr.contains("SoundFont: \(Self.font)") && piped.stderr.contains("wrote standard output: "))
+        #expect(Array(piped.stdout.prefix(4)) == Array("RIFF".utf8) && Array(piped.stdout[36..<40]) == Array("data".utf8))
+        let samples = try Data(contentsOf: URL(fileURLWithPath: file)).dropFirst(44)
+        #expect(piped.stdout.dropFirst(44) == samples, "the same samples as the file's")
+        let flac = try CLIRun.pianolaBytes("render", song, "-o", "-", "--format", "flac", "--soundfont", Self.font)
+        #expect(flac.status == 0 && Array(flac.stdout.prefix(4)) == Array("fLaC".utf8))
+        let raw = try CLIRun.pianolaBytes("render", song, "-o", "-", "--format", "raw", "--soundfont", Self.font)
+        #expect(raw.status == 0 && raw.stdout == samples)
+        #expect(!FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("-").path))
+    }
+
+    @Test("a folder as -o takes the song's file, named after it")
+    func folderOutput() throws {
+        let scratch = try Scratch()
+        let song = try scratch.write("tune.mid", Self.fourBars())
+        let folder = scratch.url.appendingPathComponent("renders").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let run = try CLIRun.pianola("render", song, "-o", folder, "--soundfont", Self.font)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(FileManager.default.fileExists(atPath: folder + "/tune.wav"))
+    }
+
+    @Test("a misspelt command gets the closest; an unknown one the list; a MIDI file as the first word plays it")
+    func commands() throws {
+        let paly = try CLIRun.pianola("paly", "x.mid")
+        #expect(paly.status == 1 && paly.stderr == "pianola: unknown command 'paly'; did you mean 'play'?\n")
+        let rendr = try CLIRun.pianola("rendr")
+        #expect(rendr.status == 1 && rendr.stderr == "pianola: unknown command 'rendr'; did you mean 'render'?\n")
+        let xyzzy = try CLIRun.pianola("xyzzy")
+        #expect(xyzzy.status == 1 && xyzzy.stderr == "pianola: unknown command 'xyzzy'; the commands are devices, info, play, ports, record, render, or give MIDI files to play\n")
+        let scratch = try Scratch()
+        let song = try scratch.write("song.mid", Self.fourBars())
+        let played = try CLIRun.pianola(song, "--device", "null", "--soundfont", Self.font, "--quiet")
+        #expect(played.status == 0, "\(played.stderr)")
+        let missing = try CLIRun.pianola(scratch.url.appendingPathComponent("gone.mid").path, "--device", "null")
+        #expect(missing.status == 1 && missing.stderr.hasSuffix("gone.mid: No such file or directory\n"), "\(missing.stderr)")
+    }
+}
