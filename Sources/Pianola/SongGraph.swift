@@ -41,6 +41,10 @@ public final class SongGraph {
         public var mutedTracks: Set<Int> = []
         /// Tracks (0-based) to hear alone. Any thread.
         public var soloTracks: Set<Int> = []
+        /// Channels (0-based) to silence on every track. Any thread.
+        public var mutedChannels: Set<Int> = []
+        /// Channels (0-based) to hear alone, with the solo tracks. Any thread.
+        public var soloChannels: Set<Int> = []
         /// First tick of the region (chased from the start). Any thread.
         public var fromTick = 0
         /// End of the region, `nil` for the song's end. Any thread.
@@ -219,6 +223,8 @@ extension SongGraph.Settings {
         let to = max(from, min(toTick ?? sequence.length, sequence.length))
         for track in mutedTracks { player.setMuted(true, track: track) }
         for track in soloTracks { player.setSoloed(true, track: track) }
+        for channel in mutedChannels { player.setMuted(true, channel: channel) }
+        for channel in soloChannels { player.setSoloed(true, channel: channel) }
         if transpose != 0 { player.setTranspose(semitones: transpose) }
         if tempoPercent != 100 { player.setRate(percent: tempoPercent) }
         if plays > 1 { player.setLoop(startTick: from, endTick: to, count: plays) }

@@ -253,11 +253,17 @@ struct SongOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Transpose by semitones (drums on channel 10 stay).")
     var transpose = 0
 
-    @Option(parsing: .upToNextOption, help: "Tracks to silence.")
-    var mute: [Int] = []
+    @Option(help: ArgumentHelp("Tracks to silence: numbers as 'info' lists them, ranges and names, comma-separated (2,5-7,Drums); repeatable.", valueName: "tracks"))
+    var mute: [String] = []
 
-    @Option(parsing: .upToNextOption, help: "Tracks to hear alone.")
-    var solo: [Int] = []
+    @Option(help: ArgumentHelp("Tracks to hear alone, as --mute names them.", valueName: "tracks"))
+    var solo: [String] = []
+
+    @Option(help: ArgumentHelp("Channels to silence on every track: 1 to 16 and ranges, comma-separated (10 for the drums).", valueName: "channels"))
+    var muteChannel: [String] = []
+
+    @Option(help: ArgumentHelp("Channels to hear alone (with any --solo tracks).", valueName: "channels"))
+    var soloChannel: [String] = []
 
     @Option(parsing: .unconditional, help: "Start here: seconds or bar:beat.")
     var from: String?
@@ -285,10 +291,13 @@ struct SongOptions: ParsableArguments {
     /// The graph's settings for `sequence` (read from `song`): every option but the font,
     /// checked against the song. Touches no file.
     func settings(for sequence: MusicSequence, song: String) throws -> SongGraph.Settings {
-        for track in mute + solo where !(1...max(1, sequence.tracks.count)).contains(track) || sequence.tracks.isEmpty {
-            throw fail("track \(track) does not exist: \(song) has \(sequence.tracks.count) track\(sequence.tracks.count == 1 ? "" : "s")")
-        }
+        let tracks = TrackSelection(sequence: sequence, song: song)
         var settings = SongGraph.Settings()
+        settings.mutedTracks = try tracks.tracks(mute)
+        settings.soloTracks = try tracks.tracks(solo)
+        settings.mutedChannels = try TrackSelection.channels(muteChannel, option: "--mute-channel")
+        settings.soloChannels = try TrackSelection.channels(soloChannel, option: "--solo-channel")
+        if !tracks.anyNoteHeard(settings) { printError("\(song): warning: the mutes and solos leave no note to hear") }
         settings.sampleRate = sampleRate
         settings.reverb = reverb == .on
         settings.chorus = chorus == .on
@@ -297,8 +306,6 @@ struct SongOptions: ParsableArguments {
         settings.plays = loop
         settings.tempoPercent = tempo
         settings.transpose = transpose
-        settings.mutedTracks = Set(mute.map { $0 - 1 })
-        settings.soloTracks = Set(solo.map { $0 - 1 })
         if let from {
             settings.fromTick = try position(from, "--from", in: sequence)
             guard settings.fromTick < sequence.length else {

@@ -28,6 +28,8 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         case end(tick: Int)
         case mute(track: Int, Bool)
         case solo(track: Int, Bool)
+        case muteChannel(Int, Bool)
+        case soloChannel(Int, Bool)
         case transpose(Int)
     }
 
@@ -82,7 +84,9 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     private var transpose = 0
     private var muted: [Bool]
     private var soloed: [Bool]
-    private var soloCount = 0
+    private var soloCount = 0                     // tracks and channels soloed
+    private var channelMuted = [Bool](repeating: false, count: 16)
+    private var channelSoloed = [Bool](repeating: false, count: 16)
     private var loopStart: (tick: Int, frame: Int64, index: Int)?
     private var loopEndFrame: Int64 = 0
     private var loopWrapsLeft = 0                 // wraps still to make; -1 = forever
@@ -171,8 +175,13 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     public func setEnd(tick: Int) { send(.end(tick: max(0, tick))) }
     /// Mutes or unmutes a track (its notes stop; controllers still apply). Control thread.
     public func setMuted(_ isMuted: Bool, track: Int) { send(.mute(track: track, isMuted)) }
-    /// Solos or unsolos a track: while any is soloed, only soloed tracks sound. Control thread.
+    /// Solos or unsolos a track: while any track or channel is soloed, only soloed tracks and
+    /// channels sound. Control thread.
     public func setSoloed(_ isSoloed: Bool, track: Int) { send(.solo(track: track, isSoloed)) }
+    /// Mutes or unmutes a channel (0-based) on every track. Control thread.
+    public func setMuted(_ isMuted: Bool, channel: Int) { send(.muteChannel(channel, isMuted)) }
+    /// Solos or unsolos a channel (0-based), as `setSoloed(_:track:)` does a track. Control thread.
+    public func setSoloed(_ isSoloed: Bool, channel: Int) { send(.soloChannel(channel, isSoloed)) }
     /// Transposes every channel but 10 (drums) by `semitones`. Control thread.
     public func setTranspose(semitones: Int) { send(.transpose(semitones)) }
 
@@ -447,6 +456,15 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             soloed[track] = isSoloed
             soloCount += isSoloed ? 1 : -1
             releaseInaudible(at: time)
+        case .muteChannel(let channel, let isMuted):
+            guard (0..<16).contains(channel) else { return }
+            channelMuted[channel] = isMuted
+            releaseInaudible(at: time)
+        case .soloChannel(let channel, let isSoloed):
+            guard (0..<16).contains(channel), channelSoloed[channel] != isSoloed else { return }
+            channelSoloed[channel] = isSoloed
+            soloCount += isSoloed ? 1 : -1
+            releaseInaudible(at: time)
         case .transpose(let semitones):
             // Held notes keep the key they sound on, so their note-offs still match.
             transpose = semitones
@@ -465,8 +483,8 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         chaseAutomation(toIndex: cursor, at: time, moving: false)
     }
 
-    @inline(__always) private func isAudible(_ track: Int) -> Bool {
-        !muted[track] && (soloCount == 0 || soloed[track])
+    @inline(__always) private func isAudible(_ track: Int, channel: Int) -> Bool {
+        !muted[track] && !channelMuted[channel] && (soloCount == 0 || soloed[track] || channelSoloed[channel])
     }
 
     private func emit(_ event: Score.Event, index: Int, at time: SampleTime) {
@@ -479,7 +497,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         let destination = destinations[d]
         switch event.message {
         case .noteOn(let c, let n, let v) where v > 0:
-            guard isAudible(event.track) else { return }
+            guard isAudible(event.track, channel: Int(c)) else { return }
             let key = c == 9 ? Int(n) : Int(n) + transpose
             guard (0...127).contains(key) else { return }
             let slot = d * 2048 + Int(c) * 128 + Int(n)
@@ -541,7 +559,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     /// Note-offs, at `time`, for the held notes of tracks that mute or solo has silenced: one
     /// pass over the held notes, however many tracks the song has.
     private func releaseInaudible(at time: SampleTime) {
-        for slot in held.indices where held[slot] > 0 && !isAudible(Int(heldTrack[slot])) {
+        for slot in held.indices where held[slot] > 0 && !isAudible(Int(heldTrack[slot]), channel: (slot % 2048) / 128) {
             sendNoteOff(slot: slot, at: time)
         }
     }

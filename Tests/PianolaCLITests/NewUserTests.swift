@@ -82,6 +82,53 @@ struct NewUserTests {
         #expect(FileManager.default.fileExists(atPath: folder + "/tune.wav"))
     }
 
+    /// Two tracks, format 1: "Melody" on channel 1 and "Drums" on channel 10, a note every beat for two bars.
+    static func melodyAndDrums() -> [UInt8] {
+        func track(_ name: String, channel: UInt8, key: UInt8) -> MIDIFile.Track {
+            var events = [MIDIEvent(tick: 0, .meta(.text(.trackName, Array(name.utf8))))]
+            for beat in 0..<8 {
+                events.append(MIDIEvent(tick: beat * 480, .noteOn(channel: channel, note: key, velocity: 100)))
+                events.append(MIDIEvent(tick: beat * 480 + 240, .noteOff(channel: channel, note: key, velocity: 0)))
+            }
+            return .init(events: events + [MIDIEvent(tick: 8 * 480, .meta(.endOfTrack))])
+        }
+        return MIDIFile(format: 1, division: .ticksPerQuarter(480), tracks: [track("Melody", channel: 0, key: 72), track("Drums", channel: 9, key: 38)]).serialized()
+    }
+
+    @Test("tracks by number, list, range or name and channels by number; the song's path is never taken as a track; silencing everything warns")
+    func trackOptions() throws {
+        let scratch = try Scratch()
+        let song = try scratch.write("song.mid", Self.melodyAndDrums())
+        let gm = NewUserTests.gmFont
+        var renders: [String: Data] = [:]
+        func render(_ name: String, _ options: [String], before: Bool = false) throws -> CLIRun {
+            let out = scratch.url.appendingPathComponent("\(name).wav").path
+            let run = try CLIRun.pianola(["render"] + (before ? options + [song] : [song] + options) + ["-o", out, "--soundfont", gm, "--tail", "0"])
+            renders[name] = try? Data(contentsOf: URL(fileURLWithPath: out))
+            return run
+        }
+        #expect(try render("all", []).status == 0)
+        #expect(try render("muteBefore", ["--mute", "2"], before: true).status == 0, "the path after --mute 2 is the song")
+        _ = try render("muteDrumChannel", ["--mute-channel", "10"])
+        _ = try render("soloMelodyName", ["--solo", "melody"])
+        _ = try render("soloChannel1", ["--solo-channel", "1"])
+        #expect(renders["muteBefore"] != nil && renders["muteBefore"] != renders["all"])
+        #expect(renders["muteDrumChannel"] == renders["muteBefore"] && renders["soloMelodyName"] == renders["muteBefore"] && renders["soloChannel1"] == renders["muteBefore"])
+        _ = try render("muteList", ["--mute", "1,2"])
+        _ = try render("muteRange", ["--mute", "1-2"])
+        let twice = try render("muteTwice", ["--mute", "1", "--mute", "Drums"])
+        #expect(renders["muteList"] == renders["muteRange"] && renders["muteRange"] == renders["muteTwice"])
+        #expect(twice.status == 0 && twice.stderr == "pianola: \(song): warning: the mutes and solos leave no note to hear\n")
+        for (options, says) in [(["--mute-channel", "17"], "--mute-channel 17: give channels 1 to 16, or ranges such as 1-9"),
+                                (["--solo", "Nope"], "no track named 'Nope' in \(song); give a number or a name as 'pianola info' lists them"),
+                                (["--mute", "2-5"], "track 2-5 does not exist: \(song) has 2 tracks")] {
+            let run = try render("bad", options)
+            #expect(run.status == 1 && run.stderr == "pianola: \(says)\n", "\(options): \(run.stderr)")
+        }
+    }
+
+    static let gmFont = RenderCommandTests.root.appendingPathComponent("soundfonts/pianola-gm.sf2").path
+
     @Test("a misspelt command gets the closest; an unknown one the list; a MIDI file as the first word plays it")
     func commands() throws {
         let paly = try CLIRun.pianola("paly", "x.mid")
