@@ -31,7 +31,8 @@ public final class SongGraph {
         /// modes (up to −58 dBFS apart near loop points), so a single render matches a batch's
         /// bit for bit only with this on. Any thread.
         public var loadWholeFont = false
-        /// Times the region plays in all. Any thread.
+        /// Times the region plays in all; 0 plays it forever (live play only: `musicFrames`
+        /// then counts one play). Any thread.
         public var plays = 1
         /// Tempo in percent of the written tempo. Any thread.
         public var tempoPercent = 100
@@ -227,7 +228,7 @@ extension SongGraph.Settings {
         for channel in soloChannels { player.setSoloed(true, channel: channel) }
         if transpose != 0 { player.setTranspose(semitones: transpose) }
         if tempoPercent != 100 { player.setRate(percent: tempoPercent) }
-        if plays > 1 { player.setLoop(startTick: from, endTick: to, count: plays) }
+        if plays != 1 && to > from { player.setLoop(startTick: from, endTick: to, count: max(0, plays)) }
         if to < sequence.length { player.setEnd(tick: to) }
         if from > 0 { player.seek(toTick: from) }
     }

@@ -14,8 +14,11 @@ struct Play: ParsableCommand {
         abstract: "Play MIDI files through an ALSA audio device.",
         discussion: "Ctrl-C stops cleanly: every note is released and the device is stopped.")
 
-    @Argument(help: "The MIDI files, played in turn.")
+    @Argument(help: "The MIDI files, or folders of them, played in turn.")
     var songs: [String]
+
+    @Flag(help: "Play the songs in a random order.")
+    var shuffle = false
 
     @OptionGroup var options: SongOptions
 
@@ -33,6 +36,8 @@ struct Play: ParsableCommand {
     /// How one song's playing ended.
     enum Outcome {
         case finished, next, previous, quit
+        /// The song could not be read or set up (said in one line); the playlist goes on.
+        case skipped
         case interrupted(signal: Int32)
     }
 
@@ -41,11 +46,23 @@ struct Play: ParsableCommand {
         let interruption = Interruption()
         let keys = KeyReader()
         defer { keys?.restore() }
+        var playlist = try songs.flatMap { argument -> [String] in
+            var isFolder = false
+            guard FileManager.default.fileExists(atPath: argument, isDirectory: &isFolder), isFolder else { return [argument] }
+            let found = try BatchPlan.songs(in: argument).map(\.path)
+            guard !found.isEmpty else { throw fail("\(argument): no MIDI files (.mid, .midi, .kar, .smf) in this folder") }
+            return found
+        }
+        if shuffle { playlist.shuffle() }
         var index = 0
         var volume: Float = 1
-        while index < songs.count {
-            switch try play(songs[index], interruption: interruption, keys: keys, volume: &volume) {
+        var skipped: Set<Int> = []
+        while index < playlist.count {
+            switch try play(playlist[index], alone: playlist.count == 1, interruption: interruption, keys: keys, volume: &volume) {
             case .finished, .next: index += 1
+            case .skipped:
+                skipped.insert(index)
+                index += 1
             case .previous: index = max(0, index - 1)
             case .quit: return
             case .interrupted(let signal):
@@ -53,11 +70,14 @@ struct Play: ParsableCommand {
                 throw ExitCode(128 + signal)
             }
         }
+        if !skipped.isEmpty { throw fail("\(skipped.count) of \(playlist.count) songs could not be played (each said above)") }
     }
 
-    /// Plays one song until it ends, a key moves on, or a signal arrives.
-    func play(_ song: String, interruption: Interruption, keys: KeyReader?, volume: inout Float) throws -> Outcome {
-        var (sequence, font, settings) = try options.load(song)
+    /// Plays one song until it ends, a key moves on, or a signal arrives. A song that cannot
+    /// be read or set up is skipped after its one line, unless it is the only one.
+    func play(_ song: String, alone: Bool, interruption: Interruption, keys: KeyReader?, volume: inout Float) throws -> Outcome {
+        var sequence: MusicSequence, font: SoundFontChoice, settings: SongGraph.Settings
+        do { (sequence, font, settings) = try options.load(song) } catch where !alone { return .skipped }
         let midi = try midiOptions.open(trackCount: sequence.tracks.count, sampleRate: settings.sampleRate)
         let (playback, status) = try Play.start(sequence: sequence, title: song, font: font, settings: &settings, midi: midi,
                                                 audio: audio, quiet: quiet, interruption: interruption, volume: volume)

@@ -101,6 +101,7 @@ struct Render: ParsableCommand {
         if stems != nil { throw fail("--stems works with one song at a time") }
         try options.checkRanges()
         guard tail >= 0 && tail <= 60 else { throw fail("--tail \(tail): use 0 to 60 seconds") }
+        if try options.plays() == 0 { throw fail("--loop \(options.loop): a render must end; give a number of plays") }
         let container = try format ?? batchContainer(naming)
         let labelNaming = try labels.map { text in
             guard let naming = OutputNaming(text) else { throw fail("--labels \(text) names one file for many songs: give a folder (labels/) or a pattern (labels/{name}.json)") }
@@ -197,6 +198,7 @@ struct Render: ParsableCommand {
             throw fail("\(output): unknown audio file type; name it .wav, .flac, .ogg, .opus, .mp3 or .raw, or give --format")
         }
         guard tail >= 0 && tail <= 60 else { throw fail("--tail \(tail): use 0 to 60 seconds") }
+        if try options.plays() == 0 { throw fail("--loop \(options.loop): a render must end; give a number of plays") }
         return container
     }
 
@@ -244,8 +246,8 @@ struct SongOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Synthesizer output gain.")
     var gain = 0.2
 
-    @Option(parsing: .unconditional, help: "Play the song (or the --from/--to region) this many times in all.")
-    var loop = 1
+    @Option(parsing: .unconditional, help: ArgumentHelp("Play the song (or the --from/--to region) this many times in all; to play it until you move on, forever (or 0).", valueName: "n"))
+    var loop = "1"
 
     @Option(parsing: .unconditional, help: "Tempo in percent of the written tempo.")
     var tempo = 100
@@ -303,7 +305,7 @@ struct SongOptions: ParsableArguments {
         settings.chorus = chorus == .on
         settings.polyphony = polyphony
         settings.gain = gain
-        settings.plays = loop
+        settings.plays = try plays()
         settings.tempoPercent = tempo
         settings.transpose = transpose
         if let from {
@@ -330,9 +332,16 @@ struct SongOptions: ParsableArguments {
         guard (8_000...384_000).contains(sampleRate) else { throw fail("--sample-rate \(sampleRate): use 8000 to 384000 Hz") }
         guard (1...65_535).contains(polyphony) else { throw fail("--polyphony \(polyphony): use 1 to 65535 voices") }
         guard gain >= 0 && gain <= 10 else { throw fail("--gain \(gain): use 0 to 10") }
-        guard (1...1000).contains(loop) else { throw fail("--loop \(loop): play 1 to 1000 times") }
+        _ = try plays()
         guard (10...1000).contains(tempo) else { throw fail("--tempo \(tempo): use 10 to 1000 percent") }
         guard (-48...48).contains(transpose) else { throw fail("--transpose \(transpose): use -48 to 48 semitones") }
+    }
+
+    /// `--loop`: the times to play, 0 for forever; one line for anything else.
+    func plays() throws -> Int {
+        if loop == "forever" { return 0 }
+        guard let count = Int(loop), (0...1000).contains(count) else { throw fail("--loop \(loop): play 1 to 1000 times, or forever (0)") }
+        return count
     }
 
     /// A tick from `12.5` or `3:1[:tick]`, `nil` for anything else.

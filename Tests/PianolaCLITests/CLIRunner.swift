@@ -15,11 +15,12 @@ struct CLIRun {
 
     static func pianola(_ arguments: String...) throws -> CLIRun { try pianola(arguments) }
 
-    /// Runs `pianola` with `arguments`, or `prefix` (a program and its arguments) running it.
-    static func pianola(_ arguments: [String], environment: [String: String] = [:], prefix: [String] = []) throws -> CLIRun {
+    /// Runs `pianola` with `arguments`, or `prefix` (a program and its arguments) running it;
+    /// `bare`: `prefix` with `arguments` alone (which then name the binary themselves).
+    static func pianola(_ arguments: [String], environment: [String: String] = [:], prefix: [String] = [], bare: Bool = false) throws -> CLIRun {
         let process = Process()
         process.executableURL = prefix.isEmpty ? binary : URL(fileURLWithPath: prefix[0])
-        process.arguments = prefix.isEmpty ? arguments : Array(prefix.dropFirst()) + [binary.path] + arguments
+        process.arguments = prefix.isEmpty ? arguments : Array(prefix.dropFirst()) + (bare ? [] : [binary.path]) + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out

@@ -129,6 +129,38 @@ struct NewUserTests {
 
     static let gmFont = RenderCommandTests.root.appendingPathComponent("soundfonts/pianola-gm.sf2").path
 
+    @Test("a playlist skips a song it cannot read and plays the rest, then says so in its status; folders play their songs; --shuffle plays them all")
+    func playlist() throws {
+        let scratch = try Scratch()
+        let folder = scratch.url.appendingPathComponent("list").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for name in ["battle", "town"] {
+            try FileManager.default.copyItem(atPath: RenderCommandTests.root.appendingPathComponent("songs/\(name).mid").path, toPath: "\(folder)/\(name).mid")
+        }
+        let bad = try scratch.write("list/bad.mid", Array("junk".utf8))
+        let run = try CLIRun.pianola("play", folder, "--device", "null", "--soundfont", Self.gmFont)
+        #expect(run.status == 1)
+        #expect(run.stderr == "pianola: \(bad): byte 0: not a Standard MIDI File (no 'MThd' header)\npianola: 1 of 3 songs could not be played (each said above)\n")
+        let played = run.stdout.split(separator: "\n").filter { $0.contains(".mid ") }
+        #expect(played.first?.hasPrefix("\(folder)/battle.mid") == true && played.last?.hasPrefix("\(folder)/town.mid") == true, "\(run.stdout)")
+        let shuffled = try CLIRun.pianola("play", "\(folder)/town.mid", "\(folder)/battle.mid", "--shuffle", "--device", "null", "--soundfont", Self.gmFont)
+        #expect(shuffled.status == 0 && shuffled.stdout.contains("battle.mid ") && shuffled.stdout.contains("town.mid "))
+    }
+
+    @Test("--loop forever plays until stopped; a render refuses it")
+    func loopForever() throws {
+        let scratch = try Scratch()
+        let song = try scratch.write("song.mid", Self.fourBars())
+        // Unpaced (the null device), one play takes a moment: still playing after 3 s is endless.
+        let endless = try CLIRun.pianola(["--preserve-status", "-s", "INT", "3", CLIRun.binary.path, "play", song, "--loop", "forever", "--device", "null", "--soundfont", Self.font, "--quiet"],
+                                         prefix: ["/usr/bin/timeout"], bare: true)
+        #expect(endless.status == 130, "\(endless.stderr)")
+        let refused = try CLIRun.pianola("render", song, "--loop", "0", "-o", scratch.url.appendingPathComponent("x.wav").path, "--soundfont", Self.font)
+        #expect(refused.status == 1 && refused.stderr == "pianola: --loop 0: a render must end; give a number of plays\n")
+        let bad = try CLIRun.pianola("render", song, "--loop", "often", "-o", scratch.url.appendingPathComponent("x.wav").path, "--soundfont", Self.font)
+        #expect(bad.status == 1 && bad.stderr == "pianola: --loop often: play 1 to 1000 times, or forever (0)\n")
+    }
+
     @Test("a misspelt command gets the closest; an unknown one the list; a MIDI file as the first word plays it")
     func commands() throws {
         let paly = try CLIRun.pianola("paly", "x.mid")
