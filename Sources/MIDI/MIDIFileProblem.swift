@@ -97,7 +97,7 @@ public struct MIDIFileProblem: Hashable, Sendable, CustomStringConvertible {
         case .chunkRunsPastEnd(let length, let size):
             return "chunk length \(length) runs past the end of the file (size \(size))"
         case .misnamedTrackChunk(let id): return "chunk '\(id)' read as a track chunk ('MTrk')"
-        case .junkAfterEnd(let n): return "\(n) byte\(n == 1 ? "" : "s") after the last chunk are not a chunk"
+        case .junkAfterEnd(let n): return n == 1 ? "1 byte after the last chunk is not a chunk" : "\(n) bytes after the last chunk are not a chunk"
         case .truncatedEvent: return "the track ends inside an event"
         case .vlqTooLong: return "variable-length number longer than 4 bytes"
         case .noRunningStatus(let b): return "data byte \(hex(b)) with no status byte before it"

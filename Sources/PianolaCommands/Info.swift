@@ -45,7 +45,7 @@ struct Info: ParsableCommand {
         }
         out += "\(title)\n"
         out += "  format \(s.format), \(s.trackCount) track\(s.trackCount == 1 ? "" : "s"), \(division)\n"
-        out += "  length \(clock(s.durationSeconds)) (\(s.durationSeconds.formatted2) s), \(s.noteCount) notes\n"
+        out += "  length \(clock(s.durationSeconds)) (\(s.durationSeconds.formatted2) s), \(s.noteCount) note\(s.noteCount == 1 ? "" : "s")\n"
         if let first = s.tempoChanges.first {
             let bpms = s.tempoChanges.map(\.bpm)
             let range = bpms.min() == bpms.max() ? "\(first.bpm.formatted2) bpm"
@@ -62,8 +62,8 @@ struct Info: ParsableCommand {
         for (i, t) in s.tracks.enumerated() {
             let channels = t.channels.isEmpty ? "-" : t.channels.map { String($0 + 1) }.joined(separator: ",")
             let name = t.name.map { "\"\($0)\"" } ?? "(no name)"
-            out += "    \(pad(String(i + 1), 3)) \(pad(name, 28)) \(pad(String(t.eventCount), 6, right: true)) events "
-                + "\(pad(String(t.noteCount), 6, right: true)) notes  channels \(channels)\n"
+            out += "    \(pad(String(i + 1), 3)) \(pad(name, 28)) \(pad(String(t.eventCount), 6, right: true)) \(t.eventCount == 1 ? "event " : "events") "
+                + "\(pad(String(t.noteCount), 6, right: true)) \(t.noteCount == 1 ? "note " : "notes")  channels \(channels)\n"
         }
         if !s.markers.isEmpty {
             out += "  markers:\n"

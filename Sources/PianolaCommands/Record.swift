@@ -29,10 +29,10 @@ struct Record: ParsableCommand {
     @Option(help: "Where the song plays: synth or a MIDI port.")
     var playTo = "synth"
 
-    @Option(help: MIDIOptions.routeHelp)
+    @Option(help: ArgumentHelp("With --play: send the song's chosen tracks or channels to the synth or a MIDI port, as play --route does (SELECTORS=TARGET, repeatable).", valueName: "selectors=target"))
     var route: [String] = []
 
-    @Option(help: "Also pass what arrives on: to the synth (played through the audio device) or to a MIDI port (kernel routing, no delay).")
+    @Option(help: ArgumentHelp("Also pass what arrives, as it arrives, to the synth (heard through the audio device) or to a MIDI port (routed by the kernel, no delay).", valueName: "synth|port"))
     var thru: String?
 
     @Option(help: "Tempo of the file in beats per minute, without --play.")
@@ -170,7 +170,7 @@ struct Record: ParsableCommand {
         var isDirectory = false
         if FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory) {
             if isDirectory { throw fail("\(output): is a directory; give a file name") }
-            if !force { throw fail("\(output): already exists; give --force to replace it") }
+            if !force { throw fail("\(output): already exists (use --force to replace it)") }
         }
         let folder = output.lastIndex(of: "/").map { $0 == output.startIndex ? "/" : String(output[..<$0]) } ?? "."
         guard access(folder, W_OK) == 0 else {
@@ -188,7 +188,7 @@ struct Record: ParsableCommand {
         }
         if !force && FileManager.default.fileExists(atPath: output) {
             try? FileManager.default.removeItem(atPath: temporary)
-            throw fail("\(output): appeared while recording; not replaced (give --force)")
+            throw fail("\(output): appeared while recording; not replaced (use --force to replace it)")
         }
         guard rename(temporary, output) == 0 else {
             let reason = String(cString: strerror(errno))

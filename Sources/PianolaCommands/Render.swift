@@ -319,6 +319,10 @@ struct SongOptions: ParsableArguments {
         for text in audioFiles {
             // FILE@POSITION when what follows the last @ is a position; else the whole is the file.
             if let at = text.lastIndex(of: "@"), let tick = quietPosition(String(text[text.index(after: at)...]), in: sequence) {
+                if tick > sequence.length {
+                    let gap = sequence.tempoMap.seconds(atTick: tick) - sequence.durationSeconds
+                    printError("--with \(text): starts \(gap.formatted2) s after \(song) ends; silence fills the gap")
+                }
                 settings.audioFiles.append(.init(path: String(text[..<at]), tick: tick))
             } else {
                 settings.audioFiles.append(.init(path: text))

@@ -56,7 +56,7 @@ struct MIDICommandTests {
     func recordRefusesToOverwrite() throws {
         let scratch = try Scratch()
         let existing = try scratch.write("take.mid", [1, 2, 3])
-        Self.expectOneLine(try CLIRun.pianola("record", existing, "--port", "24:0"), "pianola: \(existing): already exists; give --force to replace it")
+        Self.expectOneLine(try CLIRun.pianola("record", existing, "--port", "24:0"), "pianola: \(existing): already exists (use --force to replace it)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: existing)) == Data([1, 2, 3]))
         Self.expectOneLine(try CLIRun.pianola("record", scratch.url.path, "--port", "24:0"), "pianola: \(scratch.url.path): is a directory; give a file name")
         Self.expectOneLine(try CLIRun.pianola("record", scratch.url.appendingPathComponent("no/such/dir/x.mid").path, "--port", "24:0"),

@@ -129,6 +129,24 @@ struct NewUserTests {
 
     static let gmFont = RenderCommandTests.root.appendingPathComponent("soundfonts/pianola-gm.sf2").path
 
+    @Test("small words: one note, one byte; --force worded alike; record's --thru and --route say what they do; audio placed past the end warns")
+    func wording() throws {
+        let scratch = try Scratch()
+        let one = MIDIFile(format: 0, division: .ticksPerQuarter(480), tracks: [.init(events: [
+            MIDIEvent(tick: 0, .noteOn(channel: 0, note: 60, velocity: 90)), MIDIEvent(tick: 480, .meta(.endOfTrack)),
+        ])]).serialized()
+        let song = try scratch.write("one.mid", one + [0])   // and one byte of junk after the track
+        let info = try CLIRun.pianola("info", song)
+        #expect(info.stdout.contains(", 1 note\n") && info.stdout.contains(" 1 note   channels"), "\(info.stdout)")
+        #expect(info.stdout.contains("1 byte after the last chunk is not a chunk"), "\(info.stdout)")
+        let help = try CLIRun.pianola("record", "--help")
+        #expect(help.stdout.contains("Also pass what arrives, as it arrives, to the synth") && help.stdout.contains("With --play: send the song's chosen tracks"))
+        let wav = try scratch.write("click.wav", WithAudioTests.clickWav(rate: 48_000))
+        let late = try CLIRun.pianola("render", try scratch.write("four.mid", Self.fourBars()), "--with", "\(wav)@9:1", "-o",
+                                      scratch.url.appendingPathComponent("x.wav").path, "--soundfont", Self.font)
+        #expect(late.status == 0 && late.stderr.contains("pianola: --with \(wav)@9:1: starts 8 s after "), "\(late.stderr)")
+    }
+
     @Test("a playlist skips a song it cannot read and plays the rest, then says so in its status; folders play their songs; --shuffle plays them all")
     func playlist() throws {
         let scratch = try Scratch()
