@@ -129,6 +129,27 @@ struct NewUserTests {
 
     static let gmFont = RenderCommandTests.root.appendingPathComponent("soundfonts/pianola-gm.sf2").path
 
+    @Test("shell completions for bash, zsh and fish come from the command definitions; bash's parses")
+    func completions() throws {
+        let scratch = try Scratch()
+        for shell in ["bash", "zsh", "fish"] {
+            let run = try CLIRun.pianola("--generate-completion-script", shell)
+            #expect(run.status == 0)
+            for word in ["render", "play", "record", "soundfont", "mute-channel", "skip-existing"] {
+                #expect(run.stdout.contains(word), "\(shell): \(word)")
+            }
+            if shell == "bash" {
+                let script = try scratch.write("pianola.bash", Array(run.stdout.utf8))
+                let parse = Process()
+                parse.executableURL = URL(fileURLWithPath: "/bin/bash")
+                parse.arguments = ["-n", script]
+                try parse.run()
+                parse.waitUntilExit()
+                #expect(parse.terminationStatus == 0)
+            }
+        }
+    }
+
     @Test("small words: one note, one byte; --force worded alike; record's --thru and --route say what they do; audio placed past the end warns")
     func wording() throws {
         let scratch = try Scratch()
