@@ -153,13 +153,14 @@ public final class SequencerClient: @unchecked Sendable {
             candidates = all.filter { same($0.name, wanted) }
             if candidates.isEmpty { candidates = usable.filter { same($0.clientName, wanted) } }
         }
-        let list = usable.map { "\($0.address) \($0.clientName): \($0.name)" }.joined(separator: ", ")
         let role = sending ? "to send to" : "to record from"
         guard let found = candidates.first else {
-            throw SequencerError("MIDI port '\(name)': no such port \(role); ports: \(list.isEmpty ? "none" : list)")
+            let start = "MIDI port '\(name)': no such port \(role); ports: "
+            throw SequencerError(start + Self.fitting(usable, after: start))
         }
         guard sending ? found.acceptsEvents : found.sendsEvents else {
-            throw SequencerError("MIDI port '\(name)' (\(found.address)) does not let other programs \(sending ? "send to it" : "record from it"); ports \(role): \(list.isEmpty ? "none" : list)")
+            let start = "MIDI port '\(name)' (\(found.address)) does not let other programs \(sending ? "send to it" : "record from it"); ports \(role): "
+            throw SequencerError(start + Self.fitting(usable, after: start))
         }
         return found
     }
@@ -266,5 +267,23 @@ extension String {
         while let c = s.first, c.isWhitespace { s.removeFirst() }
         while let c = s.last, c.isWhitespace { s.removeLast() }
         return String(s)
+    }
+}
+
+extension SequencerClient {
+    /// `ports` as "14:0 Midi Through, 24:0 Virtual Raw MIDI 2-0, …", as many as fit a
+    /// 100-column line that starts with "pianola: " and `start`; "none" for none.
+    static func fitting(_ ports: [SequencerPort], after start: String) -> String {
+        guard !ports.isEmpty else { return "none" }
+        let room = 100 - "pianola: ".count - start.count
+        let more = ", … ('pianola ports' lists them)"
+        var list = ""
+        for (index, port) in ports.enumerated() {
+            let item = (list.isEmpty ? "" : ", ") + "\(port.address) \(port.clientName)"
+            let tail = index == ports.count - 1 ? 0 : more.count
+            guard list.count + item.count + tail <= room || list.isEmpty else { return list + more }
+            list += item
+        }
+        return list
     }
 }

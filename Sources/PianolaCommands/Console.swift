@@ -54,3 +54,13 @@ final class Console: Sendable {
         }
     }
 }
+
+extension String {
+    /// This text (a path, a device name) cut in the middle to at most `width` characters, with
+    /// "…" where it was cut, so a line that names it fits the terminal.
+    func shortened(to width: Int) -> String {
+        guard count > width, width > 1 else { return self }
+        let keep = width - 1, head = keep / 2
+        return String(prefix(head)) + "…" + String(suffix(keep - head))
+    }
+}

@@ -153,7 +153,10 @@ extension Play {
         }
         try midi?.waitForSubscribers(interruption: interruption, status: status)
         let n = output.negotiated
-        status.say("SoundFont: \(font.path) (\(font.source)); \(audio.device): \(n.sampleRate) Hz \(n.format), \(n.periodFrames) × \(n.bufferFrames / max(1, n.periodFrames)) frames")
+        let source = " (\(font.source))"
+        status.say("SoundFont: \(font.path.shortened(to: 100 - "SoundFont: ".count - source.count))\(source)")
+        let format = ", \(n.sampleRate) Hz \(n.format), \(n.periodFrames) × \(n.bufferFrames / max(1, n.periodFrames)) frames"
+        status.say("Audio: \(audio.device.shortened(to: 100 - "Audio: ".count - format.count))\(format)")
         if let midi { status.say("MIDI: \(midi.description)") }
         if volume != 1 { graph.setVolume(volume) }
         if let note = output.start(pulling: graph.graph) { printError(note) }

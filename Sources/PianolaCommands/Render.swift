@@ -84,12 +84,15 @@ struct Render: ParsableCommand {
         if let labels { try LabelFile.check(labels, force: force) }
         // With the audio on standard output (`-o -`), what Pianola says goes to standard error.
         let say: (String) -> Void = output == "-" ? { Console.shared.error($0) } : { print($0) }
-        say("SoundFont: \(font.path) (\(font.source))")
+        let source = " (\(font.source))"
         let started = Date()
-        let frames = try write(sequence, font: font.path, settings: settings, to: output, container: container, labels: labels, showProgress: true)
+        let frames = try write(sequence, font: font.path, settings: settings, to: output, container: container, labels: labels, showProgress: true) {
+            say("SoundFont: \(font.path.shortened(to: 100 - "SoundFont: ".count - source.count))\(source)")   // once it has loaded
+        }
         let seconds = Double(frames) / Double(settings.sampleRate)
         let took = Date().timeIntervalSince(started)
-        say("wrote \(output == "-" ? "standard output" : output): \(seconds.formatted2) s of audio in \(took.formatted2) s (\(Int(seconds / max(took, 1e-6)))× real time)")
+        let result = ": \(seconds.formatted2) s of audio in \(took.formatted2) s (\(Int(seconds / max(took, 1e-6)))× real time)"
+        say("wrote \((output == "-" ? "standard output" : output).shortened(to: 100 - "wrote ".count - result.count))\(result)")
         for stem in plan {
             _ = try write(sequence, font: font.path, settings: stem.settings, to: stem.path, container: container, frames: Int64(frames))
             say("wrote \(stem.path): \(stem.what)")
@@ -203,15 +206,17 @@ struct Render: ParsableCommand {
     }
 
     /// Renders `sequence` with `settings` into a new file at `path` (exactly `frames` long
-    /// when given) and returns the frames written.
+    /// when given), calling `loaded` once the font has loaded, and returns the frames written.
     private func write(_ sequence: MusicSequence, font: String, settings: SongGraph.Settings, to path: String,
-                       container: AudioFileWriter.Container, frames length: Int64? = nil, labels: String? = nil, showProgress: Bool = false) throws -> Int {
+                       container: AudioFileWriter.Container, frames length: Int64? = nil, labels: String? = nil, showProgress: Bool = false,
+                       loaded: () -> Void = {}) throws -> Int {
         let renderer: SongRenderer
         do {
             renderer = try SongRenderer(sequence: sequence, soundFontPath: font, settings: settings)
         } catch {
             throw fail("\(error)")   // a SynthesizerError or an AudioFileError, one line
         }
+        loaded()
         if labels != nil { renderer.recordLabels() }
         let progress = ProgressBar(enabled: showProgress && Console.shared.barShown)
         defer { progress.finish() }

@@ -129,6 +129,37 @@ struct NewUserTests {
 
     static let gmFont = RenderCommandTests.root.appendingPathComponent("soundfonts/pianola-gm.sf2").path
 
+    @Test("every line fits 100 columns, long paths cut in the middle; a font that fails is not announced; stdout and stderr keep their order in one pipe")
+    func lineWidths() throws {
+        let scratch = try Scratch()
+        let deep = scratch.url.appendingPathComponent(String(repeating: "a-rather-long-folder-name/", count: 6)).path
+        try FileManager.default.createDirectory(atPath: deep, withIntermediateDirectories: true)
+        let song = try scratch.write("four.mid", Self.fourBars())
+        let out = deep + "/out.wav"
+        let font = deep + "/font.sf2"
+        try FileManager.default.copyItem(atPath: Self.gmFont, toPath: font)
+        let render = try CLIRun.pianola("render", song, "-o", out, "--soundfont", font)
+        #expect(render.status == 0, "\(render.stderr)")
+        let play = try CLIRun.pianola("play", song, "--device", "null", "--soundfont", font)
+        #expect(play.status == 0, "\(play.stderr)")
+        for line in (render.stdout + render.stderr + play.stdout + play.stderr).split(separator: "\n") {
+            #expect(line.count <= 100, "\(line.count) columns: \(line)")
+        }
+        #expect(render.stdout.contains("SoundFont: \(font.prefix(10))") && render.stdout.contains("…") && render.stdout.contains("font.sf2 (--soundfont)"))
+        #expect(play.stdout.contains("Audio: null, 48000 Hz"), "\(play.stdout)")
+
+        let broken = try scratch.write("broken.sf2", Array("RIFF\u{4}\0\0\0sfbk".utf8))
+        let refused = try CLIRun.pianola("render", song, "-o", scratch.url.appendingPathComponent("x.wav").path, "--soundfont", broken)
+        #expect(refused.status == 1 && !refused.stdout.contains("SoundFont:"), "\(refused.stdout)")
+
+        let wav = try scratch.write("click.wav", WithAudioTests.clickWav(rate: 48_000))
+        let both = try CLIRun.pianola(["-c", "'\(CLIRun.binary.path)' render '\(song)' --with '\(wav)@9:1' -o '\(scratch.url.appendingPathComponent("y.wav").path)' --soundfont '\(Self.font)' 2>&1"],
+                                      prefix: ["/bin/sh"], bare: true)
+        let lines = both.stdout.split(separator: "\n").map(String.init)
+        let warning = lines.firstIndex { $0.contains("starts 8 s after") }, announced = lines.firstIndex { $0.hasPrefix("SoundFont:") }
+        #expect(warning != nil && announced != nil && warning! < announced!, "\(lines)")
+    }
+
     @Test("shell completions for bash, zsh and fish come from the command definitions; bash's parses")
     func completions() throws {
         let scratch = try Scratch()
