@@ -9,8 +9,8 @@ struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show what a MIDI file holds: tracks, notes, length, tempo, meter, markers.")
 
-    @Argument(help: "The MIDI file (.mid, .smf, .kar or RIFF .rmi).")
-    var file: String
+    @Argument(help: "The MIDI files (.mid, .smf, .kar or RIFF .rmi).")
+    var files: [String]
 
     @Flag(help: "Print JSON instead of a summary.")
     var json = false
@@ -18,21 +18,40 @@ struct Info: ParsableCommand {
     @Flag(help: "Refuse any defect instead of recovering from it.")
     var strict = false
 
+    func validate() throws {
+        guard !files.isEmpty else { throw fail("give at least one MIDI file") }
+    }
+
+    /// Each file in turn (a blank line between); one that cannot be read is its one line, the
+    /// others are still shown, and the exit status says so. With --json, one object for one
+    /// file and an array of them for several.
     func run() throws {
-        let midi: MIDIFile
-        do {
-            midi = try MIDIFile(contentsOf: file, mode: strict ? .strict : .lenient)
-        } catch {
-            throw fail(error.description)
+        var summaries: [SongSummary] = []
+        var failed = 0
+        for file in files {
+            let midi: MIDIFile
+            do {
+                midi = try MIDIFile(contentsOf: file, mode: strict ? .strict : .lenient)
+            } catch {
+                printError(error.description)
+                failed += 1
+                continue
+            }
+            let summary = SongSummary(file: midi)
+            if json {
+                summaries.append(summary)
+            } else {
+                print((summaries.isEmpty && failed == 0 ? "" : "\n") + Info.text(summary, title: file), terminator: "")
+                summaries.append(summary)
+            }
         }
-        let summary = SongSummary(file: midi)
-        if json {
+        if json && !summaries.isEmpty {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(summary), as: UTF8.self))
-        } else {
-            print(Info.text(summary, title: file), terminator: "")
+            let data = files.count == 1 ? try encoder.encode(summaries[0]) : try encoder.encode(summaries)
+            print(String(decoding: data, as: UTF8.self))
         }
+        if failed > 0 { throw ExitCode(1) }
     }
 
     /// The human summary.
@@ -65,15 +84,50 @@ struct Info: ParsableCommand {
             out += "    \(pad(String(i + 1), 3)) \(pad(name, 28)) \(pad(String(t.eventCount), 6, right: true)) \(t.eventCount == 1 ? "event " : "events") "
                 + "\(pad(String(t.noteCount), 6, right: true)) \(t.noteCount == 1 ? "note " : "notes")  channels \(channels)\n"
         }
+        if !s.keySignatures.isEmpty {
+            let keys = s.keySignatures.prefix(8).map(\.key).joined(separator: ", ")
+            out += "  key \(keys)\(s.keySignatures.count > 8 ? ", … (\(s.keySignatures.count) in all)" : "")\n"
+        }
+        for notice in s.copyright { out += "  copyright \"\(notice)\"\n" }
+        if !s.programs.isEmpty {
+            out += "  programs:\n"
+            for channel in s.programs { out += "    channel \(pad(String(channel.channel), 3)) \(channel.programs.joined(separator: ", "))\n" }
+        }
         if !s.markers.isEmpty {
             out += "  markers:\n"
             for m in s.markers { out += "    \(clock(m.seconds))  \"\(m.text)\"\n" }
+        }
+        let lines = lyricLines(s.lyrics)
+        if !lines.isEmpty {
+            out += "  lyrics:\n"
+            for line in lines { out += "    \(clock(line.seconds))  \(line.text)\n" }
         }
         if !s.warnings.isEmpty {
             out += "  warnings:\n"
             for w in s.warnings { out += "    \(w)\n" }
         }
         return out
+    }
+
+    /// The lyrics as lines, each with the time of its first syllable: a karaoke file's `/` and
+    /// `\\` start a new line, as a line break in a Lyric event does; a line runs to at most 80
+    /// characters.
+    static func lyricLines(_ lyrics: [SongSummary.Lyric]) -> [(seconds: Double, text: String)] {
+        var lines: [(seconds: Double, text: String)] = []
+        var open = false
+        for lyric in lyrics {
+            var text = lyric.text
+            var breakBefore = false, breakAfter = false
+            if let first = text.first, first == "/" || first == "\\" { breakBefore = true; text.removeFirst() }
+            if let last = text.last, last == "\r" || last == "\n" { breakAfter = true; text.removeLast() }
+            if breakBefore || !open || lines[lines.count - 1].text.count + text.count > 80 {
+                lines.append((lyric.seconds, text))
+            } else {
+                lines[lines.count - 1].text += text
+            }
+            open = !breakAfter
+        }
+        return lines.filter { !$0.text.allSatisfy { $0 == " " } }
     }
 
     static func clock(_ seconds: Double) -> String {

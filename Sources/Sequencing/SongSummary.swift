@@ -12,7 +12,7 @@ public struct SongSummary: Hashable, Sendable, Encodable {
         public var eventCount: Int
         /// Note-ons with velocity above 0. Any thread.
         public var noteCount: Int
-        /// Channels used, 0-based, ascending. Any thread.
+        /// Channels used, 0-based, ascending (from 1 in JSON, as the text shows them). Any thread.
         public var channels: [Int]
 
         /// Encodes every key, `name` as null when absent. Any thread.
@@ -21,7 +21,7 @@ public struct SongSummary: Hashable, Sendable, Encodable {
             try c.encode(name, forKey: .name)
             try c.encode(eventCount, forKey: .eventCount)
             try c.encode(noteCount, forKey: .noteCount)
-            try c.encode(channels, forKey: .channels)
+            try c.encode(channels.map { $0 + 1 }, forKey: .channels)
         }
 
         private enum Key: String, CodingKey { case name, eventCount, noteCount, channels }
@@ -33,7 +33,7 @@ public struct SongSummary: Hashable, Sendable, Encodable {
         public var tick: Int
         /// Seconds from the start. Any thread.
         public var seconds: Double
-        /// Beats (quarter notes) per minute. Any thread.
+        /// Beats (quarter notes) per minute, to three decimals. Any thread.
         public var bpm: Double
     }
 
@@ -55,6 +55,31 @@ public struct SongSummary: Hashable, Sendable, Encodable {
         public var seconds: Double
         /// The marker's text (Latin-1). Any thread.
         public var text: String
+    }
+
+    /// A key signature. Any thread.
+    public struct KeySignatureChange: Hashable, Sendable, Encodable {
+        /// Tick. Any thread.
+        public var tick: Int
+        /// The key, such as `Bb` or `F#m`. Any thread.
+        public var key: String
+    }
+
+    /// A syllable or line of the lyrics. Any thread.
+    public struct Lyric: Hashable, Sendable, Encodable {
+        /// Seconds from the start. Any thread.
+        public var seconds: Double
+        /// The text (Latin-1), with a karaoke file's `/` and `\` line marks kept. Any thread.
+        public var text: String
+    }
+
+    /// The programs a channel plays. Any thread.
+    public struct ChannelPrograms: Hashable, Sendable, Encodable {
+        /// The channel, from 1. Any thread.
+        public var channel: Int
+        /// Its programs in the order first selected, by General MIDI name ("drums" on channel
+        /// 10). Any thread.
+        public var programs: [String]
     }
 
     /// The file's division, as JSON shows it. Any thread.
@@ -98,6 +123,14 @@ public struct SongSummary: Hashable, Sendable, Encodable {
     public var markers: [Marker]
     /// The defects lenient reading recovered from, as one-line texts. Any thread.
     public var warnings: [String]
+    /// The copyright notices. Any thread.
+    public var copyright: [String]
+    /// Key signatures, in time order. Any thread.
+    public var keySignatures: [KeySignatureChange]
+    /// The lyrics: Lyric events, or in a karaoke (.kar) file its Text events, in time order. Any thread.
+    public var lyrics: [Lyric]
+    /// Each channel that plays notes, with its programs. Any thread.
+    public var programs: [ChannelPrograms]
 
     /// Summarizes a read file. Any thread.
     public init(file: MIDIFile) {
@@ -118,7 +151,7 @@ public struct SongSummary: Hashable, Sendable, Encodable {
         tempoChanges = sequence.tempoTrack.events.compactMap {
             guard case .meta(.tempo(let t)) = $0.message else { return nil }
             return TempoChange(tick: $0.tick, seconds: tempoMap.seconds(atTick: $0.tick),
-                               bpm: 60_000_000 / Double(max(1, t)))
+                               bpm: (60_000_000 / Double(max(1, t)) * 1000).rounded() / 1000)
         }
         timeSignatures = sequence.tempoTrack.events.compactMap {
             guard case .meta(.timeSignature(let s)) = $0.message else { return nil }
@@ -131,5 +164,39 @@ public struct SongSummary: Hashable, Sendable, Encodable {
             }
         }.enumerated().sorted { ($0.element.tick, $0.offset) < ($1.element.tick, $1.offset) }.map(\.element)
         warnings = file.warnings.map(\.description)
+        let metas = ([sequence.tempoTrack] + sequence.tracks).flatMap { track in track.events.filter { if case .meta = $0.message { true } else { false } } }
+            .enumerated().sorted { ($0.element.tick, $0.offset) < ($1.element.tick, $1.offset) }.map(\.element)
+        copyright = metas.compactMap { if case .meta(.text(.copyright, let bytes)) = $0.message { String(latin1: bytes) } else { nil } }
+        keySignatures = metas.compactMap {
+            guard case .meta(.keySignature(let k)) = $0.message, let key = k.name else { return nil }
+            return KeySignatureChange(tick: $0.tick, key: key)
+        }
+        // Lyric events; failing those, a karaoke file's: the Text events of the tracks that
+        // hold its "@" headers (@T title, @L language…), the headers left out.
+        func isText(_ event: MIDIEvent, header: Bool) -> Bool {
+            if case .meta(.text(.text, let bytes)) = event.message { return (bytes.first == UInt8(ascii: "@")) == header }
+            return false
+        }
+        let sung = metas.filter { if case .meta(.text(.lyric, _)) = $0.message { true } else { false } }
+        let karaoke = sequence.tracks.filter { $0.events.contains { isText($0, header: true) } }
+            .flatMap { $0.events.filter { isText($0, header: false) } }.enumerated()
+            .sorted { ($0.element.tick, $0.offset) < ($1.element.tick, $1.offset) }.map(\.element)
+        lyrics = (sung.isEmpty ? karaoke : sung).compactMap {
+            guard case .meta(.text(_, let bytes)) = $0.message else { return nil }
+            return Lyric(seconds: tempoMap.seconds(atTick: $0.tick), text: String(latin1: bytes))
+        }
+        var byChannel: [Int: [String]] = [:]
+        var current = [Int](repeating: 0, count: 16)
+        for message in sequence.messagesInTimeOrder {
+            switch message {
+            case .programChange(let channel, let program): current[Int(channel & 15)] = Int(program)
+            case .noteOn(let channel, _, let velocity) where velocity > 0:
+                let c = Int(channel & 15)
+                let name = c == 9 ? "drums" : GeneralMIDI.programName(current[c])
+                if !(byChannel[c]?.contains(name) ?? false) { byChannel[c, default: []].append(name) }
+            default: break
+            }
+        }
+        programs = byChannel.keys.sorted().map { ChannelPrograms(channel: $0 + 1, programs: byChannel[$0]!) }
     }
 }

@@ -44,7 +44,7 @@ struct InfoCommandTests {
         #expect(tracks[1]["name"] as? String == "Piano")
         #expect(tracks[1]["eventCount"] as? Int == 5)
         #expect(tracks[1]["noteCount"] as? Int == 2)
-        #expect(tracks[1]["channels"] as? [Int] == [0, 9])
+        #expect(tracks[1]["channels"] as? [Int] == [1, 10], "numbered as the text numbers them")
         let tempos = json["tempoChanges"] as! [[String: Any]]
         #expect(tempos.count == 1)
         #expect(tempos[0]["tick"] as? Int == 960 && tempos[0]["seconds"] as? Double == 1.0 && tempos[0]["bpm"] as? Double == 60)

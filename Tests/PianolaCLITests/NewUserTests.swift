@@ -160,6 +160,37 @@ struct NewUserTests {
         #expect(warning != nil && announced != nil && warning! < announced!, "\(lines)")
     }
 
+    @Test("info lists lyrics, copyright, key and each channel's programs by General MIDI name; takes several files; JSON tempos are round")
+    func info() throws {
+        let kar = RenderCommandTests.root.deletingLastPathComponent().appendingPathComponent("shared/corpus/midi/jazzsoft__test-karaoke-kar.mid").path
+        let scratch = try Scratch()
+        var events = [MIDIEvent(tick: 0, .meta(.text(.copyright, Array("(c) Pianola".utf8)))),
+                      MIDIEvent(tick: 0, .meta(.keySignature(KeySignature(sharps: -3, isMinor: false)))),
+                      MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 535_714))),      // 112.00005973… bpm
+                      MIDIEvent(tick: 0, .programChange(channel: 0, program: 40)),
+                      MIDIEvent(tick: 0, .meta(.text(.lyric, Array("Hel".utf8)))), MIDIEvent(tick: 240, .meta(.text(.lyric, Array("lo\r".utf8)))),
+                      MIDIEvent(tick: 480, .meta(.text(.lyric, Array("world".utf8))))]
+        events += [MIDIEvent(tick: 0, .noteOn(channel: 0, note: 60, velocity: 90)), MIDIEvent(tick: 100, .noteOn(channel: 9, note: 38, velocity: 90)),
+                   MIDIEvent(tick: 480, .programChange(channel: 0, program: 0)), MIDIEvent(tick: 480, .noteOn(channel: 0, note: 62, velocity: 90)),
+                   MIDIEvent(tick: 960, .meta(.endOfTrack))]
+        let song = try scratch.write("song.mid", MIDIFile(format: 0, division: .ticksPerQuarter(480), tracks: [.init(events: events.sorted { $0.tick < $1.tick })]).serialized())
+        let run = try CLIRun.pianola("info", song, kar)
+        #expect(run.status == 0, "\(run.stderr)")
+        for line in ["  key Eb", "  copyright \"(c) Pianola\"", "    channel 1   Violin, Acoustic Grand Piano", "    channel 10  drums",
+                     "    0:00.00  Hello", "    0:00.54  world", "\n\n\(kar)\n", "    0:00.00  Mary was a little lame,", "    0:07.67  A little lame was she!",
+                     "  tempo 112 bpm"] {
+            #expect(run.stdout.contains(line), "\(line)")
+        }
+        let json = try CLIRun.pianola("info", "--json", song)
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as! [String: Any]
+        #expect((object["tempoChanges"] as! [[String: Any]])[0]["bpm"] as? Double == 112)
+        #expect((object["programs"] as! [[String: Any]]).map { $0["channel"] as! Int } == [1, 10])
+        let both = try CLIRun.pianola("info", "--json", song, kar)
+        #expect((try JSONSerialization.jsonObject(with: Data(both.stdout.utf8)) as? [Any])?.count == 2)
+        let oneBad = try CLIRun.pianola("info", song, scratch.url.appendingPathComponent("gone.mid").path)
+        #expect(oneBad.status == 1 && oneBad.stdout.contains("  key Eb") && oneBad.stderr.hasSuffix("gone.mid: No such file or directory\n"))
+    }
+
     @Test("shell completions for bash, zsh and fish come from the command definitions; bash's parses")
     func completions() throws {
         let scratch = try Scratch()
