@@ -58,7 +58,8 @@ struct Play: ParsableCommand {
         var volume: Float = 1
         var skipped: Set<Int> = []
         while index < playlist.count {
-            switch try play(playlist[index], alone: playlist.count == 1, interruption: interruption, keys: keys, volume: &volume) {
+            let position = playlist.count > 1 ? "\(index + 1)/\(playlist.count)" : nil
+            switch try play(playlist[index], position: position, interruption: interruption, keys: keys, volume: &volume) {
             case .finished, .next: index += 1
             case .skipped:
                 skipped.insert(index)
@@ -75,12 +76,12 @@ struct Play: ParsableCommand {
 
     /// Plays one song until it ends, a key moves on, or a signal arrives. A song that cannot
     /// be read or set up is skipped after its one line, unless it is the only one.
-    func play(_ song: String, alone: Bool, interruption: Interruption, keys: KeyReader?, volume: inout Float) throws -> Outcome {
+    func play(_ song: String, position: String?, interruption: Interruption, keys: KeyReader?, volume: inout Float) throws -> Outcome {
         var sequence: MusicSequence, font: SoundFontChoice, settings: SongGraph.Settings
-        do { (sequence, font, settings) = try options.load(song) } catch where !alone { return .skipped }
+        do { (sequence, font, settings) = try options.load(song) } catch where position != nil { return .skipped }
         let midi = try midiOptions.open(trackCount: sequence.tracks.count, sampleRate: settings.sampleRate)
-        let (playback, status) = try Play.start(sequence: sequence, title: song, font: font, settings: &settings, midi: midi,
-                                                audio: audio, quiet: quiet, interruption: interruption, volume: volume)
+        let (playback, status) = try Play.start(sequence: sequence, title: StatusLine.title(of: sequence, file: song), position: position, font: font,
+                                                settings: &settings, midi: midi, audio: audio, quiet: quiet, interruption: interruption, volume: volume)
         let player = playback.player
         var outcome = Outcome.finished
         var paused = false
@@ -97,6 +98,7 @@ struct Play: ParsableCommand {
                 case .up, .down:
                     volume = max(0.01, min(4, volume * (key == .up ? 1.26 : 1 / 1.26)))   // ±2 dB
                     playback.setVolume(volume)
+                    status.showVolume(volume)
                 case .next: outcome = .next
                 case .previous: outcome = .previous
                 case .quit: outcome = .quit
@@ -131,9 +133,10 @@ extension Play {
     /// Starts `sequence` playing: to MIDI ports alone when nothing is routed to the synth,
     /// else through the synth and the audio device (and to the ports `midi` routes to,
     /// in time with the audio). Prints the status line's opening lines.
-    static func start(sequence: MusicSequence, title: String, font: SoundFontChoice?, settings: inout SongGraph.Settings, midi: MIDIOptions.Opened?,
-                      audio: AudioDeviceOptions, quiet: Bool, interruption: Interruption, volume: Float) throws -> (any Playback, StatusLine) {
-        let status = StatusLine(enabled: !quiet, terminal: isatty(STDOUT_FILENO) == 1, title: title, sequence: sequence)
+    static func start(sequence: MusicSequence, title: String, position: String? = nil, font: SoundFontChoice?, settings: inout SongGraph.Settings,
+                      midi: MIDIOptions.Opened?, audio: AudioDeviceOptions, quiet: Bool, interruption: Interruption,
+                      volume: Float) throws -> (any Playback, StatusLine) {
+        let status = StatusLine(enabled: !quiet, terminal: isatty(STDOUT_FILENO) == 1, title: title, sequence: sequence, position: position)
         if let midi, !midi.routing.usesSynth, settings.audioFiles.isEmpty {
             try midi.waitForSubscribers(interruption: interruption, status: status)
             status.say("MIDI: \(midi.description)")
@@ -308,14 +311,24 @@ final class StatusLine {
     private let meterMap: MeterMap?
     private var lastPlain = -10.0
     private var drawn = false
+    private var volumeShownUntil: ContinuousClock.Instant?
+    private var volumeText = ""
 
-    init(enabled: Bool, terminal: Bool, title: String, sequence: MusicSequence) {
+    /// The status of `sequence`, called `title` (the song's name, else its file's), with
+    /// "2/5 " before it when `position` says where it is in a playlist.
+    init(enabled: Bool, terminal: Bool, title: String, sequence: MusicSequence, position: String? = nil) {
         self.enabled = enabled
         self.terminal = terminal
-        self.title = title
+        self.title = (position.map { $0 + " " } ?? "") + title
         self.sequence = sequence
         tempoMap = sequence.tempoMap
         meterMap = sequence.meterMap
+    }
+
+    /// What the status line calls a song: its name (the first track's name), else the file's.
+    static func title(of sequence: MusicSequence, file: String) -> String {
+        if let name = sequence.tracks.first?.name?.trimmed, !name.isEmpty { return name }
+        return String(file.split(separator: "/").last ?? Substring(file))
     }
 
     func say(_ line: String) {
@@ -324,21 +337,40 @@ final class StatusLine {
         fflush(nil)
     }
 
+    /// Shows the volume (in dB) on the line for two seconds.
+    func showVolume(_ gain: Float) {
+        let decibels = 20 * log10(Double(max(gain, 1e-6)))
+        volumeText = "vol \(decibels >= 0 ? "+" : "")\(decibels.fixed(1)) dB"
+        volumeShownUntil = .now + .seconds(2)
+    }
+
     func update(tick: Int, paused: Bool) {
         guard enabled else { return }
         let seconds = tempoMap.seconds(atTick: tick)
-        var text = "\(title)  \(Info.clock(seconds)) / \(Info.clock(sequence.durationSeconds))"
-        if paused { text += "  [paused]" }
-        if let position = meterMap?.position(atTick: tick) { text += "  bar \(position.bar):\(position.beat)" }
-        text += "  \(tempoMap.segment(atTick: tick).beatsPerMinute.formatted2) bpm"
+        var rest = "  \(Info.clock(seconds)) / \(Info.clock(sequence.durationSeconds))"
+        if paused { rest += "  [paused]" }
+        if let position = meterMap?.position(atTick: tick) { rest += "  bar \(position.bar):\(position.beat)" }
+        rest += "  \(tempoMap.segment(atTick: tick).beatsPerMinute.formatted2) bpm"
+        if let until = volumeShownUntil, ContinuousClock.now < until { rest += "  \(volumeText)" }
         if terminal {
+            // Laid out again on every draw, so a resized terminal gets a line that fits it.
+            let width = Self.columns()
+            var text = title.shortened(to: max(8, width - 1 - rest.count)) + rest
+            if text.count > width - 1 { text = String(text.prefix(max(1, width - 1))) }
             print("\r\(text)\u{1B}[K", terminator: "")
             drawn = true
         } else if seconds - lastPlain >= 10 {
-            print(text)
+            print(title + rest)
             lastPlain = seconds
         }
         fflush(nil)
+    }
+
+    /// The terminal's width in columns (80 when it does not say).
+    static func columns() -> Int {
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
     }
 
     func finish() {

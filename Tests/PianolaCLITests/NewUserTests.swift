@@ -191,6 +191,32 @@ struct NewUserTests {
         #expect(oneBad.status == 1 && oneBad.stdout.contains("  key Eb") && oneBad.stderr.hasSuffix("gone.mid: No such file or directory\n"))
     }
 
+    @Test("on a terminal the status line shows the song's name and its place in the playlist, and fits the terminal's width")
+    func statusLine() throws {
+        let scratch = try Scratch()
+        let long = String(repeating: "A Very Long Song Title ", count: 6)
+        var events = [MIDIEvent(tick: 0, .meta(.text(.trackName, Array(long.utf8))))]
+        events += [MIDIEvent(tick: 0, .noteOn(channel: 0, note: 60, velocity: 90)), MIDIEvent(tick: 960, .noteOff(channel: 0, note: 60, velocity: 0)),
+                   MIDIEvent(tick: 960, .meta(.endOfTrack))]
+        let named = try scratch.write("named.mid", MIDIFile(format: 0, division: .ticksPerQuarter(480), tracks: [.init(events: events)]).serialized())
+        let plain = try scratch.write("plain.mid", Self.fourBars())
+        let command = "stty cols 60; '\(CLIRun.binary.path)' play '\(named)' '\(plain)' --device null --soundfont '\(Self.font)'"
+        let process = Process(), output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qec", command, "/dev/null"]
+        process.standardOutput = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let shown = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let drawn = shown.replacingOccurrences(of: "\u{1B}[K", with: "").replacingOccurrences(of: "\r\n", with: "\n")
+            .replacingOccurrences(of: "\r", with: "\n").split(separator: "\n").map(String.init)
+        let statuses = drawn.filter { $0.contains(" / 0:") }
+        #expect(statuses.contains { $0.hasPrefix("1/2 A Very") && $0.contains("… ") && $0.contains("Title  0:") }, "\(statuses)")
+        #expect(statuses.contains { $0.hasPrefix("2/2 plain.mid  0:") }, "\(statuses)")
+        #expect(statuses.allSatisfy { $0.count < 60 }, "\(statuses.map(\.count))")
+    }
+
     @Test("shell completions for bash, zsh and fish come from the command definitions; bash's parses")
     func completions() throws {
         let scratch = try Scratch()
@@ -242,10 +268,11 @@ struct NewUserTests {
         let run = try CLIRun.pianola("play", folder, "--device", "null", "--soundfont", Self.gmFont)
         #expect(run.status == 1)
         #expect(run.stderr == "pianola: \(bad): byte 0: not a Standard MIDI File (no 'MThd' header)\npianola: 1 of 3 songs could not be played (each said above)\n")
-        let played = run.stdout.split(separator: "\n").filter { $0.contains(".mid ") }
-        #expect(played.first?.hasPrefix("\(folder)/battle.mid") == true && played.last?.hasPrefix("\(folder)/town.mid") == true, "\(run.stdout)")
+        let played = run.stdout.split(separator: "\n").filter { $0.contains(" / 0:") }
+        #expect(played.first?.hasPrefix("2/3 Battle (Pianola game loop)  0:") == true && played.last?.hasPrefix("3/3 Town (Pianola game loop)  0:") == true,
+                "bad.mid, first, is skipped: \(run.stdout)")
         let shuffled = try CLIRun.pianola("play", "\(folder)/town.mid", "\(folder)/battle.mid", "--shuffle", "--device", "null", "--soundfont", Self.gmFont)
-        #expect(shuffled.status == 0 && shuffled.stdout.contains("battle.mid ") && shuffled.stdout.contains("town.mid "))
+        #expect(shuffled.status == 0 && shuffled.stdout.contains("Battle (Pianola game loop)  0:") && shuffled.stdout.contains("Town (Pianola game loop)  0:"))
     }
 
     @Test("--loop forever plays until stopped; a render refuses it")

@@ -116,9 +116,9 @@ wait_for() {
     return 1
 }
 tmux -L next new-session -d -x 120 -y 10 -s n "$P play $SONG songs/greensleeves.mid --soundfont $FONT --device default --period 1024 --periods 4; sleep 60"
-wait_for next n 'songs/twinkle.mid  0:' 30
+wait_for next n '1/2 Twinkle, Twinkle, Little Star (traditional)  0:' 30
 tmux -L next send-keys -t n n
-wait_for next n 'songs/greensleeves.mid  0:' 30; check $? "n plays the next song"
+wait_for next n '2/2 Greensleeves (traditional)  0:' 30; check $? "n plays the next song, its title and place in the playlist on the status line"
 tmux -L next kill-server 2>/dev/null
 
 # 5. SIGTERM: stops cleanly with 143.
