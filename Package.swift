@@ -21,6 +21,7 @@ let package = Package(
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
+        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         // What Swift cannot do with them: catch alsa-lib's and libfluidsynth's error messages.
         .target(name: "CShims", dependencies: ["CALSA", "CFluidSynth"]),
 
@@ -53,8 +54,10 @@ let package = Package(
         .target(name: "SongBook", dependencies: ["MIDI"]),
 
         // The `pianola` command line: its commands and options, parsed by ArgumentParser.
+        // Pictures of songs (the piano roll), drawn with cairo: the only module that imports CCairo.
+        .target(name: "PianoRoll", dependencies: ["CCairo", "MIDI", "Sequencing"]),
         .target(name: "PianolaCommands", dependencies: [
-            "MIDI", "Sequencing", "Pianola", "AudioFile", "ALSA",
+            "MIDI", "Sequencing", "Pianola", "AudioFile", "ALSA", "PianoRoll",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "pianola", dependencies: ["PianolaCommands"]),
@@ -83,7 +86,7 @@ let package = Package(
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "TestSupport"]),
         .testTarget(name: "SequencingTests", dependencies: ["Sequencing", "MIDI", "SongBook"]),
         .testTarget(name: "PianolaTests", dependencies: ["Pianola", "Engine", "MIDI", "AllocationCounter", "TestSupport", "SongBook"]),
-        .testTarget(name: "PianolaCLITests", dependencies: ["MIDI", "Pianola", "pianola"]),
+        .testTarget(name: "PianolaCLITests", dependencies: ["MIDI", "Pianola", "pianola", "CCairo"]),
         // Test support: counts the heap allocations a thread makes (the render-thread rule).
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "Sequencing", "MIDI", "FluidSynth", "SF2", "AllocationCounter", "TestSupport"]),
