@@ -313,6 +313,8 @@ final class StatusLine {
     private var drawn = false
     private var volumeShownUntil: ContinuousClock.Instant?
     private var volumeText = ""
+    private let lyrics: [(seconds: Double, text: String)]   // the lyric lines, each from the time of its first syllable
+    private var lyricShown: Int?                            // the lyric line drawn under the status line
 
     /// The status of `sequence`, called `title` (the song's name, else its file's), with
     /// "2/5 " before it when `position` says where it is in a playlist.
@@ -323,6 +325,7 @@ final class StatusLine {
         self.sequence = sequence
         tempoMap = sequence.tempoMap
         meterMap = sequence.meterMap
+        lyrics = Info.lyricLines(SongSummary.lyrics(of: sequence))
     }
 
     /// What the status line calls a song: its name (the first track's name), else the file's.
@@ -358,7 +361,17 @@ final class StatusLine {
             var text = title.shortened(to: max(8, width - 1 - rest.count)) + rest
             if text.count > width - 1 { text = String(text.prefix(max(1, width - 1))) }
             print("\r\(text)\u{1B}[K", terminator: "")
+            // The lyric line being sung, on the line below; the cursor goes back up.
+            let current = lyrics.lastIndex { $0.seconds <= seconds }
+            if !lyrics.isEmpty {
+                let lyric = current.map { String(lyrics[$0].text.prefix(max(1, width - 3))) } ?? ""
+                print("\n  \(lyric)\u{1B}[K\u{1B}[1A\r", terminator: "")
+                lyricShown = current
+            }
             drawn = true
+        } else if let current = lyrics.lastIndex(where: { $0.seconds <= seconds }), current != lyricShown {
+            print("♪ " + lyrics[current].text)
+            lyricShown = current
         } else if seconds - lastPlain >= 10 {
             print(title + rest)
             lastPlain = seconds
@@ -375,7 +388,7 @@ final class StatusLine {
 
     func finish() {
         guard enabled, terminal, drawn else { return }
-        print("")
+        print(lyrics.isEmpty ? "" : "\n")
         fflush(nil)
     }
 }

@@ -187,7 +187,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
 
     /// True once the song (and its loops) has played to its end. Any thread.
     public var isFinished: Bool { finishedFlag.load(ordering: .acquiring) }
-    /// The tick the player has scheduled up to. Any thread.
+    /// Where the song is: its tick at the end of the last render cycle. Any thread.
     public var currentTick: Int { positionTick.load(ordering: .relaxed) }
 
     /// The sample time at or after `earliest` when the playing song next reaches a line of
@@ -348,7 +348,10 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             interrupt(at: max(stop, time))
             resetToStart()
         }
-        positionTick.store(cursor < events.count ? events[cursor].tick : score.endTick, ordering: .relaxed)
+        // Where the song is at the end of this cycle (not the next event's tick, which can be
+        // seconds ahead across a rest).
+        let seconds = Double(max(0, scoreFrame(at: time + SampleTime(frames)))) / Double(score.sampleRate)
+        positionTick.store(min(score.endTick, score.tempoMap.tick(atSeconds: seconds)), ordering: .relaxed)
     }
 
     /// Publishes the mapping from score to output time for `nextTime(on:atOrAfter:)`, then

@@ -171,20 +171,7 @@ public struct SongSummary: Hashable, Sendable, Encodable {
             guard case .meta(.keySignature(let k)) = $0.message, let key = k.name else { return nil }
             return KeySignatureChange(tick: $0.tick, key: key)
         }
-        // Lyric events; failing those, a karaoke file's: the Text events of the tracks that
-        // hold its "@" headers (@T title, @L language…), the headers left out.
-        func isText(_ event: MIDIEvent, header: Bool) -> Bool {
-            if case .meta(.text(.text, let bytes)) = event.message { return (bytes.first == UInt8(ascii: "@")) == header }
-            return false
-        }
-        let sung = metas.filter { if case .meta(.text(.lyric, _)) = $0.message { true } else { false } }
-        let karaoke = sequence.tracks.filter { $0.events.contains { isText($0, header: true) } }
-            .flatMap { $0.events.filter { isText($0, header: false) } }.enumerated()
-            .sorted { ($0.element.tick, $0.offset) < ($1.element.tick, $1.offset) }.map(\.element)
-        lyrics = (sung.isEmpty ? karaoke : sung).compactMap {
-            guard case .meta(.text(_, let bytes)) = $0.message else { return nil }
-            return Lyric(seconds: tempoMap.seconds(atTick: $0.tick), text: String(latin1: bytes))
-        }
+        lyrics = Self.lyrics(of: sequence)
         var byChannel: [Int: [String]] = [:]
         var current = [Int](repeating: 0, count: 16)
         for message in sequence.messagesInTimeOrder {
@@ -198,5 +185,24 @@ public struct SongSummary: Hashable, Sendable, Encodable {
             }
         }
         programs = byChannel.keys.sorted().map { ChannelPrograms(channel: $0 + 1, programs: byChannel[$0]!) }
+    }
+    /// The lyrics of `sequence`: its Lyric events; failing those, a karaoke file's (the Text
+    /// events of the tracks that hold its "@" headers, @T title, @L language…, the headers left
+    /// out); in time order. Any thread.
+    public static func lyrics(of sequence: MusicSequence) -> [Lyric] {
+        let tempoMap = sequence.tempoMap
+        func isText(_ event: MIDIEvent, header: Bool) -> Bool {
+            if case .meta(.text(.text, let bytes)) = event.message { return (bytes.first == UInt8(ascii: "@")) == header }
+            return false
+        }
+        let sung = sequence.tracks.flatMap { $0.events.filter { if case .meta(.text(.lyric, _)) = $0.message { true } else { false } } }
+        let karaoke = sequence.tracks.filter { $0.events.contains { isText($0, header: true) } }
+            .flatMap { $0.events.filter { isText($0, header: false) } }
+        return (sung.isEmpty ? karaoke : sung).enumerated()
+            .sorted { ($0.element.tick, $0.offset) < ($1.element.tick, $1.offset) }.map(\.element)
+            .compactMap {
+                guard case .meta(.text(_, let bytes)) = $0.message else { return nil }
+                return Lyric(seconds: tempoMap.seconds(atTick: $0.tick), text: String(latin1: bytes))
+            }
     }
 }

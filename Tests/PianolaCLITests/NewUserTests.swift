@@ -217,6 +217,56 @@ struct NewUserTests {
         #expect(statuses.allSatisfy { $0.count < 60 }, "\(statuses.map(\.count))")
     }
 
+    @Test("play shows each lyric line as it is sung: a karaoke file through a device drained in real time")
+    func lyricsWhilePlaying() throws {
+        let kar = RenderCommandTests.root.deletingLastPathComponent().appendingPathComponent("shared/corpus/midi/jazzsoft__test-karaoke-kar.mid").path
+        let scratch = try Scratch()
+        let fifo = scratch.url.appendingPathComponent("device.fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // The device: takes 48,000 stereo float frames a second, as a sound card does.
+        nonisolated(unsafe) var firstAudio: Date?
+        let device = Thread {
+            let fd = open(fifo, O_RDONLY)
+            _ = fcntl(fd, 1031, Int32(4_096))          // F_SETPIPE_SZ: a pipe holds 64 KB (170 ms) unless told; a sound card holds far less
+            var buffer = [UInt8](repeating: 0, count: 3_840)   // 10 ms
+            var start: Date?
+            var taken = 0
+            while case let n = read(fd, &buffer, buffer.count), n > 0 {
+                if start == nil { start = Date(); firstAudio = start }
+                taken += n
+                let due = start!.addingTimeInterval(Double(taken) / 384_000)   // 48,000 frames of two floats a second
+                if due > Date() { usleep(useconds_t(due.timeIntervalSinceNow * 1e6)) }
+            }
+            close(fd)
+        }
+        device.start()
+        let process = Process(), output = Pipe()
+        process.executableURL = CLIRun.binary
+        process.arguments = ["play", kar, "--soundfont", Self.font, "--device", "file:'\(fifo)',raw"]
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var sung: [(text: String, at: Date)] = []
+        var pending = Data()
+        while case let chunk = output.fileHandleForReading.availableData, !chunk.isEmpty {
+            pending += chunk
+            while let newline = pending.firstIndex(of: 10) {
+                let line = String(decoding: pending[..<newline], as: UTF8.self)
+                pending = Data(pending[(newline + 1)...])
+                if line.hasPrefix("♪ ") { sung.append((String(line.dropFirst(2)), Date())) }
+            }
+        }
+        process.waitUntilExit()
+        #expect(sung.map(\.text) == ["Mary was a little lame,", "Little lame,", "Little lame,", "Mary was a little lame,", "A little lame was she!"])
+        // Each line appears when its first syllable is heard: 0, 2.67, 4, 5.33 and 7.67 s into the audio.
+        if let first = firstAudio, sung.count == 5 {
+            for (line, due) in zip(sung, [0.0, 2.667, 4.0, 5.333, 7.667]) {
+                let late = line.at.timeIntervalSince(first) - due
+                #expect(late > -0.1 && late < 0.25, "\(line.text): \(Int(late * 1000)) ms after its time")
+            }
+        }
+    }
+
     @Test("shell completions for bash, zsh and fish come from the command definitions; bash's parses")
     func completions() throws {
         let scratch = try Scratch()
