@@ -159,7 +159,8 @@ public final class SequencerClient: @unchecked Sendable {
             throw SequencerError(start + Self.fitting(usable, after: start))
         }
         guard sending ? found.acceptsEvents : found.sendsEvents else {
-            let start = "MIDI port '\(name)' (\(found.address)) does not let other programs \(sending ? "send to it" : "record from it"); ports \(role): "
+            let named = name == found.address ? "'\(name)' (\(found.clientName): \(found.name))" : "'\(name)' (\(found.address))"
+            let start = "MIDI port \(named) does not let other programs \(sending ? "send to it" : "record from it"); ports \(role): "
             throw SequencerError(start + Self.fitting(usable, after: start))
         }
         return found
