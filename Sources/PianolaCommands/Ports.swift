@@ -1,7 +1,8 @@
 import ALSA
 import ArgumentParser
 
-/// `pianola ports`: every ALSA sequencer port, like `aconnect -l`, with Pianola's own.
+/// `pianola ports`: every ALSA sequencer port, like `aconnect -l`; none of Pianola's own,
+/// which would be gone by the time the list is read.
 struct Ports: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the MIDI ports of the ALSA sequencer (like aconnect -l).",
@@ -13,21 +14,14 @@ struct Ports: ParsableCommand {
 
     func run() throws {
         let client: SequencerClient
-        do {
-            client = try SequencerClient()
-            // Pianola's own ports, as `play --virtual` and `record` make them.
-            _ = try client.makePort(name: "Pianola out", sending: true)
-            _ = try client.makePort(name: "Pianola in", sending: false)
-        } catch {
-            throw fail(error.description)
-        }
-        let ports = client.ports()
+        do { client = try SequencerClient() } catch { throw fail(error.description) }
+        let ports = client.ports().filter { $0.client != client.clientID }
         let clientWidth = max(6, ports.map(\.clientName.count).max() ?? 0)
         let portWidth = max(4, ports.map(\.name.count).max() ?? 0)
         print("\("port".padded(7)) \("client".padded(clientWidth)) \("name".padded(portWidth)) direction")
         for port in ports {
             var line = "\(port.address.padded(7)) \(port.clientName.padded(clientWidth)) \(port.name.padded(portWidth)) \(port.direction)"
-            if port.client == client.clientID { line += " (this program)" } else if port.isKernel { line += " (kernel)" }
+            if port.isKernel { line += " (kernel)" }
             print(line)
         }
     }

@@ -19,8 +19,8 @@ for n in 0 1 2 3; do
     grep -Eq "^$((24 + n)):0 +Virtual Raw MIDI 2-$n +VirMIDI 2-$n +in/out \(kernel\)$" "$OUT/ports.txt" || ok=1
 done
 check $ok "ports lists the VirMIDI clients 24-27, in/out"
-grep -Eq '^[0-9]+:0 +Pianola +Pianola out +out \(this program\)$' "$OUT/ports.txt" && grep -Eq '^[0-9]+:1 +Pianola +Pianola in +in \(this program\)$' "$OUT/ports.txt"
-check $? "ports lists Pianola's own output (out) and input (in) ports"
+! grep -q 'Pianola' "$OUT/ports.txt"
+check $? "ports lists none of Pianola's own ports (they would be gone by the time the list is read)"
 $P play songs/twinkle.mid --port 'no such port' 2> "$OUT/noport.err"
 status=$?
 cat "$OUT/noport.err"
