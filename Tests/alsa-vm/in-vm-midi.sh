@@ -10,7 +10,7 @@ OUT=${ALSAVM_OUT:?}
 passed=0 failed=0
 check() { if [ "$1" = 0 ]; then passed=$((passed + 1)); echo "ok: $2"; else failed=$((failed + 1)); echo "FAILED: $2"; fi; }
 
-# 1. The ports, with their directions, Pianola's own included.
+# 1. The ports, with their directions; none of Pianola's own.
 $P ports > "$OUT/ports.txt"
 cat "$OUT/ports.txt"
 grep -Eq '^14:0 +Midi Through +Midi Through Port-0 +in/out \(kernel\)$' "$OUT/ports.txt"; check $? "ports lists 14:0 Midi Through, in/out"
