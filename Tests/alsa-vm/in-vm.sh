@@ -121,6 +121,25 @@ tmux -L next send-keys -t n n
 wait_for next n '2/2 Greensleeves (traditional)  0:' 30; check $? "n plays the next song, its title and place in the playlist on the status line"
 tmux -L next kill-server 2>/dev/null
 
+# Lyrics: a karaoke file's lines under the status line, each shown with the time it is sung
+# (the status line drawn with it says a time from the line's first syllable, 2.67 s, to the next line's,
+# 4 s: the figure printed is how late the screen was caught showing it).
+KAR=../shared/corpus/midi/jazzsoft__test-karaoke-kar.mid
+tmux -L kar new-session -d -x 120 -y 10 -s k "$P play $KAR --soundfont $FONT --device default --period 1024 --periods 4; sleep 60"
+seen=""
+for _ in $(seq 1200); do
+    pane=$(tmux -L kar capture-pane -p -t k 2>/dev/null)
+    if printf '%s\n' "$pane" | grep -q '^  Little lame,'; then
+        seen=$(printf '%s\n' "$pane" | grep -o '0:0[0-9]\.[0-9][0-9] / 0:10\.60' | tail -1 | cut -c3-7)
+        break
+    fi
+    sleep 0.05
+done
+printf '%s\n' "$pane"
+awk -v t="$seen" 'BEGIN { exit !(t != "" && t >= 2.66 && t < 4.0) }'
+check $? "a karaoke line shows under the status line when it is sung (line at 2.67 s, shown at ${seen:-never} s)"
+tmux -L kar kill-server 2>/dev/null
+
 # 5. SIGTERM: stops cleanly with 143.
 $P play $SONG --soundfont $FONT --device default --period 1024 --periods 4 --quiet &
 PLAY=$!
