@@ -370,7 +370,7 @@ final class StatusLine {
             }
             drawn = true
         } else if let current = lyrics.lastIndex(where: { $0.seconds <= seconds }), current != lyricShown {
-            print("♪ " + lyrics[current].text)
+            print("♪ \(Info.clock(seconds))  \(lyrics[current].text)")   // when it was shown, and the line
             lyricShown = current
         } else if seconds - lastPlain >= 10 {
             print(title + rest)

@@ -253,7 +253,7 @@ struct NewUserTests {
             while let newline = pending.firstIndex(of: 10) {
                 let line = String(decoding: pending[..<newline], as: UTF8.self)
                 pending = Data(pending[(newline + 1)...])
-                if line.hasPrefix("♪ ") { sung.append((String(line.dropFirst(2)), Date())) }
+                if line.hasPrefix("♪ "), let gap = line.range(of: "  ") { sung.append((String(line[gap.upperBound...]), Date())) }
             }
         }
         process.waitUntilExit()
