@@ -223,15 +223,24 @@ struct NewUserTests {
         let scratch = try Scratch()
         let fifo = scratch.url.appendingPathComponent("device.fifo").path
         #expect(mkfifo(fifo, 0o600) == 0)
-        // The device: takes 48,000 stereo float frames a second, as a sound card does.
+        // The device: takes 48,000 stereo float frames a second, as a sound card does. Its pipe
+        // is shrunk to 4 KB (F_SETPIPE_SZ) before the player opens it: a pipe holds 64 KB (170
+        // ms) unless told, far more than a sound card, and it cannot shrink once that full.
+        let fd = open(fifo, O_RDONLY | O_NONBLOCK)
+        #expect(fcntl(fd, 1031, Int32(4_096)) >= 4_096)
+        _ = fcntl(fd, F_SETFL, Int32(0))                   // blocking again
         nonisolated(unsafe) var firstAudio: Date?
         let device = Thread {
-            let fd = open(fifo, O_RDONLY)
-            _ = fcntl(fd, 1031, Int32(4_096))          // F_SETPIPE_SZ: a pipe holds 64 KB (170 ms) unless told; a sound card holds far less
             var buffer = [UInt8](repeating: 0, count: 3_840)   // 10 ms
             var start: Date?
-            var taken = 0
-            while case let n = read(fd, &buffer, buffer.count), n > 0 {
+            var taken = 0, waited = 0
+            while true {
+                let n = read(fd, &buffer, buffer.count)
+                if n <= 0 {
+                    waited += 1
+                    if start == nil && waited < 60_000 { usleep(1_000); continue }   // no player yet (a minute at most)
+                    break
+                }
                 if start == nil { start = Date(); firstAudio = start }
                 taken += n
                 let due = start!.addingTimeInterval(Double(taken) / 384_000)   // 48,000 frames of two floats a second
