@@ -350,8 +350,8 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         }
         // Where the song is at the end of this cycle (not the next event's tick, which can be
         // seconds ahead across a rest).
-        let seconds = Double(max(0, scoreFrame(at: time + SampleTime(frames)))) / Double(score.sampleRate)
-        positionTick.store(min(score.endTick, score.tempoMap.tick(atSeconds: seconds)), ordering: .relaxed)
+        let tick = score.tempoMap.tick(atSampleFrame: scoreFrame(at: time + SampleTime(frames)), sampleRate: score.sampleRate)
+        positionTick.store(min(score.endTick, tick), ordering: .relaxed)
     }
 
     /// Publishes the mapping from score to output time for `nextTime(on:atOrAfter:)`, then
