@@ -46,25 +46,12 @@ public enum PianoRoll {
     /// Every note of `sequence` with its track and times (a note still held ends with the song).
     static func notes(of sequence: MusicSequence) -> [Note] {
         let map = sequence.tempoMap
-        var notes: [Note] = []
-        for (index, track) in sequence.tracks.enumerated() {
-            var pressed: [Int: Int] = [:]
-            for event in track.events {
-                switch event.message {
-                case .noteOn(let channel, let key, let velocity) where velocity > 0:
-                    pressed[Int(channel) * 128 + Int(key)] = event.tick
-                case .noteOn(let channel, let key, _), .noteOff(let channel, let key, _):
-                    if let tick = pressed.removeValue(forKey: Int(channel) * 128 + Int(key)) {
-                        notes.append(Note(track: index, key: Int(key), start: map.seconds(atTick: tick), end: map.seconds(atTick: event.tick)))
-                    }
-                default: break
-                }
-            }
-            for (slot, tick) in pressed {
-                notes.append(Note(track: index, key: slot % 128, start: map.seconds(atTick: tick), end: sequence.durationSeconds))
+        return sequence.tracks.enumerated().flatMap { index, track in
+            track.notes.map { note in
+                Note(track: index, key: note.key, start: map.seconds(atTick: note.start),
+                     end: note.end.map(map.seconds(atTick:)) ?? sequence.durationSeconds)
             }
         }
-        return notes
     }
 
     /// Draws `sequence` (whose tempos, markers, lyrics and programs `summary` lists) into a new

@@ -179,21 +179,8 @@ extension SongGraph {
     static func channelParts(of sequence: MusicSequence, parts: Int) -> [Int] {
         let map = sequence.tempoMap
         var load = [Double](repeating: 0, count: 16)
-        for track in sequence.tracks {
-            var pressed: [Int: Int] = [:]                  // channel × 128 + key → tick pressed
-            for event in track.events {
-                switch event.message {
-                case .noteOn(let channel, let key, let velocity) where velocity > 0:
-                    pressed[Int(channel & 15) * 128 + Int(key)] = event.tick
-                    load[Int(channel & 15)] += 1
-                case .noteOn(let channel, let key, _), .noteOff(let channel, let key, _):
-                    if let start = pressed.removeValue(forKey: Int(channel & 15) * 128 + Int(key)) {
-                        load[Int(channel & 15)] += map.seconds(atTick: event.tick) - map.seconds(atTick: start)
-                    }
-                default:
-                    break
-                }
-            }
+        for note in sequence.tracks.flatMap(\.notes) {
+            load[note.channel] += 1 + (note.end.map { map.seconds(atTick: $0) - map.seconds(atTick: note.start) } ?? 0)
         }
         let busy = (0..<16).filter { load[$0] > 0 }.sorted { (load[$1], $0) < (load[$0], $1) }
         var partLoad = [Double](repeating: 0, count: max(1, min(parts, busy.count)))

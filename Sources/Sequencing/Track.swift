@@ -68,3 +68,44 @@ public struct Track: Hashable, Sendable {
         return low
     }
 }
+
+/// A note of a track: its channel and key, and the ticks its key was pressed and released
+/// (`nil` while still held at the track's end). A key pressed again before it was released
+/// ends the earlier note there, as the player releases it. Any thread.
+public struct NoteSpan: Hashable, Sendable {
+    /// Channel, 0-based. Any thread.
+    public let channel: Int
+    /// Key, 0…127. Any thread.
+    public let key: Int
+    /// The tick it was pressed. Any thread.
+    public let start: Int
+    /// The tick it was released, `nil` if never. Any thread.
+    public let end: Int?
+}
+
+extension Track {
+    /// The notes, in the order they were pressed. Any thread.
+    public var notes: [NoteSpan] {
+        var spans: [NoteSpan] = []
+        var pressed: [Int: Int] = [:]                     // channel × 128 + key → index in `spans`
+        func release(_ slot: Int, at tick: Int) {
+            guard let index = pressed.removeValue(forKey: slot) else { return }
+            let span = spans[index]
+            spans[index] = NoteSpan(channel: span.channel, key: span.key, start: span.start, end: tick)
+        }
+        for event in events {
+            switch event.message {
+            case .noteOn(let channel, let key, let velocity) where velocity > 0:
+                let slot = Int(channel & 15) * 128 + Int(key)
+                release(slot, at: event.tick)
+                pressed[slot] = spans.count
+                spans.append(NoteSpan(channel: Int(channel & 15), key: Int(key), start: event.tick, end: nil))
+            case .noteOn(let channel, let key, _), .noteOff(let channel, let key, _):
+                release(Int(channel & 15) * 128 + Int(key), at: event.tick)
+            default:
+                break
+            }
+        }
+        return spans
+    }
+}
