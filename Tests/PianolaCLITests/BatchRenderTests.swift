@@ -151,15 +151,8 @@ struct BatchRenderTests {
         let songs = try Self.songFolder(scratch)
         let out = scratch.url.appendingPathComponent("out").path
         let command = [CLIRun.binary.path, "render", songs, "-o", out + "/", "--soundfont", Self.font, "--threads", "1"].joined(separator: " ")
-        let process = Process(), output = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-qec", command, "/dev/null"]   // a pseudo-terminal, as a user's
-        process.standardOutput = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let shown = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let (status, shown) = try CLIRun.inTerminal(command)
+        #expect(status == 0)
         #expect(shown.contains("] ") && shown.contains("/5 songs, "), "\(shown)")
         #expect(shown.contains("\u{1B}[K"))
         #expect(!shown.contains("wrote "), "per-song lines are for logs, not terminals")

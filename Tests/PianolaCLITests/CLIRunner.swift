@@ -18,30 +18,35 @@ struct CLIRun {
     /// Runs `pianola` with `arguments`, or `prefix` (a program and its arguments) running it;
     /// `bare`: `prefix` with `arguments` alone (which then name the binary themselves).
     static func pianola(_ arguments: [String], environment: [String: String] = [:], prefix: [String] = [], bare: Bool = false) throws -> CLIRun {
-        let process = Process()
-        process.executableURL = prefix.isEmpty ? binary : URL(fileURLWithPath: prefix[0])
-        process.arguments = prefix.isEmpty ? arguments : Array(prefix.dropFirst()) + (bare ? [] : [binary.path]) + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CLIRun(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self), signaled: process.terminationReason == .uncaughtSignal)
+        let program = prefix.isEmpty ? binary : URL(fileURLWithPath: prefix[0])
+        let all = prefix.isEmpty ? arguments : Array(prefix.dropFirst()) + (bare ? [] : [binary.path]) + arguments
+        let run = try capture(program, all, environment: environment)
+        return CLIRun(status: run.status, stdout: String(decoding: run.stdout, as: UTF8.self),
+                      stderr: String(decoding: run.stderr, as: UTF8.self), signaled: run.signaled)
     }
-}
 
-extension CLIRun {
     /// Runs `pianola` with `arguments` and returns its status, the bytes it wrote to standard
     /// output, and its standard error.
     static func pianolaBytes(_ arguments: String...) throws -> (status: Int32, stdout: Data, stderr: String) {
+        let run = try capture(binary, arguments)
+        return (run.status, run.stdout, String(decoding: run.stderr, as: UTF8.self))
+    }
+
+    /// Runs the shell command `command` on a pseudo-terminal (`script`), as a user at a
+    /// terminal runs it, and returns its status and what the terminal showed.
+    static func inTerminal(_ command: String) throws -> (status: Int32, shown: String) {
+        let run = try capture(URL(fileURLWithPath: "/usr/bin/script"), ["-qec", command, "/dev/null"])
+        return (run.status, String(decoding: run.stdout, as: UTF8.self))
+    }
+
+    /// Runs `program`, reading its standard output and standard error at once (so neither
+    /// pipe fills and stalls it), with no standard input.
+    private static func capture(_ program: URL, _ arguments: [String], environment: [String: String] = [:])
+        throws -> (status: Int32, stdout: Data, stderr: Data, signaled: Bool) {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = program
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -52,8 +57,8 @@ extension CLIRun {
         reader.start()
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        while reader.isExecuting || !reader.isFinished { usleep(1_000) }
-        return (process.terminationStatus, outData, String(decoding: errData, as: UTF8.self))
+        while !reader.isFinished { usleep(1_000) }
+        return (process.terminationStatus, outData, errData, process.terminationReason == .uncaughtSignal)
     }
 }
 

@@ -201,14 +201,8 @@ struct NewUserTests {
         let named = try scratch.write("named.mid", MIDIFile(format: 0, division: .ticksPerQuarter(480), tracks: [.init(events: events)]).serialized())
         let plain = try scratch.write("plain.mid", Self.fourBars())
         let command = "stty cols 60; '\(CLIRun.binary.path)' play '\(named)' '\(plain)' --device null --soundfont '\(Self.font)'"
-        let process = Process(), output = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-qec", command, "/dev/null"]
-        process.standardOutput = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let shown = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let (status, shown) = try CLIRun.inTerminal(command)
+        #expect(status == 0)
         let drawn = shown.replacingOccurrences(of: "\u{1B}[K", with: "").replacingOccurrences(of: "\r\n", with: "\n")
             .replacingOccurrences(of: "\r", with: "\n").split(separator: "\n").map(String.init)
         let statuses = drawn.filter { $0.contains(" / 0:") }
@@ -268,6 +262,7 @@ struct NewUserTests {
         process.waitUntilExit()
         #expect(sung.map(\.text) == ["Mary was a little lame,", "Little lame,", "Little lame,", "Mary was a little lame,", "A little lame was she!"])
         // Each line appears when its first syllable is heard: 0, 2.67, 4, 5.33 and 7.67 s into the audio.
+        #expect(firstAudio != nil, "the device heard the song")
         if let first = firstAudio, sung.count == 5 {
             for (line, due) in zip(sung, [0.0, 2.667, 4.0, 5.333, 7.667]) {
                 let late = line.at.timeIntervalSince(first) - due
