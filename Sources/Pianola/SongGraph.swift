@@ -91,7 +91,7 @@ public final class SongGraph {
     public let synthesizer: Synthesizer
     /// The sampler that plays it (the first part, when the song renders on several threads).
     /// Render thread once pulled.
-    public let sampler: SamplerNode
+    public var sampler: SamplerNode { samplers[0] }
     /// Every sampler the song plays through: one, or one per thread. Render thread once pulled.
     public let samplers: [SamplerNode]
     /// Voices sounding in all the samplers. Control thread, between renders.
@@ -140,9 +140,8 @@ public final class SongGraph {
             let own = sequence.messagesInTimeOrder.lazy.filter { message in message.channel.map { channelParts[Int($0)] == part } ?? true }
             return SamplerNode(synthesizer: try font.makeSynthesizer(configuration: configuration, selectedBy: own))
         }
-        sampler = samplers[0]
-        synthesizer = sampler.synthesizer
-        let synth: any AudioNode & MIDIDestination = samplers.count == 1 ? sampler : SplitSampler(parts: samplers, channelParts: channelParts)
+        synthesizer = samplers[0].synthesizer
+        let synth: any AudioNode & MIDIDestination = samplers.count == 1 ? samplers[0] : SplitSampler(parts: samplers, channelParts: channelParts)
         mixer = MixerNode()
         graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: settings.sampleRate), maxFrames: maxFrames)
         let routes = routing.destinations(trackCount: sequence.tracks.count, synth: synth, external: external)

@@ -200,7 +200,7 @@ func allocationsBenchmark(song: String, font: String) throws -> [Figure] {
         for _ in 0..<2_000 { renderer.song.graph.render(into: buffer.slice(frames: 512)) }
         let ours = pianola_allocations_stop()
         let openMP = pianola_allocations_by_openmp()
-        let label = threads == 1 ? "1 synth thread" : "\(threads) synth threads"
+        let label = threads == 1 ? "one synthesizer" : "split over \(threads) synthesizers"
         print("Allocations: \(song), \(font), \(label): \(ours) in 2,000 render cycles of 512 frames (libgomp: \(openMP))")
         figures.append(Figure(measure: "heap allocations per render cycle (render thread, steady state, \(label))",
                               value: String(format: "%.3f (libgomp %.3f)", Double(ours) / 2_000, Double(openMP) / 2_000)))

@@ -56,6 +56,11 @@ final class Console: Sendable {
 }
 
 extension String {
+    /// Without the spaces and tabs at either end.
+    var trimmed: String {
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+
     /// This text (a path, a device name) cut in the middle to at most `width` characters, with
     /// "…" where it was cut, so a line that names it fits the terminal.
     func shortened(to width: Int) -> String {

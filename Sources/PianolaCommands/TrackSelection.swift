@@ -58,10 +58,3 @@ struct TrackSelection {
         return false
     }
 }
-
-extension String {
-    /// Without the spaces and tabs at either end.
-    var trimmed: String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
-    }
-}
