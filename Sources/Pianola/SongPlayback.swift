@@ -8,7 +8,9 @@ import Glibc
 extension SongGraph {
     /// Plays `sequence` once through the ALSA device `device` with `soundFont`, and returns
     /// when the music and its tail have played out: what a script that plays a file needs.
-    /// Throws one line if the font, an audio file or the device fails. Control thread (it blocks).
+    /// It renders on one thread whatever `settings.threads` says: a split song's render thread
+    /// waits for its other parts, which a device's thread must never do. Throws one line if the
+    /// font, an audio file or the device fails. Control thread (it blocks).
     public static func playThrough(_ sequence: MusicSequence, soundFont: FileSource, settings: Settings, device: String = "default") throws {
         var configuration = PCMOutput.Configuration()
         configuration.device = device
@@ -17,6 +19,7 @@ extension SongGraph {
         let output = try PCMOutput(configuration: configuration)
         var settings = settings
         settings.sampleRate = output.negotiated.sampleRate
+        settings.threads = 1
         let song = try SongGraph(sequence: sequence, soundFont: soundFont, settings: settings, maxFrames: max(4096, output.negotiated.periodFrames))
         output.start(pulling: song.graph)
         defer { output.stop(drain: true) }
