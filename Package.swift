@@ -22,6 +22,12 @@ let package = Package(
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        .systemLibrary(name: "CJack", pkgConfig: "jack", providers: [.apt(["libjack-jackd2-dev"])]),
+        // libpipewire-0.3 (Debian's libpipewire-0.3-dev): not a system library with pkg-config,
+        // whose -D_REENTRANT SwiftPM refuses with a warning in every package that depends on
+        // Pianola; include/ links to the headers' folders instead, and shim.c holds what
+        // Swift cannot call (SPA's macros and variadic builders).
+        .target(name: "CPipeWire", linkerSettings: [.linkedLibrary("pipewire-0.3")]),
         // What Swift cannot do with them: catch alsa-lib's and libfluidsynth's error messages.
         .target(name: "CShims", dependencies: ["CALSA", "CFluidSynth"]),
 
@@ -34,7 +40,7 @@ let package = Package(
         // The C API: opaque handles, status codes and each thread's last error over `Pianola`; it only translates.
         .target(name: "PianolaC", dependencies: ["CPianola", "Pianola"]),
         // The public library product: a façade over the modules above.
-        .target(name: "Pianola", dependencies: ["MIDI", "Sequencing", "Engine", "FluidSynth", "AudioFile", "Streaming", "ALSA"]),
+        .target(name: "Pianola", dependencies: ["MIDI", "Sequencing", "Engine", "FluidSynth", "AudioFile", "Streaming", "ALSA", "JACK", "PipeWire"]),
         // libsndfile, wrapped: the only module that imports CSndFile.
         .target(name: "AudioFile", dependencies: ["CSndFile"]),
         // libsoxr, wrapped: the only module that imports CSoxr.
@@ -47,6 +53,10 @@ let package = Package(
         .target(name: "Engine", dependencies: ["MIDI", "FluidSynth"]),
         // ALSA, wrapped: the only module that imports CALSA. PCM output, the sequencer's ports.
         .target(name: "ALSA", dependencies: ["CALSA", "CShims", "Engine", "MIDI"]),
+        // JACK, wrapped: the only module that imports CJack. The JACK audio output.
+        .target(name: "JACK", dependencies: ["CJack", "Engine"]),
+        // PipeWire, wrapped: the only module that imports CPipeWire. The PipeWire audio output.
+        .target(name: "PipeWire", dependencies: ["CPipeWire", "Engine"]),
         // A SoundFont 2 writer, and the project's own fonts made with it.
         .target(name: "SF2"),
         .target(name: "SoundFontBook", dependencies: ["SF2"]),
@@ -78,6 +88,10 @@ let package = Package(
 
         // Renders Examples/sdl-game's script through the Swift API and compares SDL's output with it.
         .executableTarget(name: "sdl-game-check", dependencies: ["Pianola"], path: "Tests/SDLGameCheck"),
+        // A JACK client that records what reaches its inputs: the JACK output tests' ear.
+        .executableTarget(name: "jack-capture", dependencies: ["CJack"], path: "Tests/JackCapture"),
+        // A PipeWire capture stream on a sink's monitor: the PipeWire output tests' ear.
+        .executableTarget(name: "pipewire-capture", dependencies: ["CPipeWire"], path: "Tests/PipeWireCapture"),
         // Measures what the ALSA VM checks captured from the kernel sequencer (Tests/alsa-vm).
         .executableTarget(name: "sequencer-checks", dependencies: ["MIDI", "Sequencing"], path: "Tests/SequencerChecks"),
 
@@ -86,7 +100,7 @@ let package = Package(
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "TestSupport"]),
         .testTarget(name: "SequencingTests", dependencies: ["Sequencing", "MIDI", "SongBook"]),
         .testTarget(name: "PianolaTests", dependencies: ["Pianola", "Engine", "MIDI", "AllocationCounter", "TestSupport", "SongBook"]),
-        .testTarget(name: "PianolaCLITests", dependencies: ["MIDI", "Pianola", "pianola", "CCairo"]),
+        .testTarget(name: "PianolaCLITests", dependencies: ["MIDI", "Pianola", "pianola", "CCairo", "jack-capture", "pipewire-capture"]),
         // Test support: counts the heap allocations a thread makes (the render-thread rule).
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "Sequencing", "MIDI", "FluidSynth", "SF2", "AllocationCounter", "TestSupport"]),

@@ -1,16 +1,12 @@
 import CALSA
 import CShims
+import Engine
 
-/// A PCM playback device as ALSA's configuration names it (what `aplay -L` lists). Any thread.
-public struct PCMDevice: Hashable, Sendable {
-    /// The name to open: `default`, `hw:CARD=Loopback,DEV=0`, `null`… Any thread.
-    public var name: String
-    /// ALSA's description, one line. Any thread.
-    public var description: String
-
-    /// Every PCM that can play: the cards' devices and the PCMs of the ALSA configuration.
+extension PCMOutput {
+    /// Every PCM that can play, as ALSA's configuration names them (what `aplay -L` lists):
+    /// the cards' devices and the PCMs of the configuration; `default` is the default.
     /// Control thread.
-    public static func playbackDevices() -> [PCMDevice] {
+    public static func playbackDevices() -> [AudioDevice] {
         shim_alsa_capture_errors()
         var hints: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
         guard snd_device_name_hint(-1, "pcm", &hints) == 0, let hints else { return [] }
@@ -20,7 +16,7 @@ public struct PCMDevice: Hashable, Sendable {
             defer { free(value) }
             return String(cString: value)
         }
-        var devices: [PCMDevice] = []
+        var devices: [AudioDevice] = []
         var index = 0
         while let entry = hints[index] {
             index += 1
@@ -28,7 +24,7 @@ public struct PCMDevice: Hashable, Sendable {
             // IOID is absent for devices that do both directions.
             if let direction = hint(entry, "IOID"), direction != "Output" { continue }
             let description = (hint(entry, "DESC") ?? "").split(separator: "\n").joined(separator: ", ")
-            devices.append(PCMDevice(name: name, description: description))
+            devices.append(AudioDevice(name: name, description: description, isDefault: name == "default"))
         }
         return devices
     }

@@ -7,64 +7,42 @@ import Glibc
 #endif
 
 /// An ALSA PCM playback device pulling an audio graph in real time: Core Audio's default
-/// output unit for Linux. Open it, read back what the device granted (`negotiated`), build the
+/// output unit for Linux. Open it, read back what the device granted (`format`), build the
 /// graph at that rate, then `start`; its own audio thread pulls one period at a time.
 /// Underruns are recovered and counted; start is primed (nothing plays until the buffer is
 /// full). Control thread for every member, except as noted.
-public final class PCMOutput: @unchecked Sendable {
+public final class PCMOutput: AudioOutput, @unchecked Sendable {
     // @unchecked Sendable: `pcm` and the conversion buffer belong to the audio thread between
     // `start` and `stop`, and to the control thread otherwise; the two talk through atomics.
 
-    /// What to ask the device for. Any thread.
-    public struct Configuration: Hashable, Sendable {
-        /// An ALSA PCM name: `default`, `hw:1,0`, `plughw:…`, any PCM of the user's ALSA config. Any thread.
-        public var device = "default"
-        /// Frames per second asked for. Any thread.
-        public var sampleRate = 48_000
-        /// Frames per period asked for. Any thread.
-        public var periodFrames = 256
-        /// Periods in the buffer asked for. Any thread.
-        public var periods = 3
-
-        /// 48 kHz, 256-frame periods × 3. Any thread.
-        public init() {}
-    }
-
-    /// What the device granted. Any thread.
-    public struct Negotiated: Hashable, Sendable {
-        /// Frames per second. Any thread.
-        public var sampleRate: Int
-        /// Frames per period. Any thread.
-        public var periodFrames: Int
-        /// Frames in the device buffer. Any thread.
-        public var bufferFrames: Int
-        /// The sample format: `FLOAT_LE`, `S32_LE` or `S16_LE`. Any thread.
-        public var format: String
-    }
-
-    /// The granted parameters. Any thread.
-    public let negotiated: Negotiated
-    /// The device name. Any thread.
-    public let device: String
+    /// ALSA. Any thread.
+    public var driver: AudioDriver { .alsa }
+    /// The granted parameters; `sampleFormat` is `FLOAT_LE`, `S32_LE` or `S16_LE`. Any thread.
+    public let format: AudioOutputFormat
+    /// The PCM name. Any thread.
+    public let deviceName: String
     private let pcm: OpaquePointer
     private let sampleFormat: snd_pcm_format_t
     private let stopRequested = Atomic<Bool>(false)
     private let underrunCount = Atomic<Int>(0)
     private let written = Atomic<Int64>(0)
-    private let failure = Atomic<Int>(0)
+    private let failureCode = Atomic<Int>(0)
     private let frameZero = Atomic<Int64>(.max)
     private let timelineWanted = Atomic<Bool>(false)
     private var thread: pthread_t?
     private var graph: AudioGraph?
     private var isClosed = false
 
-    /// Opens and configures `configuration.device`. Throws with the device and ALSA's reason
-    /// when it does not exist, is busy or refuses every usable setting. Control thread.
-    public init(configuration: Configuration = Configuration()) throws(ALSAError) {
+    /// Opens and configures `configuration.device` (an ALSA PCM name: `default`, `hw:1,0`,
+    /// `plughw:…`, any PCM of the user's configuration; `nil` is `default`). Throws with the
+    /// device and ALSA's reason when it does not exist, is busy or refuses every usable
+    /// setting. Control thread.
+    public init(configuration: AudioOutputConfiguration = AudioOutputConfiguration()) throws(ALSAError) {
         shim_alsa_capture_errors()
-        device = configuration.device
+        let device = configuration.device ?? "default"
+        deviceName = device
         var handle: OpaquePointer?
-        try ALSAError.check(snd_pcm_open(&handle, configuration.device, SND_PCM_STREAM_PLAYBACK, 0), device: device, call: "snd_pcm_open")
+        try ALSAError.check(snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0), device: device, call: "snd_pcm_open")
         guard let pcm = handle else { throw ALSAError(device: device, call: "snd_pcm_open", code: -ENODEV) }
         self.pcm = pcm
         do throws(ALSAError) {
@@ -96,7 +74,7 @@ public final class PCMOutput: @unchecked Sendable {
             // Primed start: the device starts once the whole buffer is written.
             try ALSAError.check(snd_pcm_sw_params_set_start_threshold(pcm, sw, buffer), device: device, call: "snd_pcm_sw_params_set_start_threshold")
             try ALSAError.check(snd_pcm_sw_params(pcm, sw), device: device, call: "snd_pcm_sw_params")
-            negotiated = Negotiated(sampleRate: Int(rate), periodFrames: Int(period), bufferFrames: Int(buffer), format: format.1)
+            self.format = AudioOutputFormat(sampleRate: Int(rate), periodFrames: Int(period), bufferFrames: Int(buffer), sampleFormat: format.1)
             sampleFormat = format.0
         } catch {
             snd_pcm_close(pcm)
@@ -112,16 +90,16 @@ public final class PCMOutput: @unchecked Sendable {
     /// Underruns recovered so far. Any thread.
     public var underruns: Int { underrunCount.load(ordering: .relaxed) }
 
-    /// Frames handed to the device since `start`. Any thread.
+    /// Frames pulled from the graph and handed to the device since `start`. Any thread.
     public var framesWritten: Int64 { written.load(ordering: .relaxed) }
 
-    /// Starts the audio thread pulling `graph` (built at `negotiated.sampleRate`, with
+    /// Starts the audio thread pulling `graph` (built at `format.sampleRate`, with
     /// `maxFrames` ≥ the period). Real-time priority is asked for; if refused, `start`
     /// returns a note saying so and playback goes on at normal priority. Control thread.
     @discardableResult
     public func start(pulling graph: AudioGraph) -> String? {
         precondition(thread == nil, "the output is already running")
-        precondition(graph.format.sampleRate == negotiated.sampleRate, "build the graph at the negotiated rate")
+        precondition(graph.format.sampleRate == format.sampleRate, "build the graph at the negotiated rate")
         self.graph = graph
         stopRequested.store(false, ordering: .relaxed)
         let (created, note) = startThread(realTimePriority: 70) { self.run() }
@@ -140,9 +118,9 @@ public final class PCMOutput: @unchecked Sendable {
     }
 
     /// An ALSA error that ended playback (the device vanished…), `nil` while all is well. Any thread.
-    public var fatalError: ALSAError? {
-        let code = failure.load(ordering: .acquiring)
-        return code == 0 ? nil : ALSAError(device: device, call: "snd_pcm_writei", code: Int32(code))
+    public var failure: String? {
+        let code = failureCode.load(ordering: .acquiring)
+        return code == 0 ? nil : ALSAError(device: deviceName, call: "snd_pcm_writei", code: Int32(code)).description
     }
 
     /// When frame 0 of the graph's clock left (or leaves) the device, in CLOCK_MONOTONIC
@@ -156,17 +134,11 @@ public final class PCMOutput: @unchecked Sendable {
         return value == .max ? nil : value
     }
 
-    /// Frames written but not yet heard: the output latency now. Control thread.
-    public var delayFrames: Int {
-        var delay: snd_pcm_sframes_t = 0
-        return snd_pcm_delay(pcm, &delay) == 0 ? Int(delay) : negotiated.bufferFrames
-    }
-
 
     /// The audio thread: render a period, convert it, write it; recover from underruns.
     private func run() {
         guard let graph else { return }
-        let period = negotiated.periodFrames
+        let period = format.periodFrames
         let buffer = AudioBuffer(capacity: period)
         let bytesPerSample = sampleFormat == SND_PCM_FORMAT_S16_LE ? 2 : 4
         let interleaved = UnsafeMutableRawPointer.allocate(byteCount: period * 2 * bytesPerSample, alignment: 16)
@@ -190,7 +162,7 @@ public final class PCMOutput: @unchecked Sendable {
                 }
             }
             let total = self.written.add(Int64(offset), ordering: .relaxed).newValue
-            if total >= Int64(negotiated.bufferFrames) && timelineWanted.load(ordering: .relaxed) { estimateFrameZero(written: total) }
+            if total >= Int64(format.bufferFrames) && timelineWanted.load(ordering: .relaxed) { estimateFrameZero(written: total) }
         }
     }
 
@@ -201,12 +173,12 @@ public final class PCMOutput: @unchecked Sendable {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         let nanos = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
-        let estimate = nanos + (Int64(delay) - written) * 1_000_000_000 / Int64(negotiated.sampleRate)
+        let estimate = nanos + (Int64(delay) - written) * 1_000_000_000 / Int64(format.sampleRate)
         if estimate < frameZero.load(ordering: .relaxed) { frameZero.store(estimate, ordering: .releasing) }
     }
 
     private func fail(_ code: Int) {
-        failure.store(code, ordering: .releasing)
+        failureCode.store(code, ordering: .releasing)
         stopRequested.store(true, ordering: .releasing)
     }
 

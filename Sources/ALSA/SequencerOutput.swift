@@ -50,7 +50,7 @@ public final class SequencerOutput: @unchecked Sendable {
     private let droppedCount = Atomic<Int>(0)
     private var thread: pthread_t?
     private var clock: (any RenderScheduler)?
-    private var audio: PCMOutput?
+    private var audio: (any AudioOutput)?
     private var queueStart: Int64 = 0
     private var windowFrames: Int64
     private let offset = Atomic<Int64>(0)
@@ -104,9 +104,9 @@ public final class SequencerOutput: @unchecked Sendable {
     /// Starts the queue and the sender thread for a player that `audio` pulls: each event is
     /// stamped for the moment its frame leaves the audio device, so gear and synth sound
     /// together. Control thread.
-    public func start(following audio: PCMOutput) {
+    public func start(following audio: any AudioOutput) {
         self.audio = audio
-        sampleRate = audio.negotiated.sampleRate
+        sampleRate = audio.format.sampleRate
         startSender()
     }
 

@@ -202,7 +202,7 @@ public final class Soundtrack: Sendable {
     private struct State {
         var current: Deck?
         var fading: [Deck] = []
-        var output: PCMOutput?
+        var output: (any AudioOutput)?
         var delivery: Delivery?
         var events: [Event] = []             // reported, not yet polled, in time order
     }
@@ -521,21 +521,23 @@ public final class Soundtrack: Sendable {
         return rendered
     }
 
-    /// Plays through Pianola's own ALSA output on `device`; returns a note if real-time
-    /// priority was refused. Throws one line if the device cannot be opened. Any thread.
+    /// Plays through Pianola's own output: `device` on `driver` (the default driver's default
+    /// device when `nil`: see `AudioOutputs.defaultDriver`); returns a note if real-time
+    /// priority was refused. Throws one line if the output cannot be opened, or runs at
+    /// another rate or a larger period than the soundtrack renders. Any thread.
     @discardableResult
-    public func startOutput(device: String = "default", periodFrames: Int = 512, periods: Int = 3) throws(SoundtrackError) -> String? {
+    public func startOutput(driver: AudioDriver? = nil, device: String? = nil, periodFrames: Int = 512, periods: Int = 3) throws(SoundtrackError) -> String? {
         try state.withLock { state throws(SoundtrackError) in
             guard state.output == nil else { throw SoundtrackError(.state, "the soundtrack's own output already plays") }
-            var c = PCMOutput.Configuration()
+            var c = AudioOutputConfiguration()
             c.device = device
             c.sampleRate = configuration.sampleRate
             c.periodFrames = min(periodFrames, configuration.maxFrames)
             c.periods = periods
-            let output: PCMOutput
-            do { output = try PCMOutput(configuration: c) } catch { throw SoundtrackError(.device, "\(error)") }
-            guard output.negotiated.sampleRate == configuration.sampleRate, output.negotiated.periodFrames <= configuration.maxFrames else {
-                throw SoundtrackError(.device, "audio device '\(device)' gave \(output.negotiated.sampleRate) Hz, \(output.negotiated.periodFrames)-frame periods; the soundtrack renders \(configuration.sampleRate) Hz in at most \(configuration.maxFrames)")
+            let output: any AudioOutput
+            do { output = try AudioOutputs.open(driver, configuration: c) } catch { throw SoundtrackError(.device, "\(error)") }
+            guard output.format.sampleRate == configuration.sampleRate, output.format.periodFrames <= configuration.maxFrames else {
+                throw SoundtrackError(.device, "\(output.driver.displayName) output '\(output.deviceName)' runs at \(output.format.sampleRate) Hz in \(output.format.periodFrames)-frame periods; the soundtrack renders \(configuration.sampleRate) Hz in at most \(configuration.maxFrames)")
             }
             state.output = output
             outputRunning.store(true, ordering: .releasing)

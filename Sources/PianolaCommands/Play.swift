@@ -7,11 +7,11 @@ import Glibc
 import MIDI
 import Pianola
 
-/// `pianola play`: songs through an ALSA device in real time, through the same graph and
+/// `pianola play`: songs through an audio output in real time, through the same graph and
 /// player as `render`.
 struct Play: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Play MIDI files through an ALSA audio device.",
+        abstract: "Play MIDI files through ALSA, PipeWire or JACK.",
         discussion: "Ctrl-C stops cleanly: every note is released and the device is stopped.")
 
     @Argument(help: "The MIDI files, or folders of them, played in turn.")
@@ -143,23 +143,24 @@ extension Play {
             return (MIDIPlayback(sequence: sequence, settings: settings, midi: midi), status)
         }
         guard let font else { throw fail("no SoundFont found: give --soundfont PATH or install fluid-soundfont-gm") }
-        let output: PCMOutput
-        do { output = try PCMOutput(configuration: audio.configuration(sampleRate: settings.sampleRate)) } catch { throw fail(error.description) }
-        settings.sampleRate = output.negotiated.sampleRate
+        let output = try audio.open(sampleRate: settings.sampleRate)
+        settings.sampleRate = output.format.sampleRate
         settings.tailSeconds = 2
         let graph: SongGraph
         do {
-            graph = try SongGraph(sequence: sequence, soundFont: .path(font.path), settings: settings, maxFrames: max(4096, output.negotiated.periodFrames),
+            graph = try SongGraph(sequence: sequence, soundFont: .path(font.path), settings: settings, maxFrames: max(4096, output.format.periodFrames),
                                   routing: midi?.routing ?? Routing(), external: midi?.destinations ?? [])
         } catch {
             throw fail("\(error)")   // a SynthesizerError or an AudioFileError, one line
         }
         try midi?.waitForSubscribers(interruption: interruption, status: status)
-        let n = output.negotiated
+        let n = output.format
         let source = " (\(font.source))"
         status.say("SoundFont: \(font.path.shortened(to: 100 - "SoundFont: ".count - source.count))\(source)")
-        let format = ", \(n.sampleRate) Hz \(n.format), \(n.periodFrames) × \(n.bufferFrames / max(1, n.periodFrames)) frames"
-        status.say("Audio: \(audio.device.shortened(to: 100 - "Audio: ".count - format.count))\(format)")
+        let format = output.driver == .alsa ? ", \(n.sampleRate) Hz \(n.sampleFormat), \(n.periodFrames) × \(n.bufferFrames / max(1, n.periodFrames)) frames"
+                                            : ", \(n.sampleRate) Hz, \(n.periodFrames)-frame periods"
+        let name = output.driver == .alsa ? output.deviceName : "\(output.driver.displayName) \(output.deviceName)"
+        status.say("Audio: \(name.shortened(to: 100 - "Audio: ".count - format.count))\(format)")
         if let midi { status.say("MIDI: \(midi.description)") }
         if volume != 1 { graph.setVolume(volume) }
         if let note = output.start(pulling: graph.graph) { printError(note) }
@@ -170,14 +171,20 @@ extension Play {
 
 /// The audio device options of `play` and `record --play`.
 struct AudioDeviceOptions: ParsableArguments {
-    @Option(help: "ALSA PCM device: default, hw:1,0, plughw:…, or any PCM of your ALSA configuration.")
-    var device = "default"
+    @Option(help: ArgumentHelp("alsa, pipewire or jack (default: PIANOLA_DRIVER, else jack when a JACK server runs, else alsa).", valueName: "driver"))
+    var driver: AudioDriver?
 
-    @Option(help: "Frames per period asked of the device.")
+    @Option(help: "ALSA: a PCM (default, hw:1,0, plughw:…). JACK: a client, or ports separated by commas. See `pianola devices`.")
+    var device: String?
+
+    @Option(help: "Frames per period asked of the device (JACK uses the server's).")
     var period = 256
 
-    @Option(help: "Periods in the device buffer.")
+    @Option(help: "Periods in the device buffer (ALSA).")
     var periods = 3
+
+    @Flag(help: "JACK: connect to nothing (patch the ports yourself).")
+    var noConnect = false
 
     /// Exits with one line when a value is out of range.
     func check() throws {
@@ -185,16 +192,19 @@ struct AudioDeviceOptions: ParsableArguments {
         guard (2...64).contains(periods) else { throw fail("--periods \(periods): use 2 to 64") }
     }
 
-    /// What to ask the device for.
-    func configuration(sampleRate: Int) -> PCMOutput.Configuration {
-        var configuration = PCMOutput.Configuration()
+    /// Opens the output asked for at `sampleRate` (or the rate the server runs at); exits with one line when it cannot.
+    func open(sampleRate: Int) throws -> any AudioOutput {
+        var configuration = AudioOutputConfiguration()
         configuration.device = device
         configuration.sampleRate = sampleRate
         configuration.periodFrames = period
         configuration.periods = periods
-        return configuration
+        configuration.connect = !noConnect
+        do { return try AudioOutputs.open(driver, configuration: configuration) } catch { throw fail(error.description) }
     }
 }
+
+extension AudioDriver: ExpressibleByArgument {}
 
 /// What the play loop drives: a song through the synthesizer and an audio device (and
 /// perhaps ports too), or to MIDI ports alone.
@@ -218,7 +228,7 @@ protocol Playback {
 /// A song through the synthesizer to an audio device, with routed events to MIDI ports.
 struct AudioPlayback: Playback {
     let graph: SongGraph
-    let output: PCMOutput
+    let output: any AudioOutput
     let midi: MIDIOptions.Opened?
 
     var player: Player { graph.player }
@@ -226,7 +236,7 @@ struct AudioPlayback: Playback {
 
     func stopNow() {
         graph.player.stop()
-        usleep(useconds_t(min(1_000_000, 1_000_000 * (output.negotiated.bufferFrames * 2) / output.negotiated.sampleRate + 50_000)))
+        usleep(useconds_t(min(1_000_000, 1_000_000 * (output.format.bufferFrames * 2) / output.format.sampleRate + 50_000)))
         midi?.output.finish(timeout: 1)
         output.stop(drain: false)
     }
@@ -238,7 +248,7 @@ struct AudioPlayback: Playback {
         output.stop(drain: true)
     }
 
-    var fatalError: String? { output.fatalError?.description }
+    var fatalError: String? { output.failure }
 
     func warnings(song: String) -> [String] {
         var lines: [String] = []

@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+
+/// A real JACK server of the test's own (jackd's dummy backend, real-time, 48 kHz, 256-frame
+/// periods) under a unique name, so it never meets the user's server or another test's.
+final class JACKServer: @unchecked Sendable {   // @unchecked: `kill` may come from another thread; Process allows it
+    let name = "pianola-test-\(UUID().uuidString.prefix(8))"
+    private let process = Process()
+
+    /// The environment that points libjack clients at this server.
+    var environment: [String: String] { ["JACK_DEFAULT_SERVER": name] }
+
+    init() throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/jackd")
+        process.arguments = ["-n", name, "-R", "-P", "70", "-d", "dummy", "-r", "48000", "-p", "256"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["JACK_NO_AUDIO_RESERVATION": "1"]) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// Stops the server (SIGTERM: a SIGKILLed jackd leaves its entry in JACK's shared
+    /// registry, which holds 8 servers, and later servers then fail to start).
+    func kill() { if process.isRunning { process.terminate() } }
+
+    deinit {
+        kill()
+        process.waitUntilExit()
+    }
+}
+
+/// `jack-capture` (Tests/JackCapture), a client named "capture" on `server`.
+func jackCapture(on server: JACKServer, seconds: Int, into scratch: Scratch) throws -> OutputCapture {
+    try OutputCapture("jack-capture", ["capture", "\(seconds)"], environment: server.environment, into: scratch)
+}
+
+// Serialized: each test starts its own server, and JACK's registry holds only 8 at a time.
+@Suite("pianola play --driver jack, against a real jackd", .serialized)
+struct JACKOutputTests {
+    static let testFont = PlayCommandTests.testFont
+    static let song = PlayCommandTests.song
+
+    @Test("what JACK delivers to a client patched to Pianola's ports is what render writes (SNR ≥ 60 dB, no gap)")
+    func playEqualsRender() throws {
+        let scratch = try Scratch()
+        let server = try JACKServer()
+        let common = ["--soundfont", Self.testFont, "--tempo", "150"]
+        let wav = scratch.url.appendingPathComponent("rendered.wav").path
+        let rendered = try CLIRun.pianola(["render", Self.song, "-o", wav, "--bits", "32f"] + common)
+        #expect(rendered.status == 0, "\(rendered.stderr)")
+        let reference = try PlayCommandTests.wavFloats(wav)
+        // One retry: an xrun on a shared machine drops a period, which is the server's fault, not Pianola's.
+        for attempt in 1...2 {
+            let capture = try jackCapture(on: server, seconds: 40, into: scratch)
+            let played = try CLIRun.pianola(["play", Self.song, "--driver", "jack", "--device", "capture", "--quiet"] + common,
+                                            environment: server.environment)
+            #expect(played.status == 0, "\(played.stderr)")
+            let (samples, _, xruns) = try capture.finish()
+            if xruns > 0 && attempt == 1 { continue }
+            let snr = alignedSNR(captured: samples, reference: reference)
+            #expect(snr != nil, "the capture is shorter than the render: a gap or a cut end")
+            #expect((snr ?? 0) >= 60, "SNR \(snr ?? 0) dB, \(xruns) xruns")
+            return
+        }
+    }
+
+    @Test("the server stopped mid-play: one line, exit 1, no hang")
+    func serverKilled() throws {
+        let server = try JACKServer()
+        let scratch = try Scratch()
+        let capture = try jackCapture(on: server, seconds: 30, into: scratch)   // waits until the server is up
+        let killer = Thread {
+            usleep(1_500_000)
+            server.kill()
+        }
+        killer.start()
+        // timeout(1) only as a backstop: a hang would show as its status 124.
+        let run = try CLIRun.pianola(["play", PlayCommandTests.root.appendingPathComponent("songs/ode-to-joy.mid").path, "--driver", "jack",
+                                      "--soundfont", Self.testFont, "--quiet"], environment: server.environment, prefix: ["/usr/bin/timeout", "30"])
+        #expect(!run.signaled)
+        #expect(run.status == 1, "exit \(run.status): \(run.stderr)")
+        #expect(run.stderr == "pianola: the JACK server went away (client 'pianola')\n", "\(run.stderr)")
+        _ = try capture.finish()
+    }
+
+    @Test("no server, a missing client and a missing port: one line each naming it, exit 1")
+    func refusals() throws {
+        let none = try CLIRun.pianola(["play", Self.song, "--driver", "jack", "--soundfont", Self.testFont],
+                                      environment: ["JACK_DEFAULT_SERVER": "pianola-no-such-server"])
+        #expect(none.status == 1)
+        #expect(none.stderr == "pianola: no JACK server named 'pianola-no-such-server' is running (start one with jackd, or choose another --driver)\n")
+        let server = try JACKServer()
+        let scratch = try Scratch()
+        let capture = try jackCapture(on: server, seconds: 30, into: scratch)
+        let client = try CLIRun.pianola(["play", Self.song, "--driver", "jack", "--device", "nobody", "--soundfont", Self.testFont], environment: server.environment)
+        #expect(client.status == 1)
+        #expect(client.stderr.hasPrefix("pianola: client 'nobody': no JACK client with audio inputs by that name"))
+        let port = try CLIRun.pianola(["play", Self.song, "--driver", "jack", "--device", "capture:in_X", "--soundfont", Self.testFont], environment: server.environment)
+        #expect(port.status == 1)
+        #expect(port.stderr.hasPrefix("pianola: port 'capture:in_X': no such JACK port"))
+        #expect([none, client, port].allSatisfy { $0.stderr.filter { $0 == "\n" }.count == 1 })
+        _ = try capture.finish()
+    }
+
+    @Test("lists the server's clients with their input ports, the physical ones first and marked default")
+    func listsClients() throws {
+        let server = try JACKServer()
+        let scratch = try Scratch()
+        let capture = try jackCapture(on: server, seconds: 30, into: scratch)
+        let run = try CLIRun.pianola(["devices", "--driver", "jack"], environment: server.environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == "* system\n      system:playback_1, system:playback_2\n  capture\n      capture:in_L, capture:in_R\n")
+        _ = try capture.finish()
+    }
+}
