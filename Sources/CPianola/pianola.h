@@ -347,9 +347,32 @@ pianola_status pianola_render_s16(pianola_soundtrack *soundtrack, int16_t *inter
     safe. Audio thread. */
 pianola_status pianola_render_planar(pianola_soundtrack *soundtrack, float *left, float *right, size_t frames);
 
-/** Plays the soundtrack through Pianola's own ALSA output on `device` (NULL: "default"),
-    with periods of `period_frames` (at most max_frames; 0: 512) and `periods` of them (0: 3).
-    While it runs, the render calls are PIANOLA_ERROR_STATE. Any thread. */
+/** An audio driver for Pianola's own output. */
+typedef int32_t pianola_driver;
+
+enum {
+    /** What `pianola play` chooses: the PIANOLA_DRIVER environment variable ("alsa",
+        "pipewire", "jack") if set, else PipeWire when its daemon has a sink, else JACK when a
+        server runs, else ALSA. */
+    PIANOLA_DRIVER_DEFAULT = 0,
+    /** An ALSA PCM; a device is a PCM name ("default", "hw:0", "null"). */
+    PIANOLA_DRIVER_ALSA = 1,
+    /** A PipeWire stream "Pianola" (media role Music); a device is a sink's node name or serial. */
+    PIANOLA_DRIVER_PIPEWIRE = 2,
+    /** A JACK client "pianola" with ports out_L and out_R; a device is a client name or two
+        comma-separated ports to connect to. */
+    PIANOLA_DRIVER_JACK = 3
+};
+
+/** Plays the soundtrack through Pianola's own output on `driver` and `device` (NULL: the
+    driver's default: ALSA's "default", PipeWire's default sink, JACK's physical playback
+    ports), with periods of `period_frames` (at most max_frames; 0: 512; PipeWire's quantum,
+    ignored by JACK, whose server sets it) and `periods` of them (0: 3; ALSA only). The
+    output's rate must be the soundtrack's (JACK's server rate is the server's). While it
+    runs, the render calls are PIANOLA_ERROR_STATE. Any thread. */
+pianola_status pianola_output_start_driver(pianola_soundtrack *soundtrack, pianola_driver driver, const char *device, int32_t period_frames, int32_t periods);
+
+/** pianola_output_start_driver on ALSA: `device` is a PCM name (NULL: "default"). Any thread. */
 pianola_status pianola_output_start(pianola_soundtrack *soundtrack, const char *device, int32_t period_frames, int32_t periods);
 
 /** Stops Pianola's own output at once. Any thread. */
@@ -389,8 +412,12 @@ pianola_status pianola_render_config_init(pianola_render_config *config);
     Blocks until done. Any thread. */
 pianola_status pianola_render_file(const pianola_render_config *config, const char *output_path, int32_t overwrite);
 
-/** Plays a song once through ALSA `device` (NULL: "default") and returns when it has
-    ended. Blocks. Any thread. */
+/** Plays a song once through `device` on `driver` (NULL: the driver's default, as
+    pianola_output_start_driver) at the output's rate, and returns when it has ended.
+    Blocks. Any thread. */
+pianola_status pianola_play_file_driver(const pianola_render_config *config, pianola_driver driver, const char *device);
+
+/** pianola_play_file_driver on ALSA: `device` is a PCM name (NULL: "default"). Blocks. Any thread. */
 pianola_status pianola_play_file(const pianola_render_config *config, const char *device);
 
 /** Prepares an offline render of a song, read out with pianola_renderer_read. Any thread. */

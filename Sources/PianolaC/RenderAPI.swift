@@ -96,13 +96,20 @@ public func pianolaRenderFile(_ config: UnsafePointer<pianola_render_config>?, _
     }
 }
 
-/// pianola_play_file: a song once through a device, returning when it has ended. Any thread.
+/// pianola_play_file_driver: a song once through a device on a driver, returning when it has ended. Any thread.
+@_cdecl("pianola_play_file_driver")
+public func pianolaPlayFileDriver(_ config: UnsafePointer<pianola_render_config>?, _ driver: pianola_driver, _ device: UnsafePointer<CChar>?) -> pianola_status {
+    status {
+        let driver = try audioDriver(driver)
+        let (sequence, font, settings, _) = try song(config)
+        try SongGraph.playThrough(sequence, soundFont: font, settings: settings, driver: driver, device: device.map { String(cString: $0) })
+    }
+}
+
+/// pianola_play_file: pianola_play_file_driver on ALSA. Any thread.
 @_cdecl("pianola_play_file")
 public func pianolaPlayFile(_ config: UnsafePointer<pianola_render_config>?, _ device: UnsafePointer<CChar>?) -> pianola_status {
-    status {
-        let (sequence, font, settings, _) = try song(config)
-        try SongGraph.playThrough(sequence, soundFont: font, settings: settings, device: device.map { String(cString: $0) } ?? "default")
-    }
+    pianolaPlayFileDriver(config, pianola_driver(PIANOLA_DRIVER_ALSA), device)
 }
 
 /// pianola_renderer_create: an offline render to read out in pieces. Any thread.

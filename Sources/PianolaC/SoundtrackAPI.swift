@@ -168,15 +168,22 @@ public func pianolaMeters(_ handle: OpaquePointer?, _ peak: UnsafeMutablePointer
     }
 }
 
-/// pianola_output_start: Pianola's own ALSA output. Any thread.
-@_cdecl("pianola_output_start")
-public func pianolaOutputStart(_ handle: OpaquePointer?, _ device: UnsafePointer<CChar>?, _ periodFrames: Int32, _ periods: Int32) -> pianola_status {
+/// pianola_output_start_driver: Pianola's own output on a driver. Any thread.
+@_cdecl("pianola_output_start_driver")
+public func pianolaOutputStartDriver(_ handle: OpaquePointer?, _ driver: pianola_driver, _ device: UnsafePointer<CChar>?, _ periodFrames: Int32, _ periods: Int32) -> pianola_status {
     status {
         let soundtrack = try soundtrack(handle)
+        let driver = try audioDriver(driver)
         let period = periodFrames == 0 ? 512 : try inRange(periodFrames, 16...soundtrack.configuration.maxFrames, "period_frames")
         let count = periods == 0 ? 3 : try inRange(periods, 2...16, "periods")
-        _ = try soundtrack.startOutput(device: device.map { String(cString: $0) } ?? "default", periodFrames: period, periods: count)
+        _ = try soundtrack.startOutput(driver: driver, device: device.map { String(cString: $0) }, periodFrames: period, periods: count)
     }
+}
+
+/// pianola_output_start: pianola_output_start_driver on ALSA. Any thread.
+@_cdecl("pianola_output_start")
+public func pianolaOutputStart(_ handle: OpaquePointer?, _ device: UnsafePointer<CChar>?, _ periodFrames: Int32, _ periods: Int32) -> pianola_status {
+    pianolaOutputStartDriver(handle, pianola_driver(PIANOLA_DRIVER_ALSA), device, periodFrames, periods)
 }
 
 /// pianola_output_stop: at once. Any thread.

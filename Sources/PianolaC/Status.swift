@@ -27,7 +27,7 @@ struct APIError: Error {
             case .device: self.init(PIANOLA_ERROR_DEVICE, error.description)
             case .busy: self.init(PIANOLA_ERROR_BUSY, error.description)
             }
-        case is ALSAError: self.init(PIANOLA_ERROR_DEVICE, "\(error)")
+        case is ALSAError, is AudioOutputError: self.init(PIANOLA_ERROR_DEVICE, "\(error)")
         default: self.init(PIANOLA_ERROR_FILE, "\(error)")   // MIDIFileError, SynthesizerError, AudioFileError: the files'
         }
     }
@@ -107,6 +107,17 @@ func checkSize(_ size: UInt32, of type: String, is expected: Int) throws(APIErro
 func inRange<T: BinaryInteger>(_ value: T, _ range: ClosedRange<Int>, _ what: String) throws(APIError) -> Int {
     guard let value = Int(exactly: value), range.contains(value) else { throw .argument("\(what) \(value): use \(range.lowerBound) to \(range.upperBound)") }
     return value
+}
+
+/// The driver a pianola_driver names (`nil`: the default choice), or an argument error.
+func audioDriver(_ driver: pianola_driver) throws(APIError) -> AudioDriver? {
+    switch Int(driver) {
+    case PIANOLA_DRIVER_DEFAULT: nil
+    case PIANOLA_DRIVER_ALSA: .alsa
+    case PIANOLA_DRIVER_PIPEWIRE: .pipewire
+    case PIANOLA_DRIVER_JACK: .jack
+    default: throw .argument("driver \(driver): use PIANOLA_DRIVER_DEFAULT, _ALSA, _PIPEWIRE or _JACK")
+    }
 }
 
 /// A real number in `range`, or an argument error naming `what`.

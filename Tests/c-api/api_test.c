@@ -7,6 +7,9 @@
  *
  *   api_test FONT.sf2 SONG.mid EFFECT.wav SCRATCH_DIR
  */
+/* setenv: POSIX, not C99. */
+#define _POSIX_C_SOURCE 200112L
+
 #include <pianola.h>
 
 #include <math.h>
@@ -328,6 +331,15 @@ static void own_output(pianola_soundtrack *soundtrack) {
     FAILS(pianola_render_f32(soundtrack, buffer, 64), PIANOLA_ERROR_STATE, "own output");
     OK(pianola_output_stop(soundtrack));
     OK(pianola_render_f32(soundtrack, buffer, 64));
+    /* The other drivers, each pointed where no server is, refuse in one line naming it. */
+    setenv("JACK_DEFAULT_SERVER", "pianola-api-test-nobody", 1);
+    setenv("PIPEWIRE_RUNTIME_DIR", scratch, 1);
+    FAILS(pianola_output_start_driver(soundtrack, 7, NULL, 0, 0), PIANOLA_ERROR_ARGUMENT, "driver 7");
+    FAILS(pianola_output_start_driver(soundtrack, PIANOLA_DRIVER_JACK, NULL, 0, 0), PIANOLA_ERROR_DEVICE, "no JACK server named 'pianola-api-test-nobody'");
+    FAILS(pianola_output_start_driver(soundtrack, PIANOLA_DRIVER_PIPEWIRE, NULL, 0, 0), PIANOLA_ERROR_DEVICE, "no PipeWire daemon answers");
+    OK(pianola_output_start_driver(soundtrack, PIANOLA_DRIVER_ALSA, "null", 128, 2));
+    FAILS(pianola_render_f32(soundtrack, buffer, 64), PIANOLA_ERROR_STATE, "own output");
+    OK(pianola_output_stop(soundtrack));
 }
 
 static void offline(void) {
@@ -358,6 +370,8 @@ static void offline(void) {
     config.soundfont = path_source(font);
     FAILS(pianola_play_file(&config, "no-such-device"), PIANOLA_ERROR_DEVICE, "no-such-device");
     OK(pianola_play_file(&config, "null"));
+    FAILS(pianola_play_file_driver(&config, -1, "null"), PIANOLA_ERROR_ARGUMENT, "driver -1");
+    OK(pianola_play_file_driver(&config, PIANOLA_DRIVER_ALSA, "null"));
 
     FAILS(pianola_renderer_create(&config, NULL), PIANOLA_ERROR_ARGUMENT, "renderer is NULL");
     FAILS(pianola_renderer_create(NULL, &renderer), PIANOLA_ERROR_ARGUMENT, "config is NULL");

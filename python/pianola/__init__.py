@@ -146,12 +146,20 @@ def render_file(midi: Data, soundfont: Data, output: Union[str, os.PathLike], *,
     _check(_c.lib.pianola_render_file(ctypes.byref(config), os.fsencode(output), int(overwrite)))
 
 
-def play_file(midi: Data, soundfont: Data, device: str = "default", *, sample_rate: int = 48000, tail_seconds: float = 5.0,
-              reverb: bool = True, chorus: bool = True, gain: float = 0.2) -> None:
-    """Plays a MIDI file once through the ALSA device `device`; returns when it has ended."""
+def _driver(driver: Optional[str]) -> int:
+    """The pianola_driver for "alsa", "pipewire", "jack" or None (the default choice)."""
+    if driver not in _c.DRIVERS:
+        raise ArgumentError(_c.ERROR_ARGUMENT, f"driver {driver!r}: use 'alsa', 'pipewire', 'jack' or None")
+    return _c.DRIVERS[driver]
+
+
+def play_file(midi: Data, soundfont: Data, device: Optional[str] = None, *, driver: Optional[str] = "alsa", sample_rate: int = 48000,
+              tail_seconds: float = 5.0, reverb: bool = True, chorus: bool = True, gain: float = 0.2) -> None:
+    """Plays a MIDI file once through `device` on `driver` ("alsa", "pipewire", "jack", or None
+    for what `pianola play` chooses); device None is the driver's default. Returns when it has ended."""
     keep: list = []
     config = _render_config(midi, soundfont, keep, sample_rate, tail_seconds, reverb, chorus, gain)
-    _check(_c.lib.pianola_play_file(ctypes.byref(config), device.encode()))
+    _check(_c.lib.pianola_play_file_driver(ctypes.byref(config), _driver(driver), device.encode() if device is not None else None))
 
 
 class _Loadable:
@@ -412,9 +420,11 @@ class Soundtrack:
             raise ArgumentError(_c.ERROR_ARGUMENT, "render_into takes a C-contiguous float32 array of shape (frames, 2)")
         _check(_c.lib.pianola_render_f32(self._handle, audio.ctypes.data, audio.shape[0]))
 
-    def start_output(self, device: str = "default", period_frames: int = 0, periods: int = 0) -> None:
-        """Plays through Pianola's own ALSA output (then `render` is refused)."""
-        _check(_c.lib.pianola_output_start(self._handle, device.encode(), period_frames, periods))
+    def start_output(self, device: Optional[str] = None, period_frames: int = 0, periods: int = 0, *, driver: Optional[str] = "alsa") -> None:
+        """Plays through Pianola's own output on `driver` ("alsa", "pipewire", "jack", or None for
+        what `pianola play` chooses) and `device` (None: the driver's default); then `render` is refused."""
+        _check(_c.lib.pianola_output_start_driver(self._handle, _driver(driver), device.encode() if device is not None else None,
+                                                  period_frames, periods))
 
     def stop_output(self) -> None:
         """Stops Pianola's own output at once."""

@@ -21,6 +21,8 @@ NOW, NEXT_BEAT, NEXT_BAR, AT_MARKER = 0, 1, 2, 3
 (EVENT_BEAT, EVENT_BAR, EVENT_MARKER, EVENT_LOOP_WRAPPED, EVENT_SONG_ENDED, EVENT_SONG_LOADED,
  EVENT_SONG_LOAD_FAILED, EVENT_EFFECT_LOADED, EVENT_EFFECT_LOAD_FAILED) = range(1, 10)
 EVENT_TEXT_SIZE = 256
+# Audio drivers (pianola.h), by the names `pianola play --driver` takes; None is the default choice.
+DRIVERS = {None: 0, "alsa": 1, "pipewire": 2, "jack": 3}
 
 
 class Source(ctypes.Structure):
@@ -117,11 +119,11 @@ _signatures = {
     "pianola_meters": (_status, [_handle, _c.POINTER(_c.c_float), _c.POINTER(_c.c_float)]),
     "pianola_poll_events": (_status, [_handle, _c.POINTER(Event), _c.c_size_t, _c.POINTER(_c.c_size_t)]),
     "pianola_render_f32": (_status, [_handle, _c.c_void_p, _c.c_size_t]),
-    "pianola_output_start": (_status, [_handle, _c.c_char_p, _c.c_int32, _c.c_int32]),
+    "pianola_output_start_driver": (_status, [_handle, _c.c_int32, _c.c_char_p, _c.c_int32, _c.c_int32]),
     "pianola_output_stop": (_status, [_handle]),
     "pianola_render_config_init": (_status, [_c.POINTER(RenderConfig)]),
     "pianola_render_file": (_status, [_c.POINTER(RenderConfig), _c.c_char_p, _c.c_int32]),
-    "pianola_play_file": (_status, [_c.POINTER(RenderConfig), _c.c_char_p]),
+    "pianola_play_file_driver": (_status, [_c.POINTER(RenderConfig), _c.c_int32, _c.c_char_p]),
     "pianola_renderer_create": (_status, [_c.POINTER(RenderConfig), _out_handle]),
     "pianola_renderer_max_frames": (_status, [_handle, _c.POINTER(_c.c_int64)]),
     "pianola_renderer_read": (_status, [_handle, _c.c_void_p, _c.c_size_t, _c.POINTER(_c.c_size_t)]),

@@ -73,6 +73,18 @@ def test_play_file_through_alsa_null_device():
     pianola.play_file(str(ROOT / "songs" / "battle.mid"), FONT, device="null", tail_seconds=0)
     with pytest.raises(pianola.DeviceError, match="no-such-device"):
         pianola.play_file(SONG, FONT, device="no-such-device")
+    with pytest.raises(pianola.ArgumentError, match="driver 'oss'"):
+        pianola.play_file(SONG, FONT, driver="oss")
+
+
+def test_the_other_drivers_name_what_is_missing(monkeypatch):
+    monkeypatch.setenv("JACK_DEFAULT_SERVER", "pianola-python-test-nobody")
+    monkeypatch.setenv("PIPEWIRE_RUNTIME_DIR", "/nonexistent")
+    with pytest.raises(pianola.DeviceError, match="no JACK server named 'pianola-python-test-nobody'"):
+        pianola.play_file(SONG, FONT, driver="jack")
+    with pianola.Soundtrack() as music:
+        with pytest.raises(pianola.DeviceError, match="no PipeWire daemon answers at /nonexistent/pipewire-0"):
+            music.start_output(driver="pipewire")
 
 
 def test_soundtrack_plays_loops_and_names_songs_in_its_events():
