@@ -78,7 +78,7 @@ let package = Package(
         // Regenerates soundfonts/*.sf2 from SoundFontBook: `swift run make-soundfonts`.
         .executableTarget(name: "make-soundfonts", dependencies: ["SoundFontBook"], path: "Sources/MakeSoundFonts"),
         // Benchmarks that print figures (never pass/fail): `swift run -c release pianola-bench`.
-        .executableTarget(name: "pianola-bench", dependencies: ["MIDI", "Pianola", "PianolaC", "CPianola", "AudioFile", "AllocationCounter", "SongBook"], path: "Sources/PianolaBench"),
+        .executableTarget(name: "pianola-bench", dependencies: ["MIDI", "Pianola", "PianolaC", "CPianola", "AudioFile", "AllocationCounter", "SongBook", "SoundServers"], path: "Sources/PianolaBench"),
 
         // The fuzz targets (Fuzz/run-fuzzers.sh builds them with libFuzzer); built plainly, it
         // replays inputs through a target and writes a target's seeds.
@@ -88,6 +88,8 @@ let package = Package(
 
         // Renders Examples/sdl-game's script through the Swift API and compares SDL's output with it.
         .executableTarget(name: "sdl-game-check", dependencies: ["Pianola"], path: "Tests/SDLGameCheck"),
+        // Real JACK and PipeWire servers of a test's or benchmark's own, and the capture clients' driver.
+        .target(name: "SoundServers", path: "Tests/SoundServers"),
         // A JACK client that records what reaches its inputs: the JACK output tests' ear.
         .executableTarget(name: "jack-capture", dependencies: ["CJack"], path: "Tests/JackCapture"),
         // A PipeWire capture stream on a sink's monitor: the PipeWire output tests' ear.
@@ -100,7 +102,7 @@ let package = Package(
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "TestSupport"]),
         .testTarget(name: "SequencingTests", dependencies: ["Sequencing", "MIDI", "SongBook"]),
         .testTarget(name: "PianolaTests", dependencies: ["Pianola", "Engine", "MIDI", "AllocationCounter", "TestSupport", "SongBook"]),
-        .testTarget(name: "PianolaCLITests", dependencies: ["MIDI", "Pianola", "pianola", "CCairo", "jack-capture", "pipewire-capture"]),
+        .testTarget(name: "PianolaCLITests", dependencies: ["MIDI", "Pianola", "pianola", "CCairo", "SoundServers", "jack-capture", "pipewire-capture"]),
         // Test support: counts the heap allocations a thread makes (the render-thread rule).
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "Sequencing", "MIDI", "FluidSynth", "SF2", "AllocationCounter", "TestSupport"]),

@@ -1,37 +1,10 @@
 import Foundation
+import SoundServers
 import Testing
-
-/// A real JACK server of the test's own (jackd's dummy backend, real-time, 48 kHz, 256-frame
-/// periods) under a unique name, so it never meets the user's server or another test's.
-final class JACKServer: @unchecked Sendable {   // @unchecked: `kill` may come from another thread; Process allows it
-    let name = "pianola-test-\(UUID().uuidString.prefix(8))"
-    private let process = Process()
-
-    /// The environment that points libjack clients at this server.
-    var environment: [String: String] { ["JACK_DEFAULT_SERVER": name] }
-
-    init() throws {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/jackd")
-        process.arguments = ["-n", name, "-R", "-P", "70", "-d", "dummy", "-r", "48000", "-p", "256"]
-        process.environment = ProcessInfo.processInfo.environment.merging(["JACK_NO_AUDIO_RESERVATION": "1"]) { $1 }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-    }
-
-    /// Stops the server (SIGTERM: a SIGKILLed jackd leaves its entry in JACK's shared
-    /// registry, which holds 8 servers, and later servers then fail to start).
-    func kill() { if process.isRunning { process.terminate() } }
-
-    deinit {
-        kill()
-        process.waitUntilExit()
-    }
-}
 
 /// `jack-capture` (Tests/JackCapture), a client named "capture" on `server`.
 func jackCapture(on server: JACKServer, seconds: Int, into scratch: Scratch) throws -> OutputCapture {
-    try OutputCapture("jack-capture", ["capture", "\(seconds)"], environment: server.environment, into: scratch)
+    try OutputCapture(jackOn: server, seconds: seconds, tools: captureTools, into: scratch.url)
 }
 
 // Serialized: each test starts its own server, and JACK's registry holds only 8 at a time.
@@ -42,25 +15,9 @@ struct JACKOutputTests {
 
     @Test("what JACK delivers to a client patched to Pianola's ports is what render writes (SNR ≥ 60 dB, no gap)")
     func playEqualsRender() throws {
-        let scratch = try Scratch()
         let server = try JACKServer()
-        let common = ["--soundfont", Self.testFont, "--tempo", "150"]
-        let wav = scratch.url.appendingPathComponent("rendered.wav").path
-        let rendered = try CLIRun.pianola(["render", Self.song, "-o", wav, "--bits", "32f"] + common)
-        #expect(rendered.status == 0, "\(rendered.stderr)")
-        let reference = try PlayCommandTests.wavFloats(wav)
-        // One retry: an xrun on a shared machine drops a period, which is the server's fault, not Pianola's.
-        for attempt in 1...2 {
-            let capture = try jackCapture(on: server, seconds: 40, into: scratch)
-            let played = try CLIRun.pianola(["play", Self.song, "--driver", "jack", "--device", "capture", "--quiet"] + common,
-                                            environment: server.environment)
-            #expect(played.status == 0, "\(played.stderr)")
-            let (samples, _, xruns) = try capture.finish()
-            if xruns > 0 && attempt == 1 { continue }
-            let snr = alignedSNR(captured: samples, reference: reference)
-            #expect(snr != nil, "the capture is shorter than the render: a gap or a cut end")
-            #expect((snr ?? 0) >= 60, "SNR \(snr ?? 0) dB, \(xruns) xruns")
-            return
+        try expectPlayEqualsRender(["--driver", "jack", "--device", "capture", "--quiet"], environment: server.environment) {
+            try OutputCapture(jackOn: server, seconds: 40, tools: captureTools, into: $0)
         }
     }
 
