@@ -122,9 +122,14 @@ struct Record: ParsableCommand {
         input.start(startQueue: midi == nil, thru: thruSynth.map { live in { live.send($0) } })
 
         let started = Date()
+        var outputFailure: String?   // the audio output died: keep what was recorded, then say so
         while true {
             usleep(20_000)
             if interruption.signal != nil { break }
+            if let failure = playback?.fatalError ?? thruPlayback?.fatalError {
+                outputFailure = failure
+                break
+            }
             if let duration, Date().timeIntervalSince(started) >= duration { break }
             if let playback, duration == nil, playback.hasFinished { break }
         }
@@ -152,6 +157,7 @@ struct Record: ParsableCommand {
             }
         }
         say("wrote \(output): \(arrivals.count) event\(arrivals.count == 1 ? "" : "s")")
+        if let outputFailure { throw fail(outputFailure) }
         if let signal = interruption.signal { throw ExitCode(128 + signal) }
     }
 

@@ -36,6 +36,7 @@ public final class PipeWireOutput: AudioOutput, @unchecked Sendable {
     private let frameZero = Atomic<Int64>(.max)
     private let streamState = Atomic<Int32>(PW_STREAM_STATE_UNCONNECTED.rawValue)
     private var isRunning = false
+    private let startedNanos = Atomic<Int64>(0)   // CLOCK_MONOTONIC of `start`; 0 before
     private var lastTicks: Int64?      // render thread only
     private var lastCycleTicks: Int64 = 0   // render thread only
 
@@ -125,7 +126,21 @@ public final class PipeWireOutput: AudioOutput, @unchecked Sendable {
 
     /// "the PipeWire daemon went away" once the stream broke; `nil` while all is well. Any thread.
     public var failure: String? {
-        broken.load(ordering: .acquiring) ? "the PipeWire daemon went away or dropped the stream (Pianola's stream to \(deviceName))" : nil
+        if broken.load(ordering: .acquiring) { return "the PipeWire daemon went away or dropped the stream (Pianola's stream to \(deviceName))" }
+        let started = startedNanos.load(ordering: .acquiring)
+        if started > 0, written.load(ordering: .relaxed) == 0, Self.monotonicNanos() - started > Self.startLimitNanos {
+            return "PipeWire did not run Pianola's stream to \(deviceName) within 5 s: no session manager linked it (is WirePlumber running?)"
+        }
+        return nil
+    }
+
+    /// How long a stream may wait for its first cycle before that counts as a failure.
+    private static let startLimitNanos: Int64 = 5_000_000_000
+
+    private static func monotonicNanos() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
     }
 
     /// When frame 0 sounds, from the stream's own timing (`pw_stream_get_time_n`: its delay to
@@ -156,6 +171,7 @@ public final class PipeWireOutput: AudioOutput, @unchecked Sendable {
         pw_thread_loop_unlock(loop)
         pw_thread_loop_start(loop)
         isRunning = true
+        startedNanos.store(Self.monotonicNanos(), ordering: .releasing)
         return nil
     }
 

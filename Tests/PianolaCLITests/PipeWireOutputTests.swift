@@ -37,7 +37,7 @@ struct PipeWireOutputTests {
         #expect(run.stderr.hasPrefix("pianola: the PipeWire daemon went away") && run.stderr.filter { $0 == "\n" }.count == 1, "\(run.stderr)")
     }
 
-    @Test("no daemon and a missing sink: one line each naming it, exit 1; devices marks the default sink")
+    @Test("no daemon, a missing sink, no session manager: one line each, exit 1; devices marks the default sink")
     func refusalsAndDevices() throws {
         let empty = try Scratch()
         let none = try CLIRun.pianola(["play", Self.song, "--driver", "pipewire", "--soundfont", Self.testFont], environment: ["XDG_RUNTIME_DIR": empty.url.path])
@@ -49,5 +49,11 @@ struct PipeWireOutputTests {
         #expect(sink.stderr.hasPrefix("pianola: sink 'nowhere': no PipeWire sink by that name or serial") && sink.stderr.filter { $0 == "\n" }.count == 1, "\(sink.stderr)")
         let devices = try CLIRun.pianola(["devices"], environment: server.environment)
         #expect(devices.stdout.contains("pipewire (the default driver: a PipeWire daemon is running):\n  * pianola-null\n"), "\(devices.stdout)")
+        // With no session manager nothing links the stream: a line after 5 s, not a hang.
+        server.stopSessionManager()
+        let unlinked = try CLIRun.pianola(["play", Self.song, "--driver", "pipewire", "--soundfont", Self.testFont, "--quiet"],
+                                          environment: server.environment, prefix: ["/usr/bin/timeout", "30"])
+        #expect(unlinked.status == 1, "exit \(unlinked.status): \(unlinked.stderr)")
+        #expect(unlinked.stderr == "pianola: PipeWire did not run Pianola's stream to default sink within 5 s: no session manager linked it (is WirePlumber running?)\n")
     }
 }

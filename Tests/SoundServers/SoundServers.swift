@@ -104,6 +104,13 @@ public final class PipeWireServer: @unchecked Sendable {   // @unchecked: `stopD
         throw SoundServerError("the PipeWire daemon did not come up: no sign of \(what) in 10 s")
     }
 
+    /// Kills WirePlumber, the session manager: nothing then links new streams.
+    public func stopSessionManager() {
+        guard let manager = processes.last, manager.isRunning else { return }
+        Glibc.kill(manager.processIdentifier, SIGKILL)
+        manager.waitUntilExit()
+    }
+
     /// Kills the daemon, as a crash would.
     public func stopDaemon() { if processes[1].isRunning { Glibc.kill(processes[1].processIdentifier, SIGKILL) } }
 

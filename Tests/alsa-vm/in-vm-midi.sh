@@ -74,39 +74,56 @@ $C file-matches-log "$OUT/stop.mid" "$OUT/stop.log"; check $? "the file written 
 $C aseqdump-matches-log "$OUT/stop-aseqdump.txt" "$OUT/stop.log"; check $? "nothing received before Ctrl-C is missing (aseqdump saw the same)"
 
 # 5. Sync with audio: channel 1 to the synth (into snd-aloop, captured by arecord), the same
-#    notes on channel 2 to Midi Through and recorded on the same clock. The emulated guest on
-#    a shared host is now and then too slow for real time; the player says so (events late,
-#    underruns). Then the try is made again, and if the guest is overloaded both times the
-#    figures are shown but not held against the code.
+#    notes on channel 2 to Midi Through and recorded on the same clock; through ALSA, then
+#    through a jackd that plays into snd-aloop (the sample clock then comes from JACK's cycle
+#    times). (PipeWire is not here: WirePlumber quits in this guest, which has no logind, and
+#    the try with a hand-linked stream did not finish.) The emulated guest on a shared host
+#    is now and then too slow for real time; the player says so (events late, underruns). Then
+#    the try is made again, and if the guest is overloaded both times the figures are shown but
+#    not held against the code.
 $C make-sync-song "$OUT/sync-song.mid"
-sync_try() {
+sync_try() {   # the audio options of `record --play`
     rm -f "$OUT/sync.mid" "$OUT/sync.raw"
-    arecord -q -D hw:Loopback,1,0 -f FLOAT_LE -r 48000 -c 2 -t raw -d 22 "$OUT/sync.raw" &
+    # plughw: a server may hold the loopback in its own sample format; this converts it to float.
+    arecord -q -D plughw:Loopback,1,0 -f FLOAT_LE -r 48000 -c 2 -t raw -d 22 "$OUT/sync.raw" &
     CAPTURE=$!
     sleep 1
     $P record "$OUT/sync.mid" --port 14:0 --play "$OUT/sync-song.mid" --route ch2=14:0 --soundfont soundfonts/pianola-test.sf2 \
-        --device hw:Loopback,0,0 --period 2048 --periods 4 --log "$OUT/sync.log" --quiet 2> "$OUT/sync.err"
+        "$@" --log "$OUT/sync.log" --quiet 2> "$OUT/sync.err"
     recorded=$?
     wait $CAPTURE
     cat "$OUT/sync.err"
     [ $recorded = 0 ] && $C audio-sync "$OUT/sync.raw" "$OUT/sync.log"
 }
-overloaded() { grep -Eq "reached the kernel late|underrun" "$OUT/sync.err"; }
-if sync_try; then
-    check 0 "MIDI and audio onsets agree within 2 ms (90 % of notes; the figures show all)"
-elif overloaded; then
-    echo "note: the emulated guest was overloaded (above); trying again"
-    if sync_try; then
-        check 0 "MIDI and audio onsets agree within 2 ms on the second try"
+overloaded() { grep -Eq "reached the kernel late|underrun|xrun" "$OUT/sync.err"; }
+sync_check() {   # what plays the audio, then the audio options
+    what=$1
+    shift
+    if sync_try "$@"; then
+        check 0 "$what: MIDI and audio onsets agree within 2 ms (90 % of notes; the figures show all)"
     elif overloaded; then
-        echo "note: overloaded in both tries; sync not measurable in this run, figures above"
-        check 0 "MIDI and audio onsets: not measurable, the guest was overloaded twice"
+        echo "note: the emulated guest was overloaded (above); trying again"
+        if sync_try "$@"; then
+            check 0 "$what: MIDI and audio onsets agree within 2 ms on the second try"
+        elif overloaded; then
+            echo "note: overloaded in both tries; sync not measurable in this run, figures above"
+            check 0 "$what: MIDI and audio onsets: not measurable, the guest was overloaded twice"
+        else
+            check 1 "$what: MIDI and audio onsets agree within 2 ms (90 % of notes; the figures show all)"
+        fi
     else
-        check 1 "MIDI and audio onsets agree within 2 ms (90 % of notes; the figures show all)"
+        check 1 "$what: MIDI and audio onsets agree within 2 ms (90 % of notes; the figures show all)"
     fi
-else
-    check 1 "MIDI and audio onsets agree within 2 ms (90 % of notes; the figures show all)"
-fi
+}
+sync_check "ALSA" --driver alsa --device hw:Loopback,0,0 --period 2048 --periods 4
+
+JACK_NO_AUDIO_RESERVATION=1 jackd -n vm -R -P 70 -d alsa -P hw:Loopback,0,0 -r 48000 -p 1024 -n 3 -o 2 > "$OUT/jackd.log" 2>&1 &
+JACKD=$!
+export JACK_DEFAULT_SERVER=vm
+jack_wait -w -t 10 > /dev/null 2>&1
+sync_check "JACK (jackd on snd-aloop)" --driver jack
+kill $JACKD; wait $JACKD 2>/dev/null
+unset JACK_DEFAULT_SERVER
 
 # 6. MIDI thru to the synth: another process plays the sync song to Midi Through; the recorder
 #    passes what arrives to the synth, into snd-aloop. Each of its 24 instants is heard. An

@@ -45,7 +45,7 @@ check $equal "captured audio equals the render (SNR >= 60 dB)"
 
 # 2. Devices, and underruns: a 2 x 32-frame buffer cannot keep up under the emulated CPU;
 #    every underrun is recovered and counted, and the song still plays to its end.
-$P devices > "$OUT/devices.txt"
+$P devices --driver alsa > "$OUT/devices.txt"
 grep -qx 'hw:CARD=Loopback,DEV=0' "$OUT/devices.txt"; check $? "pianola devices lists hw:CARD=Loopback,DEV=0"
 $P play $SONG --soundfont $FONT --device hw:Loopback,0,0 --period 32 --periods 2 --to 4 --quiet 2> "$OUT/underrun.err"
 status=$?
