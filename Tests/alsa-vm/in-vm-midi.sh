@@ -76,8 +76,9 @@ $C aseqdump-matches-log "$OUT/stop-aseqdump.txt" "$OUT/stop.log"; check $? "noth
 # 5. Sync with audio: channel 1 to the synth (into snd-aloop, captured by arecord), the same
 #    notes on channel 2 to Midi Through and recorded on the same clock; through ALSA, then
 #    through a jackd that plays into snd-aloop (the sample clock then comes from JACK's cycle
-#    times). (PipeWire is not here: WirePlumber quits in this guest, which has no logind, and
-#    the try with a hand-linked stream did not finish.) The emulated guest on a shared host
+#    times). (PipeWire is not here: WirePlumber disconnects in this guest right after failing
+#    to reach logind, and without a session manager a stream never gets ports to link by hand.)
+#    The emulated guest on a shared host
 #    is now and then too slow for real time; the player says so (events late, underruns). Then
 #    the try is made again, and if the guest is overloaded both times the figures are shown but
 #    not held against the code.
