@@ -1,0 +1,75 @@
+import AllocationCounter
+import Engine
+import Foundation
+import Pianola
+import SoundServers
+import Synchronization
+import Testing
+
+/// A sine source that counts, on the render thread, the heap allocations made between two
+/// of its renders: what an output's own callback code (and the server's client library)
+/// allocates around the graph in each cycle.
+final class AllocationsBetweenRenders: AudioNode {
+    let cycles = Atomic<Int>(0)
+    let allocations = Atomic<Int>(0)
+    private let phase = Atomic<Int>(0)
+
+    func prepare(format: AudioFormat, maxFrames: Int) {}
+
+    func render(_ output: StereoSlice, at time: SampleTime) {
+        if cycles.load(ordering: .relaxed) > 0 { allocations.add(pianola_allocations_stop(), ordering: .relaxed) }
+        var k = phase.load(ordering: .relaxed)
+        for i in 0..<output.frames {
+            let value = Float(sin(Double(k) * 0.05)) * 0.1
+            output.left[i] = value
+            output.right[i] = value
+            k += 1
+        }
+        phase.store(k, ordering: .relaxed)
+        cycles.add(1, ordering: .relaxed)
+        pianola_allocations_start()
+    }
+}
+
+// Serialized: the servers' environment is set process-wide while an output opens.
+@Suite("JACK's and PipeWire's process callbacks allocate nothing around the graph, with real servers", .serialized)
+struct OutputThreadTests {
+    /// Opens `driver` in `environment` (retrying until the server answers), plays two seconds
+    /// of a sine through it, and returns the cycles and the allocations between renders.
+    func playTwoSeconds(_ driver: AudioDriver, environment: [String: String], connect: Bool) throws -> (cycles: Int, allocations: Int) {
+        for (key, value) in environment { setenv(key, value, 1) }
+        defer { for key in environment.keys { unsetenv(key) } }
+        var configuration = AudioOutputConfiguration()
+        configuration.connect = connect
+        var output: (any AudioOutput)?
+        for _ in 0..<100 where output == nil {
+            output = try? AudioOutputs.open(driver, configuration: configuration)
+            if output == nil { usleep(50_000) }
+        }
+        let opened = try #require(output, "no \(driver) server came up")
+        let node = AllocationsBetweenRenders()
+        opened.start(pulling: AudioGraph(root: node, format: AudioFormat(sampleRate: opened.format.sampleRate)))
+        usleep(2_000_000)
+        opened.stop(drain: false)
+        #expect(opened.failure == nil)
+        return (node.cycles.load(ordering: .relaxed), node.allocations.load(ordering: .relaxed))
+    }
+
+    @Test("JACK: a real jackd, 2 s of 256-frame cycles")
+    func jack() throws {
+        let server = try JACKServer()
+        let (cycles, allocations) = try playTwoSeconds(.jack, environment: server.environment, connect: false)
+        print("JACK process callback: \(allocations) allocations around the graph in \(cycles) cycles")
+        #expect(cycles > 200)
+        #expect(allocations == 0)
+    }
+
+    @Test("PipeWire: a real headless daemon, 2 s played to its null sink")
+    func pipeWire() throws {
+        let server = try PipeWireServer()
+        let (cycles, allocations) = try playTwoSeconds(.pipewire, environment: server.environment, connect: true)
+        print("PipeWire process callback: \(allocations) allocations around the graph in \(cycles) cycles")
+        #expect(cycles > 50)
+        #expect(allocations == 0)
+    }
+}
