@@ -32,6 +32,10 @@ public struct AudioOutputConfiguration: Hashable, Sendable {
     public var connect = true
     /// The name the output shows to the sound server. Any thread.
     public var clientName = "Pianola"
+    /// The sound server to reach: a JACK server's name, or a PipeWire daemon's socket (a path,
+    /// or a name in the runtime folder); `nil` for the environment's choice
+    /// (`JACK_DEFAULT_SERVER`, `PIPEWIRE_REMOTE`). ALSA has none. Any thread.
+    public var server: String?
 
     /// The driver's default device, 48 kHz, 256-frame periods × 3. Any thread.
     public init() {}

@@ -45,8 +45,8 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
     /// Control thread.
     public init(configuration: AudioOutputConfiguration = AudioOutputConfiguration()) throws(JACKError) {
         var status = jack_status_t(rawValue: 0)
-        guard let client = openClient(configuration.clientName.lowercased(), &status) else {
-            let server = getenv("JACK_DEFAULT_SERVER").map { String(cString: $0) } ?? "default"
+        guard let client = openClient(configuration.clientName.lowercased(), server: configuration.server, &status) else {
+            let server = configuration.server ?? getenv("JACK_DEFAULT_SERVER").map { String(cString: $0) } ?? "default"
             throw JACKError("no JACK server named '\(server)' is running (start one with jackd, or choose another --driver)")
         }
         self.client = client
@@ -126,7 +126,7 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
     /// default), each described by its ports; empty when no server runs. Control thread.
     public static func playbackDevices() -> [AudioDevice] {
         var status = jack_status_t(rawValue: 0)
-        guard let client = openClient("pianola-devices", &status) else { return [] }
+        guard let client = openClient("pianola-devices", server: nil, &status) else { return [] }
         defer { jack_client_close(client) }
         let physical = Set(ports(client, pattern: nil, flags: UInt(JackPortIsInput.rawValue) | UInt(JackPortIsPhysical.rawValue)))
         var devices: [AudioDevice] = []
@@ -230,12 +230,13 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
     }
 }
 
-/// A client on the running server (never starting one), with libjack's own messages kept
-/// off standard error: Pianola says what failed in its own one line. Control thread.
-private func openClient(_ name: String, _ status: inout jack_status_t) -> OpaquePointer? {
+/// A client on the running server named `server` (`nil`: the environment's; never starting
+/// one), with libjack's own messages kept off standard error: Pianola says what failed in its
+/// own one line. Control thread.
+private func openClient(_ name: String, server: String?, _ status: inout jack_status_t) -> OpaquePointer? {
     jack_set_error_function { _ in }
     jack_set_info_function { _ in }
-    return shim_jack_client_open(name, JackNoStartServer, &status)
+    return shim_jack_client_open(name, JackNoStartServer, &status, server)
 }
 
 /// Something JACK refused, one line. Any thread.

@@ -45,7 +45,7 @@ public final class PipeWireOutput: AudioOutput, @unchecked Sendable {
     public init(configuration: AudioOutputConfiguration = AudioOutputConfiguration()) throws(PipeWireError) {
         PipeWireOutput.initialize
         // The stream connects lazily, so ask the daemon first: is it there, and has it the sink?
-        let sinks = try PipeWireRegistry.sinks()
+        let sinks = try PipeWireRegistry.sinks(remote: configuration.server)
         if let device = configuration.device, !sinks.contains(where: { $0.name == device || $0.description.hasPrefix("#\(device) ") }) {
             throw PipeWireError("sink '\(device)': no PipeWire sink by that name or serial (`pianola devices --driver pipewire` lists them)")
         }
@@ -78,7 +78,7 @@ public final class PipeWireOutput: AudioOutput, @unchecked Sendable {
             throw PipeWireError("cannot create a PipeWire context (\(String(cString: strerror(errno))))")
         }
         pw_thread_loop_lock(loop)
-        let core = pw_context_connect(context, nil, 0)
+        let core = pw_context_connect(context, PipeWireRegistry.remoteProperties(configuration.server), 0)
         let stream = core.flatMap { pw_stream_new($0, configuration.clientName, properties) }
         pw_thread_loop_unlock(loop)
         guard let core, let stream else {
@@ -114,7 +114,7 @@ public final class PipeWireOutput: AudioOutput, @unchecked Sendable {
     /// answers. Control thread.
     public static func playbackDevices() -> [AudioDevice] {
         initialize
-        return (try? PipeWireRegistry.sinks()) ?? []
+        return (try? PipeWireRegistry.sinks(remote: nil)) ?? []
     }
 
     /// Missed cycles: the graph asked and no buffer was ready, or the graph's clock moved on
@@ -278,15 +278,25 @@ private final class PipeWireRegistry {
         metadataEvents.deallocate()
     }
 
-    /// The sinks, the default one marked; throws one line when no daemon answers.
-    static func sinks() throws(PipeWireError) -> [AudioDevice] {
+    /// The properties that point a connection at `remote` (`nil`: the environment's daemon).
+    static func remoteProperties(_ remote: String?) -> UnsafeMutablePointer<pw_properties>? {
+        remote.map { remote in
+            let properties = pw_properties_new_string("")
+            pw_properties_set(properties, PW_KEY_REMOTE_NAME, remote)
+            return properties!
+        }
+    }
+
+    /// The sinks of the daemon at `remote` (`nil`: the environment's), the default one
+    /// marked; throws one line when no daemon answers.
+    static func sinks(remote: String?) throws(PipeWireError) -> [AudioDevice] {
         guard let loop = pw_main_loop_new(nil) else { throw PipeWireError("cannot create PipeWire's main loop") }
         defer { pw_main_loop_destroy(loop) }
         guard let context = pw_context_new(pw_main_loop_get_loop(loop), nil, 0) else { throw PipeWireError("cannot create a PipeWire context") }
         defer { pw_context_destroy(context) }
-        guard let core = pw_context_connect(context, nil, 0) else {
+        guard let core = pw_context_connect(context, remoteProperties(remote), 0) else {
             let environment = { (name: String) in getenv(name).map { String(cString: $0) } }
-            let socket = environment("PIPEWIRE_REMOTE") ?? "pipewire-0"
+            let socket = remote ?? environment("PIPEWIRE_REMOTE") ?? "pipewire-0"
             guard let folder = environment("PIPEWIRE_RUNTIME_DIR") ?? environment("XDG_RUNTIME_DIR") else {
                 throw PipeWireError("no PipeWire daemon answers: XDG_RUNTIME_DIR is not set, so there is no socket to reach it by")
             }

@@ -31,15 +31,15 @@ final class AllocationsBetweenRenders: AudioNode {
     }
 }
 
-// Serialized: the servers' environment is set process-wide while an output opens.
+// Serialized: two servers at once would only load the machine.
 @Suite("JACK's and PipeWire's process callbacks allocate nothing around the graph, with real servers", .serialized)
 struct OutputThreadTests {
-    /// Opens `driver` in `environment` (retrying until the server answers), plays two seconds
+    /// Opens `driver` on `server` (retrying until it answers; named, so this process's
+    /// environment, which the CLI tests' children inherit, is left alone), plays two seconds
     /// of a sine through it, and returns the cycles and the allocations between renders.
-    func playTwoSeconds(_ driver: AudioDriver, environment: [String: String], connect: Bool) throws -> (cycles: Int, allocations: Int) {
-        for (key, value) in environment { setenv(key, value, 1) }
-        defer { for key in environment.keys { unsetenv(key) } }
+    func playTwoSeconds(_ driver: AudioDriver, server: String, connect: Bool) throws -> (cycles: Int, allocations: Int) {
         var configuration = AudioOutputConfiguration()
+        configuration.server = server
         configuration.connect = connect
         var output: (any AudioOutput)?
         for _ in 0..<100 where output == nil {
@@ -58,7 +58,7 @@ struct OutputThreadTests {
     @Test("JACK: a real jackd, 2 s of 256-frame cycles")
     func jack() throws {
         let server = try JACKServer()
-        let (cycles, allocations) = try playTwoSeconds(.jack, environment: server.environment, connect: false)
+        let (cycles, allocations) = try playTwoSeconds(.jack, server: server.name, connect: false)
         print("JACK process callback: \(allocations) allocations around the graph in \(cycles) cycles")
         #expect(cycles > 200)
         #expect(allocations == 0)
@@ -67,7 +67,7 @@ struct OutputThreadTests {
     @Test("PipeWire: a real headless daemon, 2 s played to its null sink")
     func pipeWire() throws {
         let server = try PipeWireServer()
-        let (cycles, allocations) = try playTwoSeconds(.pipewire, environment: server.environment, connect: true)
+        let (cycles, allocations) = try playTwoSeconds(.pipewire, server: server.socket, connect: true)
         print("PipeWire process callback: \(allocations) allocations around the graph in \(cycles) cycles")
         #expect(cycles > 50)
         #expect(allocations == 0)

@@ -55,6 +55,9 @@ public final class PipeWireServer: @unchecked Sendable {   // @unchecked: `stopD
     /// The environment that points PipeWire clients at this daemon.
     public let environment: [String: String]
 
+    /// The daemon's socket, for a client that names it (`remote.name`).
+    public var socket: String { "\(folder)/pipewire-0" }
+
     /// Starts it and waits (up to 10 s) until the null sink is the default one.
     public init() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("pianola-pipewire-\(UUID().uuidString)").path
