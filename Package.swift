@@ -83,7 +83,7 @@ let package = Package(
         // The fuzz targets (Fuzz/run-fuzzers.sh builds them with libFuzzer); built plainly, it
         // replays inputs through a target and writes a target's seeds.
         .executableTarget(name: "pianola-fuzz", dependencies: [
-            "MIDI", "Sequencing", "PianolaCommands", "AudioFile", "FluidSynth", "Engine", "SoundFontBook",
+            "MIDI", "Sequencing", "PianolaCommands", "AudioFile", "FluidSynth", "Engine", "SoundFontBook", "CFluidSynth", "CShims",
         ], path: "Sources/PianolaFuzz"),
 
         // Renders Examples/sdl-game's script through the Swift API and compares SDL's output with it.
@@ -108,7 +108,7 @@ let package = Package(
         .testTarget(name: "EngineTests", dependencies: ["Engine", "Sequencing", "MIDI", "FluidSynth", "SF2", "AllocationCounter", "TestSupport"]),
         .testTarget(name: "StreamingTests", dependencies: ["Streaming", "Engine", "AudioFile", "MIDI", "Sequencing", "AllocationCounter"]),
         .testTarget(name: "PianolaCTests", dependencies: ["PianolaC", "CPianola", "AllocationCounter"]),
-        .testTarget(name: "SoundFontTests", dependencies: ["SF2", "SoundFontBook", "FluidSynth"]),
+        .testTarget(name: "SoundFontTests", dependencies: ["SF2", "SoundFontBook", "FluidSynth", "CFluidSynth", "CSndFile"]),
         .testTarget(name: "SystemLibrariesTests",
                     dependencies: ["CFluidSynth", "CALSA", "CSndFile", "CShims"]),
     ]

@@ -3,10 +3,14 @@ import Glibc
 #endif
 
 /// Checks a SoundFont before libfluidsynth sees it, against every rule libfluidsynth's own
-/// reader fails a file on: the RIFF chunk exactly as long as the file; the INFO, sdta and pdta
-/// lists first and in that order; INFO holding only known chunks of sane size and a version
-/// of 2 or 3; sample data in an 'smpl' chunk; the nine preset-data chunks in order, whole
-/// records, as many as their headers index, and every instrument and sample they name there.
+/// reader fails a file on, and no other: the RIFF chunk exactly as long as the file; the
+/// INFO, sdta and pdta lists first, in that order and back to back (libfluidsynth reads
+/// them with no pad byte between, and SF3 writers leave none after an odd 'sdta'); INFO
+/// holding only known chunks of sane size and a version of 2 or 3; sample data in an 'smpl'
+/// chunk; the nine preset-data chunks in order, whole records, as many as their headers
+/// index, and every instrument and sample they name there. What follows the chunks
+/// libfluidsynth reads (the rest of 'sdta' after 'smpl', of 'pdta' after 'shdr', of the
+/// file after 'pdta') is not its business, nor this check's.
 /// libfluidsynth hands a file it refuses to libinstpatch, which prints glib warnings and
 /// leaks, so such a file is refused here in one line with the byte where it goes wrong.
 /// Reads the chunk headers and the preset data, never the samples. Control thread.
@@ -58,20 +62,24 @@ enum SoundFontCheck {
         }
         func id(_ b: ArraySlice<UInt8>) -> String { String(decoding: b, as: UTF8.self) }
         func length(_ b: [UInt8]) -> Int { Int(b[4]) | Int(b[5]) << 8 | Int(b[6]) << 16 | Int(b[7]) << 24 }
-        /// The chunks of the list `list` from `start` to `end`.
+        /// The chunk header at `offset`, which must end by `end`, the end of `list`.
+        func header(at offset: Int, by end: Int, in list: String) throws(Failure) -> Chunk {
+            guard offset + 8 <= end, let header = bytes(at: offset, 8) else {
+                throw Failure("byte \(offset): a chunk header runs past the end of '\(list)' at byte \(end)")
+            }
+            return (id(header[0..<4]), offset + 8, length(header))
+        }
+        /// The chunks of the list `list` from `start` to `end`, back to back.
         func chunks(from start: Int, to end: Int, in list: String) throws(Failure) -> [Chunk] {
             var found: [Chunk] = []
             var offset = start
             while offset < end {
-                guard offset + 8 <= end, let header = bytes(at: offset, 8) else {
-                    throw Failure("byte \(offset): a chunk header runs past the end of '\(list)' at byte \(end)")
+                let chunk = try header(at: offset, by: end, in: list)
+                guard chunk.body + chunk.length <= end else {
+                    throw Failure("byte \(offset): chunk '\(chunk.id)' claims \(chunk.length) bytes, past the end of '\(list)' at byte \(end)")
                 }
-                let name = id(header[0..<4]), count = length(header)
-                guard offset + 8 + count <= end else {
-                    throw Failure("byte \(offset): chunk '\(name)' claims \(count) bytes, past the end of '\(list)' at byte \(end)")
-                }
-                found.append((name, offset + 8, count))
-                offset += 8 + count + (count & 1)
+                found.append(chunk)
+                offset = chunk.body + chunk.length
             }
             return found
         }
@@ -82,31 +90,45 @@ enum SoundFontCheck {
             throw Failure(form == "DLS " ? "a DLS file: Pianola loads SoundFont 2 and 3 files (.sf2, .sf3)" : "not a SoundFont (RIFF form '\(form)')")
         }
         guard 8 + length(riff) == size else { throw Failure("byte 4: the RIFF chunk claims \(length(riff)) bytes, the file holds \(size - 8) after its header") }
-        let top = try chunks(from: 12, to: size, in: "RIFF")
         var lists: [Chunk] = []
+        var offset = 12
         for (index, name) in ["INFO", "sdta", "pdta"].enumerated() {
-            guard index < top.count, top[index].id == "LIST", top[index].length >= 4, let type = bytes(at: top[index].body, 4), id(type[0..<4]) == name else {
-                throw Failure("not a SoundFont 2: its chunk \(index + 1) is not the '\(name)' list (INFO, sdta and pdta come first, in order)")
+            let list = try header(at: offset, by: size, in: "RIFF")
+            guard list.id == "LIST", list.length >= 4, let type = bytes(at: list.body, 4), id(type[0..<4]) == name else {
+                throw Failure("not a SoundFont 2: its chunk \(index + 1), at byte \(offset), is not the '\(name)' list (INFO, sdta and pdta come first, in order)")
             }
-            lists.append((name, top[index].body + 4, top[index].length - 4))
+            // 'pdta' may claim more than the file holds: only its nine chunks are read.
+            if name != "pdta", list.body + list.length > size {
+                throw Failure("byte \(offset): list '\(name)' claims \(list.length) bytes, past the end of the file at byte \(size)")
+            }
+            lists.append((name, list.body + 4, list.length - 4))
+            offset = list.body + list.length
         }
         try checkInfo(try chunks(from: lists[0].body, to: lists[0].body + lists[0].length, in: "INFO"), bytes: bytes)
-        let samples = try chunks(from: lists[1].body, to: lists[1].body + lists[1].length, in: "sdta")
-        if let first = samples.first, first.id != "smpl" {
-            throw Failure("byte \(first.body - 8): the sample data starts with '\(first.id)', not 'smpl'")
+        if lists[1].length > 0 {
+            let samples = try header(at: lists[1].body, by: lists[1].body + lists[1].length, in: "sdta")
+            guard samples.id == "smpl" else { throw Failure("byte \(lists[1].body): the sample data starts with '\(samples.id)', not 'smpl'") }
+            guard samples.body + samples.length <= lists[1].body + lists[1].length else {
+                throw Failure("byte \(lists[1].body): chunk 'smpl' claims \(samples.length) bytes, past the end of 'sdta' at byte \(lists[1].body + lists[1].length)")
+            }
         }
-        let presetData = try chunks(from: lists[2].body, to: lists[2].body + lists[2].length, in: "pdta")
         var records: [String: Records] = [:]
+        let presetEnd = min(lists[2].body + lists[2].length, size)
+        offset = lists[2].body
         for (index, (chunk, record)) in presetChunks.enumerated() {
-            guard index < presetData.count, presetData[index].id == chunk else {
+            let found = try header(at: offset, by: presetEnd, in: "pdta")
+            guard found.id == chunk else {
                 throw Failure("not a SoundFont 2: preset data chunk \(index + 1) is not '\(chunk)' (\(presetChunks.map(\.id).joined(separator: ", ")), in order)")
             }
-            let found = presetData[index]
-            guard found.length % record == 0, found.length >= record else {
-                throw Failure("byte \(found.body - 8): chunk '\(chunk)' is \(found.length) bytes, not a whole number of \(record)-byte records")
+            guard found.body + found.length <= presetEnd else {
+                throw Failure("byte \(offset): chunk '\(chunk)' claims \(found.length) bytes, past the end of 'pdta' at byte \(presetEnd)")
+            }
+            guard found.length % record == 0, found.length >= record || ["pmod", "pgen", "imod", "igen"].contains(chunk) else {
+                throw Failure("byte \(offset): chunk '\(chunk)' is \(found.length) bytes, not a whole number of \(record)-byte records")
             }
             guard let body = bytes(at: found.body, found.length) else { throw Failure("byte \(found.body): unreadable chunk '\(chunk)'") }
             records[chunk] = Records(name: chunk, offset: found.body, size: record, bytes: body)
+            offset = found.body + found.length
         }
         try checkReferences(records)
     }

@@ -1,4 +1,6 @@
 import Glibc
+import CFluidSynth
+import CShims
 import Engine
 import FluidSynth
 import MIDI
@@ -6,7 +8,8 @@ import SoundFontBook
 
 /// Bytes as a SoundFont: loaded the way the sampler node's synthesizer loads one, then up to
 /// four of its presets played through the sampler node. A font that cannot load is an error,
-/// never a crash, and it is refused by Pianola's check before libfluidsynth reads it.
+/// never a crash; Pianola's check refuses it before libfluidsynth reads it, and refuses
+/// nothing libfluidsynth's own reader loads.
 enum SoundFontTarget {
     static func run(_ bytes: [UInt8]) {
         let path = ScratchFile.write(bytes, extension: "sf2")
@@ -23,6 +26,7 @@ enum SoundFontTarget {
             // A font libfluidsynth refuses after the check passed it goes on to libinstpatch,
             // which prints glib warnings (and leaks): the check must have refused it first.
             precondition(!error.libraryMessage.hasPrefix("Failed to load SoundFont"), "the check passed a font libfluidsynth refuses")
+            precondition(!libfluidsynthReads(bytes), "the check refused a font libfluidsynth reads: \(error)")
             return
         }
         let presets = synthesizer.presets(of: font)
@@ -46,6 +50,23 @@ enum SoundFontTarget {
             if let off = ScheduledMIDI(time: time, .noteOff(channel: channel, note: 60, velocity: 0)) { sampler.schedule(off) }
             sampler.render(buffer.slice(frames: block), at: time)
             time += SampleTime(block)
+        }
+    }
+
+    /// Whether libfluidsynth's own SoundFont reader, with no check before it, loads `bytes`
+    /// (samples lazily: the structure is what counts). Read from memory, so a font it refuses
+    /// never reaches libinstpatch: the loaders after it find no file by that name.
+    static func libfluidsynthReads(_ bytes: [UInt8]) -> Bool {
+        let settings = new_fluid_settings()
+        defer { delete_fluid_settings(settings) }
+        fluid_settings_setint(settings, "synth.dynamic-sample-loading", 1)
+        let synth = new_fluid_synth(settings)
+        defer { delete_fluid_synth(synth) }
+        guard shim_fluid_add_memory_loader(synth, settings) == 0 else { return false }
+        return bytes.withUnsafeBytes { font in
+            var name = [CChar](repeating: 0, count: 64)
+            shim_fluid_memory_name(&name, name.count, font.baseAddress, font.count)
+            return fluid_synth_sfload(synth, name, 0) >= 0
         }
     }
 

@@ -31,28 +31,40 @@ public struct SF2File: Sendable {
         return instruments.count - 1
     }
 
-    /// The bank as a RIFF `sfbk` file. Any thread.
-    public func serialized() -> [UInt8] {
+    /// The bank as a RIFF `sfbk` file: SoundFont 2.01, or with `compress` SoundFont 3.01,
+    /// each sample's points replaced by what `compress` makes of them (Ogg Vorbis, for
+    /// libfluidsynth to decode). Any thread.
+    public func serialized(compressing compress: ((SF2Sample) -> [UInt8])? = nil) -> [UInt8] {
         var info = Chunk.list("INFO")
-        info.sub("ifil", le16(2) + le16(1))
+        info.sub("ifil", le16(compress == nil ? 2 : 3) + le16(1))
         info.sub("isng", zstr("EMU8000"))
         info.sub("INAM", zstr(name))
         if !comment.isEmpty { info.sub("ICMT", zstr(comment)) }
         info.sub("ISFT", zstr("Pianola SF2 writer"))
 
-        // Sample data: each sample followed by 46 zero points, as the spec asks.
+        // Sample data: each sample followed by 46 zero points, as the spec asks. Compressed,
+        // a sample's start and end are byte offsets and its loop counts from its own start.
         var smpl: [UInt8] = []
         var headers: [UInt8] = []
         for sample in samples {
-            let start = smpl.count / 2
-            for value in sample.data { smpl += le16(UInt16(bitPattern: value)) }
-            smpl += [UInt8](repeating: 0, count: 46 * 2)
+            let start: Int, end: Int, loopBase: Int
+            if let compress {
+                start = smpl.count
+                smpl += compress(sample)
+                (end, loopBase) = (smpl.count, 0)
+            } else {
+                start = smpl.count / 2
+                for value in sample.data { smpl += le16(UInt16(bitPattern: value)) }
+                smpl += [UInt8](repeating: 0, count: 46 * 2)
+                (end, loopBase) = (start + sample.data.count, start)
+            }
             let loop = sample.loop ?? (0, 0)
             headers += name20(sample.name)
-            headers += le32(start) + le32(start + sample.data.count)
-            headers += le32(start + loop.start) + le32(start + loop.end)
+            headers += le32(start) + le32(end)
+            headers += le32(loopBase + loop.start) + le32(loopBase + loop.end)
             headers += le32(sample.sampleRate)
-            headers += [sample.rootKey, UInt8(bitPattern: sample.pitchCorrection)] + le16(0) + le16(1)   // mono
+            // Mono (1), Ogg Vorbis when compressed (0x10).
+            headers += [sample.rootKey, UInt8(bitPattern: sample.pitchCorrection)] + le16(0) + le16(compress == nil ? 1 : 0x11)
         }
         headers += name20("EOS") + [UInt8](repeating: 0, count: 26)
         var sdta = Chunk.list("sdta")

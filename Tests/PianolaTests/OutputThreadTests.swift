@@ -48,7 +48,7 @@ struct OutputThreadTests {
         }
         let opened = try #require(output, "no \(driver) server came up")
         let node = AllocationsBetweenRenders()
-        opened.start(pulling: AudioGraph(root: node, format: AudioFormat(sampleRate: opened.format.sampleRate)))
+        _ = opened.start(pulling: AudioGraph(root: node, format: AudioFormat(sampleRate: opened.format.sampleRate)))
         usleep(2_000_000)
         opened.stop(drain: false)
         #expect(opened.failure == nil)

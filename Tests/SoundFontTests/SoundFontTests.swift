@@ -71,13 +71,14 @@ struct SoundFontTests {
         }
     }
 
-    /// Renders `frames` frames (left channel) of `key` on `program` of the test font, the note
-    /// held for `hold` frames from frame 0.
-    static func render(program: Int, key: Int, velocity: Int = 127, hold: Int, frames: Int, reverb: Bool = true) throws -> [Float] {
+    /// Renders `frames` frames (left channel) of `key` on `program` of the font at `font`
+    /// (the test font unless told), the note held for `hold` frames from frame 0.
+    static func render(program: Int, key: Int, velocity: Int = 127, hold: Int, frames: Int, reverb: Bool = true,
+                       font: String = testFontPath) throws -> [Float] {
         var configuration = Synthesizer.Configuration()
         configuration.reverb = reverb
         let synth = try Synthesizer(configuration: configuration)
-        _ = try synth.loadSoundFont(path: testFontPath)
+        _ = try synth.loadSoundFont(path: font)
         synth.programChange(channel: 0, program: program)
         var left = [Float](repeating: 0, count: frames), right = left
         synth.noteOn(channel: 0, key: key, velocity: velocity)
