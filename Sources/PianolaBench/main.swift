@@ -11,6 +11,7 @@
 //   swift run -c release pianola-bench outputs [SONG] [FONT]     process start to first sound heard through a real jackd and PipeWire
 //   swift run -c release pianola-bench memory [SONG] [FONT]       peak RSS rendering the corpus's largest song, and fluidsynth's
 //   swift run -c release pianola-bench batch [DIR] [FONT] [ROUNDS]  a folder rendered by `pianola render DIR -o OUT/` against fluidsynth per file
+//   swift run -c release pianola-bench sf3 SF2 SF3 [SONG]    an SF3 against the SF2 it was made from: load, RSS, render CPU
 // With no argument: smf, render, font, allocations, c-render and play on ../shared/corpus and its densest
 // song with FluidR3_GM if installed, then one table of every figure.
 import AllocationCounter
@@ -428,6 +429,8 @@ do {
                                                 rounds: arguments.count > 3 ? Int(arguments[3]) ?? 1 : 1))
     case "stream": try streamBenchmark(minutes: arguments.count > 1 ? Int(arguments[1]) ?? 60 : 60)
     case "soak": try soakBenchmark(minutes: arguments.count > 1 ? Int(arguments[1]) ?? 60 : 60, font: defaultFont())
+    case "sf3" where arguments.count >= 3:
+        printTable(try compressedFontBenchmark(sf2: arguments[1], sf3: arguments[2], song: arguments.count > 3 ? arguments[3] : "songs/ode-to-joy.mid"))
     case "font-child": try fontChild(font: arguments[2], lazy: arguments[1] == "lazy")
     case nil:
         var figures = smfBenchmark(corpus)
@@ -438,7 +441,7 @@ do {
         figures += try playBenchmark(song: song, font: font)
         printTable(figures)
     default:
-        print("usage: pianola-bench [smf [DIR] | render [SONG] [FONT] | font [FONT] | allocations [SONG] [FONT] | c-render [SONG] [FONT] | first-sound [SONG] [FONT] | outputs [SONG] [FONT] | memory [SONG] [FONT] | batch [DIR] [FONT] [ROUNDS] | play [SONG] [FONT] | stream [MINUTES] | soak [MINUTES]]")
+        print("usage: pianola-bench [smf [DIR] | render [SONG] [FONT] | font [FONT] | allocations [SONG] [FONT] | c-render [SONG] [FONT] | first-sound [SONG] [FONT] | outputs [SONG] [FONT] | memory [SONG] [FONT] | batch [DIR] [FONT] [ROUNDS] | sf3 SF2 SF3 [SONG] | play [SONG] [FONT] | stream [MINUTES] | soak [MINUTES]]")
         exit(2)
     }
 } catch {
