@@ -48,7 +48,7 @@ let package = Package(
         // Audio files streamed into the graph: the file player node.
         .target(name: "Streaming", dependencies: ["Engine", "AudioFile", "Resampling"]),
         // libfluidsynth, wrapped: the only module that imports CFluidSynth.
-        .target(name: "FluidSynth", dependencies: ["CFluidSynth", "CShims"]),
+        .target(name: "FluidSynth", dependencies: ["CFluidSynth", "CShims", "AudioFile"]),
         // The audio graph: nodes, mixer, sampler, the render loop, the lock-free queues.
         .target(name: "Engine", dependencies: ["MIDI", "FluidSynth"]),
         // ALSA, wrapped: the only module that imports CALSA. PCM output, the sequencer's ports.

@@ -95,6 +95,18 @@ public final class AudioFileReader {
         return got
     }
 
+    /// The whole of a mono file as 16-bit points, converted by libsndfile as libfluidsynth has
+    /// it convert an SF3 font's Ogg Vorbis samples. Throws for more than one channel or a
+    /// file that goes bad. One thread at a time.
+    public func monoPoints() throws(AudioFileError) -> [Int16] {
+        guard channels == 1 else { throw AudioFileError(path: path, reason: "holds \(channels) channels, not 1") }
+        var points = [Int16](repeating: 0, count: Int(frames))
+        let got = points.withUnsafeMutableBufferPointer { Int(sf_readf_short(file, $0.baseAddress, sf_count_t($0.count))) }
+        try checkError()
+        guard got == points.count else { throw AudioFileError(path: path, reason: "ends after \(got) of its \(frames) frames") }
+        return points
+    }
+
     private func checkError() throws(AudioFileError) {
         let code = sf_error(file)
         guard code == 0 else { throw AudioFileError(path: path, reason: "unreadable: \(sndfileMessage(sf_error_number(code)))") }

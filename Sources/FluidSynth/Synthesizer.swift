@@ -31,6 +31,9 @@ public final class Synthesizer: @unchecked Sendable {
         /// the font, so before rendering, `preloadPresets` loads and pins every preset a song
         /// can select, off the render thread. Any thread.
         public var lazySampleLoading = true
+        /// Where an SF3 font loaded by path is kept decoded as an SF2 after its first load
+        /// (`DecodedSoundFonts`); `nil`: libfluidsynth decodes it at every load. Any thread.
+        public var decodedFontFolder: String? = DecodedSoundFonts.folder
         /// MIDI channels. Any thread.
         public var channels = 16
         /// How bank select (CC0/CC32) and the resets are read: the MIDI standard each song was
@@ -112,15 +115,16 @@ public final class Synthesizer: @unchecked Sendable {
         delete_fluid_settings(settings)
     }
 
-    /// Loads a SoundFont (SF2, or SF3 where libfluidsynth was built with it) on top of the
-    /// fonts already loaded; presets resolve to the newest font that has them. Control thread,
-    /// before the synthesizer renders.
+    /// Loads a SoundFont (SF2, or SF3 where libfluidsynth was built with it, decoded once
+    /// into `configuration.decodedFontFolder`) on top of the fonts already loaded; presets
+    /// resolve to the newest font that has them. Control thread, before the synthesizer renders.
     public func loadSoundFont(path: String) throws(SynthesizerError) -> SoundFontID {
         // libfluidsynth hands files it cannot read to libinstpatch, which prints glib warnings
         // for junk: check the RIFF structure first.
         if let problem = SoundFontCheck.problem(path) { throw SynthesizerError(.soundFont(path: path), problem) }
+        let readable = DecodedSoundFonts.copy(of: path, in: configuration.decodedFontFolder) ?? path
         _ = Self.lastLibraryError()
-        let id = fluid_synth_sfload(synth, path, 1)
+        let id = fluid_synth_sfload(synth, readable, 1)
         guard id >= 0 else { throw SynthesizerError(.soundFont(path: path), Self.lastLibraryError()) }
         return SoundFontID(raw: id)
     }

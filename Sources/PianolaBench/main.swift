@@ -11,7 +11,7 @@
 //   swift run -c release pianola-bench outputs [SONG] [FONT]     process start to first sound heard through a real jackd and PipeWire
 //   swift run -c release pianola-bench memory [SONG] [FONT]       peak RSS rendering the corpus's largest song, and fluidsynth's
 //   swift run -c release pianola-bench batch [DIR] [FONT] [ROUNDS]  a folder rendered by `pianola render DIR -o OUT/` against fluidsynth per file
-//   swift run -c release pianola-bench sf3 SF2 SF3 [SONG]    an SF3 against the SF2 it was made from: load, RSS, render CPU
+//   swift run -c release pianola-bench sf3 SF2 SF3 [SONG]    an SF3 against the SF2 it was made from: load (direct, decoding into the cache, from it), RSS, render CPU
 // With no argument: smf, render, font, allocations, c-render and play on ../shared/corpus and its densest
 // song with FluidR3_GM if installed, then one table of every figure.
 import AllocationCounter
@@ -145,10 +145,12 @@ func residentMB() -> Double {
 
 /// In a child process: load `font` eagerly or lazily, play one note on each of programs 0,
 /// 24, 48 and the drums, and report load time, time to the first rendered block and RSS.
-func fontChild(font: String, lazy: Bool) throws {
+/// SF3 fonts are decoded into `cache` (`nil`: libfluidsynth decodes them itself).
+func fontChild(font: String, lazy: Bool, cache: String?) throws {
     let start = clock.now
     var configuration = Synthesizer.Configuration()
     configuration.lazySampleLoading = lazy
+    configuration.decodedFontFolder = cache
     let synth = try Synthesizer(configuration: configuration)
     _ = try synth.loadSoundFont(path: font)
     let loaded = seconds(clock.now - start)
@@ -161,14 +163,15 @@ func fontChild(font: String, lazy: Bool) throws {
 }
 
 /// Loads `font` eagerly and lazily, each in a fresh process: load time, time to the first
-/// block with four programs sounding, and resident memory.
-func fontBenchmark(font: String) throws -> [Figure] {
-    print("SoundFont: \(font), 4 programs sounding")
+/// block with four programs sounding, and resident memory. An SF3 is read through the decoded
+/// copy in `cache`, or with `nil` by libfluidsynth itself.
+func fontBenchmark(font: String, cache: String? = DecodedSoundFonts.folder) throws -> [Figure] {
+    print("SoundFont: \(font), 4 programs sounding\(cache == nil ? "" : ", SF3 decoded into \(cache!)")")
     var measured: [String: [Double]] = [:]
     for mode in ["eager", "lazy"] {
         let process = Process(), output = Pipe()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = ["font-child", mode, font]
+        process.arguments = ["font-child", mode, font] + (cache.map { [$0] } ?? [])
         process.standardOutput = output
         try process.run()
         let line = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -179,10 +182,10 @@ func fontBenchmark(font: String) throws -> [Figure] {
         print(String(format: "  %@ load %6.3f s, first block %6.3f s after start, RSS %6.1f MB", mode == "lazy" ? "lazy " : "eager", numbers[0], numbers[1], numbers[2]))
     }
     guard let eager = measured["eager"], let lazy = measured["lazy"] else { return [] }
-    let name = (font as NSString).lastPathComponent
+    let name = (font as NSString).lastPathComponent + (cache != nil && font.hasSuffix(".sf3") ? " from its decoded copy" : "")
     return [Figure(measure: "SoundFont load time, \(name) (eager / lazy)", value: String(format: "%.3f s / %.3f s", eager[0], lazy[0])),
             Figure(measure: "RSS with \(name) loaded, 4 programs sounding (eager / lazy)", value: String(format: "%.1f MB / %.1f MB", eager[2], lazy[2])),
-            Figure(measure: "time to the first rendered block (eager / lazy)", value: String(format: "%.3f s / %.3f s", eager[1], lazy[1]))]
+            Figure(measure: "time to the first rendered block, \(name) (eager / lazy)", value: String(format: "%.3f s / %.3f s", eager[1], lazy[1]))]
 }
 
 /// Heap allocations on the render thread per render cycle of the song's graph (512 frames),
@@ -431,7 +434,7 @@ do {
     case "soak": try soakBenchmark(minutes: arguments.count > 1 ? Int(arguments[1]) ?? 60 : 60, font: defaultFont())
     case "sf3" where arguments.count >= 3:
         printTable(try compressedFontBenchmark(sf2: arguments[1], sf3: arguments[2], song: arguments.count > 3 ? arguments[3] : "songs/ode-to-joy.mid"))
-    case "font-child": try fontChild(font: arguments[2], lazy: arguments[1] == "lazy")
+    case "font-child": try fontChild(font: arguments[2], lazy: arguments[1] == "lazy", cache: arguments.count > 3 ? arguments[3] : nil)
     case nil:
         var figures = smfBenchmark(corpus)
         figures += try renderBenchmark(song: song, font: font)

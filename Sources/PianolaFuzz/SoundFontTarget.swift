@@ -18,6 +18,7 @@ enum SoundFontTarget {
         configuration.reverb = false
         configuration.chorus = false
         configuration.polyphony = 16
+        configuration.decodedFontFolder = nil   // no cache written for every mutation
         guard let synthesizer = try? Synthesizer(configuration: configuration) else { return }
         let font: Synthesizer.SoundFontID
         do {

@@ -79,9 +79,76 @@ struct SF3Tests {
         #expect(try Self.render(font: odd) == compressed)
     }
 
-    /// Key 69 on the sine, held half a second, dry, from the font at `font`.
-    static func render(font: String) throws -> [Float] {
-        try SoundFontTests.render(program: 0, key: 69, hold: 24_000, frames: 24_000, reverb: false, font: font)
+    /// Key 69 on the sine, held half a second, dry, from the font at `font` (an SF3 decoded
+    /// into `cache`, or by libfluidsynth itself).
+    static func render(font: String, cache: String? = nil) throws -> [Float] {
+        try SoundFontTests.render(program: 0, key: 69, hold: 24_000, frames: 24_000, reverb: false, font: font, decodedFontFolder: cache)
+    }
+
+    /// The modification time of `path`, in nanoseconds.
+    static func modified(_ path: String) -> Int {
+        var info = stat()
+        stat(path, &info)
+        return info.st_mtim.tv_sec * 1_000_000_000 + info.st_mtim.tv_nsec
+    }
+
+    @Test("an SF3 is decoded once into the cache: the copy passes the check and plays exactly what libfluidsynth makes of the SF3; it is reused, made anew when the font changes, and skipped where it cannot be written")
+    func decodedOnce() throws {
+        let cache = Self.scratch.appendingPathComponent("cache-\(UUID().uuidString)").path
+        let sf3 = try Self.write(SoundFontBook.testFont().serialized(compressing: Self.vorbis), "cached.sf3")
+        let copy = try #require(DecodedSoundFonts.copy(of: sf3, in: cache))
+        #expect(copy.hasPrefix(cache + "/cached.sf3-") && copy.hasSuffix(".sf2"))
+        #expect(SoundFontCheck.problem(copy) == nil && Self.libfluidsynthLoads(copy))
+        let direct = try Self.render(font: sf3)
+        #expect(try Self.render(font: sf3, cache: cache) == direct)
+        #expect(try Self.render(font: copy) == direct)
+        // Reused: the same file, not written again.
+        let written = Self.modified(copy)
+        #expect(DecodedSoundFonts.copy(of: sf3, in: cache) == copy && Self.modified(copy) == written)
+        // The font changed (one byte more of sample data): a new copy.
+        _ = try Self.write(Self.withOddSampleData(try Array(Data(contentsOf: URL(fileURLWithPath: sf3)))), "cached.sf3")
+        let changed = try #require(DecodedSoundFonts.copy(of: sf3, in: cache))
+        let rerendered = try Self.render(font: sf3, cache: cache)
+        #expect(changed != copy && rerendered == direct)
+        // A folder that cannot be made (under a file): no copy, and libfluidsynth reads the SF3.
+        #expect(DecodedSoundFonts.copy(of: sf3, in: "\(sf3)/cache") == nil)
+        #expect(try Self.render(font: sf3, cache: "\(sf3)/cache") == direct)
+        // An SF2 is never copied.
+        #expect(DecodedSoundFonts.copy(of: SoundFontTests.testFontPath, in: cache) == nil)
+    }
+
+    @Test("Debian's MuseScore SF3 decoded into the cache holds the same presets and plays them as libfluidsynth plays the SF3")
+    func museScoreDecoded() throws {
+        let lite = "/usr/share/sounds/sf3/MuseScore_General_Lite.sf3"
+        try #require(FileManager.default.fileExists(atPath: lite), "install musescore-general-soundfont-small (the README's setup does)")
+        let cache = Self.scratch.appendingPathComponent("cache-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: cache) }
+        let copy = try #require(DecodedSoundFonts.copy(of: lite, in: cache))
+        #expect(SoundFontCheck.problem(copy) == nil)
+        /// A note on each of four programs and a snare (those on `channels`), from `font`, and the font's presets.
+        func play(_ font: String, only channels: [Int] = [0, 1, 2, 3, 9]) throws -> (presets: [String], audio: [Float]) {
+            var configuration = Synthesizer.Configuration()
+            configuration.decodedFontFolder = nil
+            let synth = try Synthesizer(configuration: configuration)
+            let id = try synth.loadSoundFont(path: font)
+            for (channel, program) in [(0, 0), (1, 24), (2, 48), (3, 73)] { synth.programChange(channel: channel, program: program) }
+            for channel in channels { synth.noteOn(channel: channel, key: channel == 9 ? 38 : 60, velocity: 100) }
+            var left = [Float](repeating: 0, count: 24_000), right = left
+            left.withUnsafeMutableBufferPointer { l in
+                right.withUnsafeMutableBufferPointer { r in synth.render(left: l.baseAddress!, right: r.baseAddress!, frames: 24_000) }
+            }
+            return (synth.presets(of: id).map { "\($0.bank):\($0.program) \($0.name)" }, left + right)
+        }
+        let (sf3Presets, _) = try play(lite), (copyPresets, _) = try play(copy)
+        #expect(sf3Presets.count > 128 && copyPresets == sf3Presets)
+        // The looped tones exactly; a one-shot (the snare) to within 10⁻⁵ at its very end,
+        // where libfluidsynth plays on through an SF2's 46 zero points but stops an SF3's at
+        // its last point.
+        let tones = try play(lite, only: [0, 1, 2, 3]).audio, snare = try play(lite, only: [9]).audio
+        let copiedTones = try play(copy, only: [0, 1, 2, 3]).audio
+        #expect(tones.contains { abs($0) > 0.01 } && copiedTones == tones)
+        let copiedSnare = try play(copy, only: [9]).audio
+        #expect(snare.contains { abs($0) > 0.01 } && zip(snare, copiedSnare).allSatisfy { abs($0 - $1) < 1e-5 })
     }
 
     @Test("every font libfluidsynth loads here passes the check: the project's, the installed GM banks, Debian's SF3, odd 'sdta' layouts")

@@ -72,11 +72,13 @@ struct SoundFontTests {
     }
 
     /// Renders `frames` frames (left channel) of `key` on `program` of the font at `font`
-    /// (the test font unless told), the note held for `hold` frames from frame 0.
+    /// (the test font unless told), the note held for `hold` frames from frame 0. SF3 fonts
+    /// are decoded into `decodedFontFolder` (none: libfluidsynth decodes them itself).
     static func render(program: Int, key: Int, velocity: Int = 127, hold: Int, frames: Int, reverb: Bool = true,
-                       font: String = testFontPath) throws -> [Float] {
+                       font: String = testFontPath, decodedFontFolder: String? = nil) throws -> [Float] {
         var configuration = Synthesizer.Configuration()
         configuration.reverb = reverb
+        configuration.decodedFontFolder = decodedFontFolder
         let synth = try Synthesizer(configuration: configuration)
         _ = try synth.loadSoundFont(path: font)
         synth.programChange(channel: 0, program: program)
