@@ -39,6 +39,27 @@ public struct MIDIFile: Hashable, Sendable {
     public var tracks: [Track]
     /// Defects found and recovered from by lenient reading (empty after strict reading). Any thread.
     public var warnings: [MIDIFileProblem]
+    /// What the song was read from. Any thread.
+    public var origin: Origin = .standardMIDIFile
+
+    /// The kind of file a song was read from. Any thread.
+    public enum Origin: Hashable, Sendable, CustomStringConvertible {
+        /// A Standard MIDI File, bare or in a RIFF `RMID` file. Any thread.
+        case standardMIDIFile
+        /// A MUS score (id Software's): its instrument list (General MIDI programs, and
+        /// percussion as key + 100) and the score's length in bytes. Any thread.
+        case mus(instruments: [Int], scoreBytes: Int)
+
+        /// In words, e.g. "MUS score (Doom), 1,204 bytes at 140 ticks a second; instruments 19, 135". Any thread.
+        public var description: String {
+            switch self {
+            case .standardMIDIFile: return "Standard MIDI File"
+            case .mus(let instruments, let bytes):
+                let list = instruments.isEmpty ? "none" : instruments.map(String.init).joined(separator: ", ")
+                return "MUS score (Doom), \(bytes) bytes at 140 ticks a second; instruments \(list)"
+            }
+        }
+    }
 
     /// Makes a file from its parts. Any thread.
     public init(format: Int, division: Division, tracks: [Track], warnings: [MIDIFileProblem] = []) {
@@ -48,10 +69,11 @@ public struct MIDIFile: Hashable, Sendable {
         self.warnings = warnings
     }
 
-    /// Reads a file's bytes: a Standard MIDI File, or one wrapped in a RIFF `RMID` file.
-    /// Any thread.
+    /// Reads a file's bytes, by their content: a Standard MIDI File, one wrapped in a RIFF
+    /// `RMID` file, or a MUS score (Doom's). Any thread.
     public init(bytes: [UInt8], mode: ReadMode = .lenient) throws(MIDIFileError) {
         self = try bytes.withUnsafeBufferPointer { buffer throws(MIDIFileError) in
+            if buffer.starts(with: MUSReader.magic) { return try MUSReader.read(buffer, mode: mode) }
             var reader = SMFReader(bytes: buffer, mode: mode)
             return try reader.read()
         }

@@ -66,6 +66,8 @@ public struct MIDIFileProblem: Hashable, Sendable, CustomStringConvertible {
         case bytesAfterEndOfTrack(Int)
         /// The file could not be read at all (missing, a directory, no permission). Any thread.
         case unreadable(String)
+        /// A defect in a MUS file (Doom's songs), in words. Any thread.
+        case malformedMUS(String)
     }
 
     /// `byte N, track T: reason` (no track for the header, no place when unreadable). Any thread.
@@ -109,6 +111,7 @@ public struct MIDIFileProblem: Hashable, Sendable, CustomStringConvertible {
         case .missingEndOfTrack: return "missing End of Track; track ends at its last event"
         case .bytesAfterEndOfTrack(let n): return "\(n) byte\(n == 1 ? "" : "s") after End of Track ignored"
         case .unreadable(let why): return why
+        case .malformedMUS(let why): return "MUS: \(why)"
         }
     }
 }

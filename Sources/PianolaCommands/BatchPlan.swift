@@ -23,8 +23,9 @@ struct BatchPlan {
     /// Songs named that do not exist, each reported: they count as failed.
     let missing: Int
 
-    /// MIDI files' extensions, as a folder's songs are found.
-    static let songExtensions: Set<String> = ["mid", "midi", "kar", "smf"]
+    /// Song files' extensions, as a folder's songs are found (a file named otherwise is still
+    /// read by its content when named on its own). Any thread.
+    static let songExtensions: Set<String> = ["mid", "midi", "kar", "smf", "rmi", "mus"]
 
     /// A MIDI file to render and the name its outputs take (a folder's songs keep their place
     /// under it: `folder/a/b.mid` is named `a/b`).

@@ -24,7 +24,7 @@ public struct PianolaCommand: ParsableCommand {
             if !names.contains(first) {
                 let ext = first.split(separator: ".").last.map { $0.lowercased() } ?? ""
                 var isFolder = false
-                if ["mid", "midi", "kar", "smf"].contains(ext) || FileManager.default.fileExists(atPath: first, isDirectory: &isFolder) {
+                if BatchPlan.songExtensions.contains(ext) || FileManager.default.fileExists(atPath: first, isDirectory: &isFolder) {
                     arguments.insert("play", at: 0)
                 } else if let near = names.min(by: { editDistance(first, $0) < editDistance(first, $1) }), editDistance(first, near) <= 2 {
                     exit(withError: fail("unknown command '\(first)'; did you mean '\(near)'?"))

@@ -8,6 +8,8 @@ enum FuzzTarget: String, CaseIterable {
     case smf
     /// A read file into a MusicSequence, by file tracks and channels-to-tracks, then into a Score.
     case sequence
+    /// The MUS (Doom) reader, as `smf` and `sequence` read, on bytes after the MUS magic.
+    case mus
     /// Tempo and meter maps built from extreme values, and their conversions.
     case tempo
     /// A `pianola` command line: parsed, and every option checked, as the command would.
@@ -22,6 +24,7 @@ enum FuzzTarget: String, CaseIterable {
         switch self {
         case .smf: MIDIFileTargets.smf(bytes)
         case .sequence: MIDIFileTargets.sequence(bytes)
+        case .mus: MIDIFileTargets.mus(bytes)
         case .tempo: TimeTarget.run(bytes)
         case .args: ArgumentsTarget.run(bytes)
         case .audio: AudioFileTarget.run(bytes)
@@ -33,6 +36,7 @@ enum FuzzTarget: String, CaseIterable {
     func seeds() -> [(String, [UInt8])] {
         switch self {
         case .smf, .sequence: return []
+        case .mus: return MIDIFileTargets.musSeeds()
         case .tempo: return TimeTarget.seeds()
         case .args: return ArgumentsTarget.seeds()
         case .audio: return AudioFileTarget.seeds()

@@ -103,6 +103,8 @@ public struct SongSummary: Hashable, Sendable, Encodable {
         private enum Key: String, CodingKey { case ticksPerQuarter, smpteFramesPerSecond, ticksPerFrame }
     }
 
+    /// What the song was read from, in words ("Standard MIDI File", "MUS score (Doom), …"). Any thread.
+    public var origin: String
     /// 0, 1 or 2 (or an undefined number lenient reading kept). Any thread.
     public var format: Int
     /// Ticks per quarter or SMPTE. Any thread.
@@ -136,6 +138,7 @@ public struct SongSummary: Hashable, Sendable, Encodable {
     public init(file: MIDIFile) {
         let sequence = MusicSequence(file: file)
         let tempoMap = sequence.tempoMap
+        origin = file.origin.description
         format = file.format
         switch file.division {
         case .ticksPerQuarter(let t): division = .ticksPerQuarter(t)

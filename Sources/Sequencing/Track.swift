@@ -69,7 +69,7 @@ public struct Track: Hashable, Sendable {
     }
 }
 
-/// A note of a track: its channel and key, and the ticks its key was pressed and released
+/// A note of a track: its channel, key and velocity, and the ticks its key was pressed and released
 /// (`nil` while still held at the track's end). A key pressed again before it was released
 /// ends the earlier note there, as the player releases it. Any thread.
 public struct NoteSpan: Hashable, Sendable {
@@ -77,6 +77,8 @@ public struct NoteSpan: Hashable, Sendable {
     public let channel: Int
     /// Key, 0…127. Any thread.
     public let key: Int
+    /// Velocity it was pressed with, 1…127. Any thread.
+    public let velocity: Int
     /// The tick it was pressed. Any thread.
     public let start: Int
     /// The tick it was released, `nil` if never. Any thread.
@@ -91,7 +93,7 @@ extension Track {
         func release(_ slot: Int, at tick: Int) {
             guard let index = pressed.removeValue(forKey: slot) else { return }
             let span = spans[index]
-            spans[index] = NoteSpan(channel: span.channel, key: span.key, start: span.start, end: tick)
+            spans[index] = NoteSpan(channel: span.channel, key: span.key, velocity: span.velocity, start: span.start, end: tick)
         }
         for event in events {
             switch event.message {
@@ -99,7 +101,7 @@ extension Track {
                 let slot = Int(channel & 15) * 128 + Int(key)
                 release(slot, at: event.tick)
                 pressed[slot] = spans.count
-                spans.append(NoteSpan(channel: Int(channel & 15), key: Int(key), start: event.tick, end: nil))
+                spans.append(NoteSpan(channel: Int(channel & 15), key: Int(key), velocity: Int(velocity), start: event.tick, end: nil))
             case .noteOn(let channel, let key, _), .noteOff(let channel, let key, _):
                 release(Int(channel & 15) * 128 + Int(key), at: event.tick)
             default:

@@ -32,6 +32,10 @@ struct BadInputTableTests {
             _ = try CLIRun.pianola("render", try scratch.write("a.mid", RenderCommandTests.song()), "-o", mp3, "--soundfont", font)
             return ["info", try scratch.write("song.mid", Array(try Data(contentsOf: URL(fileURLWithPath: mp3))))]
         }, says: "song.mid: byte 0: not a Standard MIDI File (no 'MThd' header)"),
+        Row(description: "a MUS whose score runs past its lump (strict)", arguments: {
+            // Doom's MUS: score of 100 bytes claimed from byte 18; five are there (a note, its delay, its release).
+            ["info", "--strict", try $0.write("e1m1.mus", Array("MUS".utf8) + [0x1A, 100, 0, 18, 0, 8, 0, 0, 0, 1, 0, 0, 0, 0, 0] + [0x90, 60, 0x0A, 0x00, 60])]
+        }, says: "e1m1.mus: byte 4: MUS: the score claims 100 bytes from byte 18, past the end of the file (size 23)"),
         Row(description: "a 10-byte header", arguments: { ["info", try $0.write("short.mid", Array("MThd".utf8) + [0, 0, 0, 6, 0, 1])] },
             says: "short.mid: byte 0: the file ends inside the MIDI header (size 10)"),
         Row(description: "a header claiming 65,535 tracks (strict)", arguments: {

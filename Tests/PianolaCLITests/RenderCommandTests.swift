@@ -52,6 +52,22 @@ struct RenderCommandTests {
         #expect(try Self.wavLeft(out).count == 3 * 48_000)
     }
 
+    @Test("a MUS score (Doom's) renders by its content, whatever its name: a note 140 ticks in sounds 1 s in, for 70 ticks")
+    func renderMUS() throws {
+        let scratch = try Scratch()
+        // MUS header (score of 9 bytes at byte 18, one instrument), then: a silent-volume note
+        // on MUS 0 and a 140-tick delay, A440 at volume 100 and a 70-tick delay, its release, the end.
+        let score: [UInt8] = [0x90, 0x80 | 69, 0, 0x81, 0x0C, 0x90, 0x80 | 69, 100, 0x46, 0x00, 69, 0x60]
+        let mus = Array("MUS".utf8) + [0x1A, UInt8(score.count), 0, 18, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0] + score
+        let song = try scratch.write("e1m1.lmp", mus)
+        let out = scratch.url.appendingPathComponent("e1m1.wav").path
+        let run = try CLIRun.pianola("render", song, "-o", out, "--soundfont", Self.testFont, "--reverb", "off", "--chorus", "off")
+        #expect(run.status == 0, "\(run.stderr)")
+        let left = try Self.wavLeft(out)
+        let loud = left.indices.filter { abs(Int(left[$0])) > 100 }
+        #expect(abs(loud.first! - 48_000) <= 64 && abs(loud.last! - 72_000) < 1_000, "\(loud.first!)…\(loud.last!)")
+    }
+
     @Test("--labels writes every note as CSV or JSON; another extension, or an existing file without --force, is refused first")
     func labels() throws {
         let scratch = try Scratch()

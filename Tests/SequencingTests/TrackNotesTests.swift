@@ -4,7 +4,7 @@ import Testing
 
 @Suite("A track's notes: each key press paired with its release")
 struct TrackNotesTests {
-    @Test("note-off and velocity-0 note-on release; a key pressed again ends the earlier note; a key never released has no end")
+    @Test("note-off and velocity-0 note-on release; a key pressed again ends the earlier note; a key never released has no end; velocities kept")
     func pairs() {
         let track = Track(events: [
             MIDIEvent(tick: 0, .noteOn(channel: 0, note: 60, velocity: 90)),
@@ -18,9 +18,9 @@ struct TrackNotesTests {
             MIDIEvent(tick: 70, .noteOff(channel: 3, note: 1, velocity: 0)),    // released, never pressed
         ])
         #expect(track.notes == [
-            NoteSpan(channel: 0, key: 60, start: 0, end: 20), NoteSpan(channel: 9, key: 38, start: 10, end: 30),
-            NoteSpan(channel: 1, key: 64, start: 40, end: 50), NoteSpan(channel: 1, key: 64, start: 50, end: nil),
-            NoteSpan(channel: 2, key: 64, start: 55, end: 60),
+            NoteSpan(channel: 0, key: 60, velocity: 90, start: 0, end: 20), NoteSpan(channel: 9, key: 38, velocity: 80, start: 10, end: 30),
+            NoteSpan(channel: 1, key: 64, velocity: 70, start: 40, end: 50), NoteSpan(channel: 1, key: 64, velocity: 70, start: 50, end: nil),
+            NoteSpan(channel: 2, key: 64, velocity: 70, start: 55, end: 60),
         ])
     }
 }
