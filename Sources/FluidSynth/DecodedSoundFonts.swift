@@ -33,15 +33,20 @@ public enum DecodedSoundFonts {
         let stem = String(String(path.split(separator: "/").last ?? "font").prefix(64))
         let key = "\(fnv1a(realPath(path)))-\(info.st_size)-\(info.st_mtim.tv_sec)\(info.st_mtim.tv_nsec)"
         let decoded = "\(folder)/\(stem)-\(key).sf2"
-        if access(decoded, R_OK) == 0 { return decoded }
+        // A copy is checked like any font before libfluidsynth reads it; a bad one (cut short,
+        // tampered with) is removed and made again.
+        if access(decoded, R_OK) == 0 {
+            if SoundFontCheck.problem(decoded) == nil { return decoded }
+            unlink(decoded)
+        }
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         guard fseek(file, 0, SEEK_SET) == 0, fread(&bytes, 1, bytes.count, file) == bytes.count,
               makeFolders(folder), let font = try? decode(bytes, name: path) else { return nil }
         // Written beside, then renamed: a reader never sees half a font, and two writers race harmlessly.
         let partial = "\(decoded).\(getpid())-\(UInt32.random(in: 0...UInt32.max)).partial"
         guard let out = fopen(partial, "wb") else { return nil }
-        let written = font.pieces.allSatisfy { piece in piece.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, out) == $0.count } }
-        guard fclose(out) == 0, written, rename(partial, decoded) == 0 else {
+        let written = font.write(to: out)
+        guard fclose(out) == 0, written, SoundFontCheck.problem(partial) == nil, rename(partial, decoded) == 0 else {
             unlink(partial)
             return nil
         }
@@ -89,13 +94,15 @@ public enum DecodedSoundFonts {
                 }
             }
         }
-        var points: [Int16] = [], starts: [Int] = []
+        var samplesDecoded: [[Int16]] = [], starts: [Int] = [], points = 0
         for result in decoded {
-            starts.append(points.count)
-            points += try result.get() + [Int16](repeating: 0, count: 46)
+            starts.append(points)
+            samplesDecoded.append(try result.get())
+            points += samplesDecoded[samplesDecoded.count - 1].count + 46
         }
+        decoded = []
         for (record, type, range) in records {
-            let index = stream[range]!, start = starts[index], count = (try? decoded[index].get().count) ?? 0
+            let index = stream[range]!, start = starts[index], count = samplesDecoded[index].count
             // The loop as libfluidsynth mends an SF3's against its decoded length: swapped
             // when reversed, each end past the sample moved to the sample's start or end.
             var loop = (le32(presetData, record + 28), le32(presetData, record + 32))
@@ -108,22 +115,37 @@ public enum DecodedSoundFonts {
             presetData[record + 44] = UInt8(type & ~0x10 & 0xFF)
         }
 
-        let smpl = points.map { $0.littleEndian }.withUnsafeBytes { [UInt8]($0) }
+        let smplBytes = points * 2
         var head = Array("RIFF".utf8) + [0, 0, 0, 0] + Array("sfbk".utf8) + bytes[info..<sdta]
         head.replaceSubrange(32..<36, with: [2, 0, 4, 0])   // ifil 2.04
         head += Array("LIST".utf8) + [0, 0, 0, 0] + Array("sdta".utf8) + Array("smpl".utf8) + [0, 0, 0, 0]
-        put32(smpl.count + 12, &head, at: head.count - 16)
-        put32(smpl.count, &head, at: head.count - 4)
+        put32(smplBytes + 12, &head, at: head.count - 16)
+        put32(smplBytes, &head, at: head.count - 4)
         var tail = Array("LIST".utf8) + [0, 0, 0, 0] + Array("pdta".utf8) + presetData
         put32(presetData.count + 4, &tail, at: 4)
-        put32(head.count + smpl.count + tail.count - 8, &head, at: 4)
-        return DecodedFont(pieces: [head, smpl, tail])
+        put32(head.count + smplBytes + tail.count - 8, &head, at: 4)
+        return DecodedFont(head: head, samples: samplesDecoded, tail: tail)
     }
 }
 
-/// An SF2 in the pieces it is written in (not joined: a GM font's samples run to hundreds of MB).
+/// An SF2 in the pieces it is written in: its samples as decoded, each to be followed by 46
+/// zero points (never joined or copied into bytes: a GM font's run to hundreds of MB).
 struct DecodedFont {
-    let pieces: [[UInt8]]
+    let head: [UInt8]
+    let samples: [[Int16]]
+    let tail: [UInt8]
+
+    /// Writes the font to `file`, the points little-endian; whether it was all written.
+    func write(to file: UnsafeMutablePointer<FILE>) -> Bool {
+        func put(_ bytes: UnsafeRawBufferPointer) -> Bool { fwrite(bytes.baseAddress, 1, bytes.count, file) == bytes.count }
+        let silence = [Int16](repeating: 0, count: 46)
+        guard head.withUnsafeBytes(put) else { return false }
+        for sample in samples {
+            let written = 1.littleEndian == 1 ? sample.withUnsafeBytes(put) : sample.map { $0.littleEndian }.withUnsafeBytes(put)
+            guard written, silence.withUnsafeBytes(put) else { return false }
+        }
+        return tail.withUnsafeBytes(put)
+    }
 }
 
 /// A value handed to `concurrentPerform`'s iterations, each of which touches only its own part.

@@ -92,7 +92,7 @@ struct SF3Tests {
         return info.st_mtim.tv_sec * 1_000_000_000 + info.st_mtim.tv_nsec
     }
 
-    @Test("an SF3 is decoded once into the cache: the copy passes the check and plays exactly what libfluidsynth makes of the SF3; it is reused, made anew when the font changes, and skipped where it cannot be written")
+    @Test("an SF3 is decoded once into the cache: the copy passes the check and plays exactly what libfluidsynth makes of the SF3; it is reused, remade when cut short or when the font changes, and skipped where it cannot be written")
     func decodedOnce() throws {
         let cache = Self.scratch.appendingPathComponent("cache-\(UUID().uuidString)").path
         let sf3 = try Self.write(SoundFontBook.testFont().serialized(compressing: Self.vorbis), "cached.sf3")
@@ -105,6 +105,11 @@ struct SF3Tests {
         // Reused: the same file, not written again.
         let written = Self.modified(copy)
         #expect(DecodedSoundFonts.copy(of: sf3, in: cache) == copy && Self.modified(copy) == written)
+        // A copy cut short (or tampered with) is checked, removed and made again.
+        let whole = try Data(contentsOf: URL(fileURLWithPath: copy))
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: copy))
+        #expect(DecodedSoundFonts.copy(of: sf3, in: cache) == copy)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == whole)
         // The font changed (one byte more of sample data): a new copy.
         _ = try Self.write(Self.withOddSampleData(try Array(Data(contentsOf: URL(fileURLWithPath: sf3)))), "cached.sf3")
         let changed = try #require(DecodedSoundFonts.copy(of: sf3, in: cache))
