@@ -49,6 +49,8 @@ public struct MIDIFile: Hashable, Sendable {
         /// A MUS score (id Software's): its instrument list (General MIDI programs, and
         /// percussion as key + 100) and the score's length in bytes. Any thread.
         case mus(instruments: [Int], scoreBytes: Int)
+        /// An XMI file (Miles Sound System's) of `sequences` sequences. Any thread.
+        case xmi(sequences: Int)
 
         /// In words, e.g. "MUS score (Doom), 1,204 bytes at 140 ticks a second; instruments 19, 135". Any thread.
         public var description: String {
@@ -57,6 +59,8 @@ public struct MIDIFile: Hashable, Sendable {
             case .mus(let instruments, let bytes):
                 let list = instruments.isEmpty ? "none" : instruments.map(String.init).joined(separator: ", ")
                 return "MUS score (Doom), \(bytes) bytes at 140 ticks a second; instruments \(list)"
+            case .xmi(let sequences):
+                return "XMI file (Miles Sound System), \(sequences) sequence\(sequences == 1 ? "" : "s") at 120 ticks a second"
             }
         }
     }
@@ -70,10 +74,11 @@ public struct MIDIFile: Hashable, Sendable {
     }
 
     /// Reads a file's bytes, by their content: a Standard MIDI File, one wrapped in a RIFF
-    /// `RMID` file, or a MUS score (Doom's). Any thread.
+    /// `RMID` file, a MUS score (Doom's) or an XMI file (Miles Sound System's). Any thread.
     public init(bytes: [UInt8], mode: ReadMode = .lenient) throws(MIDIFileError) {
         self = try bytes.withUnsafeBufferPointer { buffer throws(MIDIFileError) in
             if buffer.starts(with: MUSReader.magic) { return try MUSReader.read(buffer, mode: mode) }
+            if XMIReader.recognizes(buffer) { return try XMIReader.read(buffer, mode: mode) }
             var reader = SMFReader(bytes: buffer, mode: mode)
             return try reader.read()
         }
@@ -100,18 +105,20 @@ public struct MIDIFile: Hashable, Sendable {
 struct SMFReader {
     let bytes: UnsafeBufferPointer<UInt8>
     let mode: MIDIFile.ReadMode
-    var warnings: [MIDIFileProblem] = []
+    private var log: DefectLog
 
     init(bytes: UnsafeBufferPointer<UInt8>, mode: MIDIFile.ReadMode) {
         self.bytes = bytes
         self.mode = mode
+        log = DefectLog(mode: mode)
     }
+
+    /// The defects recovered from so far.
+    var warnings: [MIDIFileProblem] { log.warnings }
 
     /// Reports a recoverable defect: an error in strict mode, a warning in lenient mode.
     mutating func defect(_ kind: MIDIFileProblem.Kind, at offset: Int, track: Int? = nil) throws(MIDIFileError) {
-        let problem = MIDIFileProblem(offset: offset, track: track, kind: kind)
-        if mode == .strict { throw MIDIFileError(problem) }
-        warnings.append(problem)
+        try log.report(kind, at: offset, track: track)
     }
 
     func fatal(_ kind: MIDIFileProblem.Kind, at offset: Int, track: Int? = nil) -> MIDIFileError {

@@ -68,6 +68,8 @@ public struct MIDIFileProblem: Hashable, Sendable, CustomStringConvertible {
         case unreadable(String)
         /// A defect in a MUS file (Doom's songs), in words. Any thread.
         case malformedMUS(String)
+        /// A defect in an XMI file (Miles Sound System's songs), in words. Any thread.
+        case malformedXMI(String)
     }
 
     /// `byte N, track T: reason` (no track for the header, no place when unreadable). Any thread.
@@ -112,6 +114,7 @@ public struct MIDIFileProblem: Hashable, Sendable, CustomStringConvertible {
         case .bytesAfterEndOfTrack(let n): return "\(n) byte\(n == 1 ? "" : "s") after End of Track ignored"
         case .unreadable(let why): return why
         case .malformedMUS(let why): return "MUS: \(why)"
+        case .malformedXMI(let why): return "XMI: \(why)"
         }
     }
 }
@@ -133,5 +136,21 @@ public struct MIDIFileError: Error, Hashable, Sendable, CustomStringConvertible 
     /// `path: byte N, track T: reason`. Any thread.
     public var description: String {
         path.map { "\($0): \(problem)" } ?? problem.description
+    }
+}
+
+/// The defects of one read: each thrown at once when reading strictly, kept as a warning when
+/// reading leniently. Any thread.
+struct DefectLog {
+    let mode: MIDIFile.ReadMode
+    private(set) var warnings: [MIDIFileProblem] = []
+
+    init(mode: MIDIFile.ReadMode) { self.mode = mode }
+
+    /// Reports `kind` at byte `offset` (of `track`, if one).
+    mutating func report(_ kind: MIDIFileProblem.Kind, at offset: Int, track: Int? = nil) throws(MIDIFileError) {
+        let problem = MIDIFileProblem(offset: offset, track: track, kind: kind)
+        if mode == .strict { throw MIDIFileError(problem) }
+        warnings.append(problem)
     }
 }

@@ -12,13 +12,8 @@ enum MUSReader {
 
     /// The score in `bytes` as MIDI events, read strictly or leniently.
     static func read(_ bytes: UnsafeBufferPointer<UInt8>, mode: MIDIFile.ReadMode) throws(MIDIFileError) -> MIDIFile {
-        var warnings: [MIDIFileProblem] = []
-        /// A defect: thrown when strict, kept as a warning when lenient.
-        func defect(_ reason: String, at offset: Int) throws(MIDIFileError) {
-            let problem = MIDIFileProblem(offset: offset, track: nil, kind: .malformedMUS(reason))
-            if mode == .strict { throw MIDIFileError(problem) }
-            warnings.append(problem)
-        }
+        var log = DefectLog(mode: mode)
+        func defect(_ reason: String, at offset: Int) throws(MIDIFileError) { try log.report(.malformedMUS(reason), at: offset) }
         func word(_ p: Int) -> Int { Int(bytes[p]) | Int(bytes[p + 1]) << 8 }
 
         guard bytes.count >= 16 else {
@@ -121,7 +116,7 @@ enum MUSReader {
         }
         if !ended { try defect("the score has no end event", at: p) }
         events.append(MIDIEvent(tick: tick, .meta(.endOfTrack)))
-        var file = MIDIFile(format: 0, division: .ticksPerQuarter(70), tracks: [MIDIFile.Track(events: events)], warnings: warnings)
+        var file = MIDIFile(format: 0, division: .ticksPerQuarter(70), tracks: [MIDIFile.Track(events: events)], warnings: log.warnings)
         let listed = (0..<instruments).map { 16 + 2 * $0 }.filter { $0 + 2 <= bytes.count }.map(word)
         file.origin = .mus(instruments: listed, scoreBytes: min(scoreLength, max(bytes.count - scoreStart, 0)))
         return file

@@ -5,9 +5,9 @@ import MIDI
 /// `pianola convert`: any song Pianola reads, written as a Standard MIDI File.
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Write any song Pianola reads (a MIDI file, Doom's MUS) as a Standard MIDI File.")
+        abstract: "Write any song Pianola reads (a MIDI file, Doom's MUS, Miles' XMI) as a Standard MIDI File.")
 
-    @Argument(help: "The song to read, known by its content (.mid, .kar, .rmi, .mus…).")
+    @Argument(help: "The song to read, known by its content (.mid, .kar, .rmi, .mus, .xmi…).")
     var input: String
 
     @Argument(help: "The Standard MIDI File to write, or - for standard output.")
@@ -44,7 +44,7 @@ struct Convert: ParsableCommand {
         }
         close(fd)
         let notes = file.noteCount, tracks = file.tracks.count
-        let summary = "wrote \(output): format \(file.format), \(tracks) track\(tracks == 1 ? "" : "s"), \(notes) note\(notes == 1 ? "" : "s"), from a \(file.origin)"
+        let summary = "wrote \(output): format \(file.format), \(tracks) track\(tracks == 1 ? "" : "s"), \(notes) note\(notes == 1 ? "" : "s"); source: \(file.origin)"
         if toStandardOutput { printError(summary) } else { print(summary) }
     }
 }

@@ -9,7 +9,7 @@ struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show what a MIDI file holds: tracks, notes, length, tempo, meter, markers.")
 
-    @Argument(help: "The MIDI files (.mid, .smf, .kar, RIFF .rmi, or Doom's .mus), known by their content.")
+    @Argument(help: "The MIDI files (.mid, .smf, .kar, RIFF .rmi, Doom's .mus, Miles' .xmi), known by their content.")
     var files: [String]
 
     @Flag(help: "Print JSON instead of a summary.")
@@ -63,7 +63,7 @@ struct Info: ParsableCommand {
         case .smpte(let fps, let tpf): division = "SMPTE \(fps.formatted2) fps × \(tpf) ticks per frame"
         }
         out += "\(title)\n"
-        if s.origin != MIDIFile.Origin.standardMIDIFile.description { out += "  read from a \(s.origin)\n" }
+        if s.origin != MIDIFile.Origin.standardMIDIFile.description { out += "  source: \(s.origin)\n" }
         out += "  format \(s.format), \(s.trackCount) track\(s.trackCount == 1 ? "" : "s"), \(division)\n"
         out += "  length \(clock(s.durationSeconds)) (\(s.durationSeconds.formatted2) s), \(s.noteCount) note\(s.noteCount == 1 ? "" : "s")\n"
         if let first = s.tempoChanges.first {

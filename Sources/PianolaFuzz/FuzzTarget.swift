@@ -10,6 +10,8 @@ enum FuzzTarget: String, CaseIterable {
     case sequence
     /// The MUS (Doom) reader, as `smf` and `sequence` read, on bytes after the MUS magic.
     case mus
+    /// The XMI (Miles Sound System) reader, as `smf` and `sequence` read.
+    case xmi
     /// Tempo and meter maps built from extreme values, and their conversions.
     case tempo
     /// A `pianola` command line: parsed, and every option checked, as the command would.
@@ -25,6 +27,7 @@ enum FuzzTarget: String, CaseIterable {
         case .smf: MIDIFileTargets.smf(bytes)
         case .sequence: MIDIFileTargets.sequence(bytes)
         case .mus: MIDIFileTargets.mus(bytes)
+        case .xmi: MIDIFileTargets.xmi(bytes)
         case .tempo: TimeTarget.run(bytes)
         case .args: ArgumentsTarget.run(bytes)
         case .audio: AudioFileTarget.run(bytes)
@@ -37,6 +40,7 @@ enum FuzzTarget: String, CaseIterable {
         switch self {
         case .smf, .sequence: return []
         case .mus: return MIDIFileTargets.musSeeds()
+        case .xmi: return MIDIFileTargets.xmiSeeds()
         case .tempo: return TimeTarget.seeds()
         case .args: return ArgumentsTarget.seeds()
         case .audio: return AudioFileTarget.seeds()

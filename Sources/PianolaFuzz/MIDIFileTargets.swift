@@ -27,6 +27,24 @@ enum MIDIFileTargets {
         sequence(file)
     }
 
+    /// Bytes as an XMI file (the fuzzer keeps its IFF header from the seed), read as `smf`
+    /// and `sequence` read.
+    static func xmi(_ bytes: [UInt8]) {
+        smf(bytes)
+        sequence(bytes)
+    }
+
+    /// A two-sequence XMI: FORM XDIR (INFO: 2), then CAT XMID holding two FORM XMID, each an
+    /// EVNT of a note with its duration, an interval, a loop controller and End of Track.
+    static func xmiSeeds() -> [(String, [UInt8])] {
+        func chunk(_ id: String, _ body: [UInt8]) -> [UInt8] {
+            Array(id.utf8) + [0, 0, UInt8(body.count >> 8), UInt8(body.count & 0xFF)] + body + (body.count & 1 == 1 ? [0] : [])
+        }
+        let evnt: [UInt8] = [0xC0, 48, 0x90, 60, 100, 0x81, 0x00, 127, 5, 0xB0, 116, 0, 0x90, 64, 90, 60, 60, 0xB0, 117, 127, 0xFF, 0x2F, 0]
+        let form = chunk("FORM", Array("XMID".utf8) + chunk("EVNT", evnt))
+        return [("xmi-two-sequences", chunk("FORM", Array("XDIR".utf8) + chunk("INFO", [2, 0])) + chunk("CAT ", Array("XMID".utf8) + form + form))]
+    }
+
     /// A small score: header (score of 13 bytes at byte 18, one instrument), a program, a
     /// note with its volume and a delay, a bend, its release, the end.
     static func musSeeds() -> [(String, [UInt8])] {

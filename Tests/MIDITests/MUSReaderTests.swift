@@ -163,24 +163,13 @@ struct MUSReaderTests {
 
     @Test("WildMIDI's converter (wildmidi -x) makes the same notes of generated scores: channel, key, velocity, start and end tick")
     func againstWildMIDI() throws {
-        let wildmidi = "/usr/bin/wildmidi"
-        try #require(FileManager.default.isExecutableFile(atPath: wildmidi), "install wildmidi (the README's setup does)")
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pianola-mus-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try #require(WildMIDI.installed, "install wildmidi (the README's setup does)")
+        let folder = try WildMIDI.scratchFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         for seed in UInt64(1)...4 {
-            let mus = folder.appendingPathComponent("song-\(seed).mus"), mid = folder.appendingPathComponent("song-\(seed).mid")
-            try Data(Self.generatedScore(seed: seed).bytes).write(to: mus)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: wildmidi)
-            process.arguments = ["-x", mid.path, mus.path]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            try #require(process.terminationStatus == 0, "wildmidi -x failed on seed \(seed)")
-            let ours = MusicSequence(file: try MIDIFile(contentsOf: mus.path, mode: .strict)).tracks.flatMap(\.notes)
-            let theirs = MusicSequence(file: try MIDIFile(contentsOf: mid.path)).tracks.flatMap(\.notes)
+            let (read, converted) = try WildMIDI.convert(Self.generatedScore(seed: seed).bytes, named: "song-\(seed).mus", in: folder)
+            let ours = MusicSequence(file: read).tracks.flatMap(\.notes)
+            let theirs = MusicSequence(file: try #require(converted, "wildmidi -x failed on seed \(seed)")).tracks.flatMap(\.notes)
             #expect(ours.count > 200 && ours.count == theirs.count, "seed \(seed)")
             // WildMIDI's ticks are MUS ticks too (division 257, and a tempo whose bytes it writes
             // reversed: 1,805,830 µs a quarter, 142.3 ticks a second, where MUS plays 140).

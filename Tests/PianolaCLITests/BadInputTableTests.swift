@@ -36,6 +36,10 @@ struct BadInputTableTests {
             // Doom's MUS: score of 100 bytes claimed from byte 18; five are there (a note, its delay, its release).
             ["info", "--strict", try $0.write("e1m1.mus", Array("MUS".utf8) + [0x1A, 100, 0, 18, 0, 8, 0, 0, 0, 1, 0, 0, 0, 0, 0] + [0x90, 60, 0x0A, 0x00, 60])]
         }, says: "e1m1.mus: byte 4: MUS: the score claims 100 bytes from byte 18, past the end of the file (size 23)"),
+        Row(description: "a truncated XMI (strict)", arguments: {
+            // Miles' XMI: a FORM XMID claiming 64 bytes, of which 12 are there (an EVNT chunk cut short).
+            ["info", "--strict", try $0.write("intro.xmi", Array("FORM".utf8) + [0, 0, 0, 64] + Array("XMIDEVNT".utf8) + [0, 0, 0, 52, 0x90, 60, 100, 60])]
+        }, says: "intro.xmi: byte 4: XMI: chunk 'FORM' claims 64 bytes, past the end of what holds it (byte 24)"),
         Row(description: "a 10-byte header", arguments: { ["info", try $0.write("short.mid", Array("MThd".utf8) + [0, 0, 0, 6, 0, 1])] },
             says: "short.mid: byte 0: the file ends inside the MIDI header (size 10)"),
         Row(description: "a header claiming 65,535 tracks (strict)", arguments: {

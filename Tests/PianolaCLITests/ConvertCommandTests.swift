@@ -16,7 +16,7 @@ struct ConvertCommandTests {
         let song = try scratch.write("d_e1m1.mus", Self.mus)
         let out = scratch.url.appendingPathComponent("e1m1.mid").path
         let run = try CLIRun.pianola("convert", song, out)
-        #expect(run.status == 0 && run.stdout == "wrote \(out): format 0, 1 track, 1 note, from a MUS score (Doom), 15 bytes at 140 ticks a second; instruments 19\n", "\(run.stdout)\(run.stderr)")
+        #expect(run.status == 0 && run.stdout == "wrote \(out): format 0, 1 track, 1 note; source: MUS score (Doom), 15 bytes at 140 ticks a second; instruments 19\n", "\(run.stdout)\(run.stderr)")
         var read = try MIDIFile(contentsOf: song, mode: .strict)
         read.origin = .standardMIDIFile
         let written = try MIDIFile(contentsOf: out, mode: .strict)
