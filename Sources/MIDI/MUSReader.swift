@@ -9,6 +9,10 @@
 enum MUSReader {
     /// The four bytes a MUS file starts with.
     static let magic: [UInt8] = [0x4D, 0x55, 0x53, 0x1A]   // "MUS" EOF
+    /// MUS system events 10–14 as the MIDI channel-mode controllers they stand for.
+    private static let modes: [UInt8: UInt8] = [10: 120, 11: 123, 12: 126, 13: 127, 14: 121]
+    /// MUS controllers 1–9 as MIDI controllers (0 is a program change).
+    private static let controllers: [UInt8] = [0, 0, 1, 7, 10, 11, 91, 93, 64, 67]
 
     /// The score in `bytes` as MIDI events, read strictly or leniently.
     static func read(_ bytes: UnsafeBufferPointer<UInt8>, mode: MIDIFile.ReadMode) throws(MIDIFileError) -> MIDIFile {
@@ -75,7 +79,6 @@ enum MUSReader {
                 events.append(MIDIEvent(tick: tick, .pitchBend(channel: channel, value: UInt16(bend) << 6)))
             case 3:
                 guard let event = try next() else { break read }
-                let modes: [UInt8: UInt8] = [10: 120, 11: 123, 12: 126, 13: 127, 14: 121]
                 guard let controller = modes[event] else {
                     try defect("system event \(event) is not one of MUS's (10–14)", at: start)
                     break read
@@ -84,7 +87,6 @@ enum MUSReader {
                 events.append(MIDIEvent(tick: tick, .controlChange(channel: channel, controller: controller, value: value)))
             case 4:
                 guard let number = try next(), let value = try next() else { break read }
-                let controllers: [UInt8] = [0, 0, 1, 7, 10, 11, 91, 93, 64, 67]
                 guard Int(number) < controllers.count else {
                     try defect("controller \(number) is not one of MUS's (0–9)", at: start)
                     break read

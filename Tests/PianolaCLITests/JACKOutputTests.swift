@@ -26,14 +26,7 @@ struct JACKOutputTests {
         let server = try JACKServer()
         let scratch = try Scratch()
         let capture = try jackCapture(on: server, seconds: 30, into: scratch)   // waits until the server is up
-        let killer = Thread {
-            usleep(1_500_000)
-            server.kill()
-        }
-        killer.start()
-        // timeout(1) only as a backstop: a hang would show as its status 124.
-        let run = try CLIRun.pianola(["play", PlayCommandTests.root.appendingPathComponent("songs/ode-to-joy.mid").path, "--driver", "jack",
-                                      "--soundfont", Self.testFont, "--quiet"], environment: server.environment, prefix: ["/usr/bin/timeout", "30"])
+        let run = try playWhileServerStops(driver: "jack", environment: server.environment) { server.kill() }
         #expect(!run.signaled)
         #expect(run.status == 1, "exit \(run.status): \(run.stderr)")
         #expect(run.stderr == "pianola: the JACK server went away (client 'pianola')\n", "\(run.stderr)")

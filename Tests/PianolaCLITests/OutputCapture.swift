@@ -30,3 +30,16 @@ func expectPlayEqualsRender(_ arguments: [String], environment: [String: String]
         return
     }
 }
+
+/// Plays the test song through `driver` (`environment` pointing at the server) while `stop`
+/// takes the server away 1.5 s in, under timeout(1) only as a backstop: a hang would show as
+/// its status 124. The run, for the caller to expect one line and exit 1.
+func playWhileServerStops(driver: String, environment: [String: String], stop: @escaping @Sendable () -> Void) throws -> CLIRun {
+    let stopper = Thread {
+        usleep(1_500_000)
+        stop()
+    }
+    stopper.start()
+    return try CLIRun.pianola(["play", PlayCommandTests.root.appendingPathComponent("songs/ode-to-joy.mid").path, "--driver", driver,
+                               "--soundfont", PlayCommandTests.testFont, "--quiet"], environment: environment, prefix: ["/usr/bin/timeout", "30"])
+}

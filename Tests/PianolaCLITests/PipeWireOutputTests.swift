@@ -24,14 +24,7 @@ struct PipeWireOutputTests {
     @Test("the daemon stopped mid-play: one line, exit 1, no hang")
     func daemonStopped() throws {
         let server = try PipeWireServer()
-        let stopper = Thread {
-            usleep(1_500_000)
-            server.stopDaemon()
-        }
-        stopper.start()
-        // timeout(1) only as a backstop: a hang would show as its status 124.
-        let run = try CLIRun.pianola(["play", PlayCommandTests.root.appendingPathComponent("songs/ode-to-joy.mid").path, "--driver", "pipewire",
-                                      "--soundfont", Self.testFont, "--quiet"], environment: server.environment, prefix: ["/usr/bin/timeout", "30"])
+        let run = try playWhileServerStops(driver: "pipewire", environment: server.environment) { server.stopDaemon() }
         #expect(!run.signaled)
         #expect(run.status == 1, "exit \(run.status): \(run.stderr)")
         #expect(run.stderr.hasPrefix("pianola: the PipeWire daemon went away") && run.stderr.filter { $0 == "\n" }.count == 1, "\(run.stderr)")
