@@ -51,6 +51,11 @@ public struct MIDIFile: Hashable, Sendable {
         case mus(instruments: [Int], scoreBytes: Int)
         /// An XMI file (Miles Sound System's) of `sequences` sequences. Any thread.
         case xmi(sequences: Int)
+        /// An HMP file (Human Machine Interfaces'), of the first layout or the "013195" one,
+        /// at `ticksPerSecond`. Any thread.
+        case hmp(variant: Bool, ticksPerSecond: Int)
+        /// An HMI file (Human Machine Interfaces' later songs) at `ticksPerSecond`. Any thread.
+        case hmi(ticksPerSecond: Int)
 
         /// In words, e.g. "MUS score (Doom), 1,204 bytes at 140 ticks a second; instruments 19, 135". Any thread.
         public var description: String {
@@ -61,6 +66,10 @@ public struct MIDIFile: Hashable, Sendable {
                 return "MUS score (Doom), \(bytes) bytes at 140 ticks a second; instruments \(list)"
             case .xmi(let sequences):
                 return "XMI file (Miles Sound System), \(sequences) sequence\(sequences == 1 ? "" : "s") at 120 ticks a second"
+            case .hmp(let variant, let rate):
+                return "HMP song (Human Machine Interfaces\(variant ? ", 013195 layout" : "")) at \(rate) ticks a second"
+            case .hmi(let rate):
+                return "HMI song (Human Machine Interfaces) at \(rate) ticks a second"
             }
         }
     }
@@ -74,11 +83,14 @@ public struct MIDIFile: Hashable, Sendable {
     }
 
     /// Reads a file's bytes, by their content: a Standard MIDI File, one wrapped in a RIFF
-    /// `RMID` file, a MUS score (Doom's) or an XMI file (Miles Sound System's). Any thread.
+    /// `RMID` file, a MUS score (Doom's), an XMI file (Miles Sound System's) or an HMP or
+    /// HMI song (Human Machine Interfaces'). Any thread.
     public init(bytes: [UInt8], mode: ReadMode = .lenient) throws(MIDIFileError) {
         self = try bytes.withUnsafeBufferPointer { buffer throws(MIDIFileError) in
             if buffer.starts(with: MUSReader.magic) { return try MUSReader.read(buffer, mode: mode) }
             if XMIReader.recognizes(buffer) { return try XMIReader.read(buffer, mode: mode) }
+            if buffer.starts(with: HMPReader.magic) { return try HMPReader.read(buffer, mode: mode) }
+            if buffer.starts(with: HMIReader.magic) { return try HMIReader.read(buffer, mode: mode) }
             var reader = SMFReader(bytes: buffer, mode: mode)
             return try reader.read()
         }

@@ -70,6 +70,10 @@ public struct MIDIFileProblem: Hashable, Sendable, CustomStringConvertible {
         case malformedMUS(String)
         /// A defect in an XMI file (Miles Sound System's songs), in words. Any thread.
         case malformedXMI(String)
+        /// A defect in an HMP file (Human Machine Interfaces' songs, Descent's), in words. Any thread.
+        case malformedHMP(String)
+        /// A defect in an HMI file (Human Machine Interfaces' later songs), in words. Any thread.
+        case malformedHMI(String)
     }
 
     /// `byte N, track T: reason` (no track for the header, no place when unreadable). Any thread.
@@ -81,10 +85,6 @@ public struct MIDIFileProblem: Hashable, Sendable, CustomStringConvertible {
 
     /// The reason alone, in words. Any thread.
     public var reason: String {
-        func hex(_ b: UInt8) -> String {
-            let digits = String(b, radix: 16, uppercase: true)
-            return digits.count == 1 ? "0" + digits : digits
-        }
         switch kind {
         case .emptyFile: return "the file is empty"
         case .notAMIDIFile: return "not a Standard MIDI File (no 'MThd' header)"
@@ -104,17 +104,19 @@ public struct MIDIFileProblem: Hashable, Sendable, CustomStringConvertible {
         case .junkAfterEnd(let n): return n == 1 ? "1 byte after the last chunk is not a chunk" : "\(n) bytes after the last chunk are not a chunk"
         case .truncatedEvent: return "the track ends inside an event"
         case .vlqTooLong: return "variable-length number longer than 4 bytes"
-        case .noRunningStatus(let b): return "data byte \(hex(b)) with no status byte before it"
+        case .noRunningStatus(let b): return "data byte \(b.hexDigits) with no status byte before it"
         case .runningStatusAfter(let cancel):
             return "running status used after a \(cancel == 0xFF ? "meta" : "sysex") event, which cancels it"
-        case .dataByteOutOfRange(let b): return "data byte \(hex(b)) is above 127"
-        case .systemMessageInTrack(let s): return "system message \(hex(s)) is not allowed in a MIDI file track"
-        case .malformedMeta(let type, let why): return "meta event FF \(hex(type)): \(why)"
+        case .dataByteOutOfRange(let b): return "data byte \(b.hexDigits) is above 127"
+        case .systemMessageInTrack(let s): return "system message \(s.hexDigits) is not allowed in a MIDI file track"
+        case .malformedMeta(let type, let why): return "meta event FF \(type.hexDigits): \(why)"
         case .missingEndOfTrack: return "missing End of Track; track ends at its last event"
         case .bytesAfterEndOfTrack(let n): return "\(n) byte\(n == 1 ? "" : "s") after End of Track ignored"
         case .unreadable(let why): return why
         case .malformedMUS(let why): return "MUS: \(why)"
         case .malformedXMI(let why): return "XMI: \(why)"
+        case .malformedHMP(let why): return "HMP: \(why)"
+        case .malformedHMI(let why): return "HMI: \(why)"
         }
     }
 }

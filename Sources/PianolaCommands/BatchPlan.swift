@@ -25,7 +25,7 @@ struct BatchPlan {
 
     /// Song files' extensions, as a folder's songs are found (a file named otherwise is still
     /// read by its content when named on its own). Any thread.
-    static let songExtensions: Set<String> = ["mid", "midi", "kar", "smf", "rmi", "mus", "xmi"]
+    static let songExtensions: Set<String> = ["mid", "midi", "kar", "smf", "rmi", "mus", "xmi", "hmp", "hmi"]
 
     /// A MIDI file to render and the name its outputs take (a folder's songs keep their place
     /// under it: `folder/a/b.mid` is named `a/b`).

@@ -9,7 +9,7 @@ struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show what a MIDI file holds: tracks, notes, length, tempo, meter, markers.")
 
-    @Argument(help: "The MIDI files (.mid, .smf, .kar, RIFF .rmi, Doom's .mus, Miles' .xmi), known by their content.")
+    @Argument(help: "The MIDI files (.mid, .smf, .kar, RIFF .rmi, Doom's .mus, Miles' .xmi, HMI's .hmp and .hmi), known by their content.")
     var files: [String]
 
     @Flag(help: "Print JSON instead of a summary.")
@@ -17,6 +17,8 @@ struct Info: ParsableCommand {
 
     @Flag(help: "Refuse any defect instead of recovering from it.")
     var strict = false
+
+    @OptionGroup var choice: SongChoice
 
     func validate() throws {
         guard !files.isEmpty else { throw fail("give at least one MIDI file") }
@@ -29,11 +31,15 @@ struct Info: ParsableCommand {
         var summaries: [SongSummary] = []
         var failed = 0
         for file in files {
-            let midi: MIDIFile
+            let read: MIDIFile
             do {
-                midi = try MIDIFile(contentsOf: file, mode: strict ? .strict : .lenient)
+                read = try MIDIFile(contentsOf: file, mode: strict ? .strict : .lenient)
             } catch {
                 printError(error.description)
+                failed += 1
+                continue
+            }
+            guard let midi = try? choice.pick(read, path: file) else {   // its line is said
                 failed += 1
                 continue
             }
@@ -77,6 +83,12 @@ struct Info: ParsableCommand {
         if !s.timeSignatures.isEmpty {
             let list = s.timeSignatures.prefix(8).map { "\($0.numerator)/\($0.denominator)" }.joined(separator: ", ")
             out += "  meter \(list)\(s.timeSignatures.count > 8 ? ", … (\(s.timeSignatures.count) in all)" : "")\n"
+        }
+        if s.songs.count > 1 {
+            out += "  songs (one after another; --song n chooses one):\n"
+            for (i, song) in s.songs.enumerated() {
+                out += "    \(pad(String(i + 1), 3)) \(clock(song.durationSeconds))  \(song.noteCount) note\(song.noteCount == 1 ? "" : "s")\n"
+            }
         }
         out += "  tracks:\n"
         for (i, t) in s.tracks.enumerated() {

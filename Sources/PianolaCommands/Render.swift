@@ -152,10 +152,7 @@ struct Render: ParsableCommand {
     /// what failed in one line.
     func renderJob(_ job: BatchPlan.Job, font: SharedSoundFont, container: AudioFileWriter.Container,
                    progress: (Double) -> Void, stop: () -> Bool) throws -> Double {
-        let file: MIDIFile
-        do { file = try MIDIFile(contentsOf: job.song) } catch { throw fail(error.description) }
-        for warning in file.warnings { printError("\(job.song): warning: \(warning)") }
-        let sequence = MusicSequence(file: file)
+        let sequence = MusicSequence(file: try options.read(job.song))
         var settings = try options.settings(for: sequence, song: job.song)
         settings.tailSeconds = tail
         let renderer: SongRenderer
@@ -233,7 +230,7 @@ struct Render: ParsableCommand {
 
 /// The options `render` and `play` share: the SoundFont, synthesis and what of the song to play.
 struct SongOptions: ParsableArguments {
-    @Option(help: "SoundFont (default: $PIANOLA_SOUNDFONT, the system GM font, then Pianola's own).")
+    @Option(help: "SoundFont (.sf2, .sf3) or DLS bank (default: $PIANOLA_SOUNDFONT, the system GM font, then Pianola's own).")
     var soundfont: String?
 
     @Option(parsing: .unconditional, help: "Sample rate in Hz.")
@@ -278,21 +275,29 @@ struct SongOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Stop here: seconds or bar:beat.")
     var to: String?
 
+    @OptionGroup var choice: SongChoice
+
     @Option(name: .customLong("with"), help: ArgumentHelp("An audio file to play with the song (WAV, FLAC, Ogg, Opus, MP3…), from its start or from @POSITION (seconds or bar:beat). Repeatable.", valueName: "file[@position]"))
     var audioFiles: [String] = []
 
     /// Reads the song (warnings on stderr), checks every option, chooses the SoundFont.
     func load(_ song: String) throws -> (MusicSequence, SoundFontChoice, SongGraph.Settings) {
         try checkRanges()
-        let file: MIDIFile
-        do { file = try MIDIFile(contentsOf: song) } catch { throw fail(error.description) }
-        for warning in file.warnings { printError("\(song): warning: \(warning)") }
-        let sequence = MusicSequence(file: file)
+        let sequence = MusicSequence(file: try read(song))
         let settings = try settings(for: sequence, song: song)
         guard let font = SoundFontChoice.choose(explicit: soundfont) else {
             throw fail("no SoundFont found: give --soundfont PATH or install fluid-soundfont-gm")
         }
         return (sequence, font, settings)
+    }
+
+    /// The song at `path` (the one `--song` names), its warnings said on stderr; one line
+    /// when it cannot be read.
+    func read(_ path: String) throws -> MIDIFile {
+        let file: MIDIFile
+        do { file = try MIDIFile(contentsOf: path) } catch { throw fail(error.description) }
+        for warning in file.warnings { printError("\(path): warning: \(warning)") }
+        return try choice.pick(file, path: path)
     }
 
     /// The graph's settings for `sequence` (read from `song`): every option but the font,

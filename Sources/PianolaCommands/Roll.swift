@@ -28,6 +28,8 @@ struct Roll: ParsableCommand {
     @Option(parsing: .unconditional, help: "Stop here: seconds or bar:beat.")
     var to: String?
 
+    @OptionGroup var choice: SongChoice
+
     @Flag(help: "Replace the picture if it exists.")
     var force = false
 
@@ -36,7 +38,7 @@ struct Roll: ParsableCommand {
         guard (200...20_000).contains(width), (200...20_000).contains(height) else { throw fail("--width and --height: use 200 to 20000") }
         if !force && FileManager.default.fileExists(atPath: output) { throw fail("\(output): already exists (use --force to replace it)") }
         let file: MIDIFile
-        do { file = try MIDIFile(contentsOf: song) } catch { throw fail(error.description) }
+        do { file = try choice.pick(MIDIFile(contentsOf: song), path: song) } catch let error as MIDIFileError { throw fail(error.description) }
         let sequence = MusicSequence(file: file)
         let region = try SongOptions.parse((from.map { ["--from", $0] } ?? []) + (to.map { ["--to", $0] } ?? []))
         let settings = try region.settings(for: sequence, song: song)

@@ -82,6 +82,14 @@ public struct SongSummary: Hashable, Sendable, Encodable {
         public var programs: [String]
     }
 
+    /// One song of the file (`--song`): a format 2 file's sequence, or the whole file. Any thread.
+    public struct SongPart: Hashable, Sendable, Encodable {
+        /// Seconds to its last event, End of Track included. Any thread.
+        public var durationSeconds: Double
+        /// Note-ons with velocity above 0. Any thread.
+        public var noteCount: Int
+    }
+
     /// The file's division, as JSON shows it. Any thread.
     public enum DivisionSummary: Hashable, Sendable, Encodable {
         /// Metrical. Any thread.
@@ -117,6 +125,8 @@ public struct SongSummary: Hashable, Sendable, Encodable {
     public var durationSeconds: Double
     /// One entry per track chunk. Any thread.
     public var tracks: [TrackSummary]
+    /// The songs `--song` chooses from, in order: one for most files. Any thread.
+    public var songs: [SongPart]
     /// Every tempo change, in time order. Any thread.
     public var tempoChanges: [TempoChange]
     /// Every time signature, in time order. Any thread.
@@ -151,6 +161,7 @@ public struct SongSummary: Hashable, Sendable, Encodable {
             TrackSummary(name: $0.name, eventCount: $0.events.count, noteCount: $0.noteCount,
                          channels: $0.channels.map(Int.init))
         }
+        songs = (1...file.songCount).compactMap { file.song($0) }.map { SongPart(durationSeconds: $0.durationSeconds, noteCount: $0.noteCount) }
         tempoChanges = sequence.tempoTrack.events.compactMap {
             guard case .meta(.tempo(let t)) = $0.message else { return nil }
             return TempoChange(tick: $0.tick, seconds: tempoMap.seconds(atTick: $0.tick),
