@@ -19,6 +19,8 @@ let package = Package(
         // with a warning in every package that depends on Pianola; fluidsynth.h needs none of them.
         .systemLibrary(name: "CFluidSynth", providers: [.apt(["libfluidsynth-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        // glib's log, for catching libinstpatch's messages (CShims only).
+        .systemLibrary(name: "CGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
@@ -29,7 +31,7 @@ let package = Package(
         // Swift cannot call (SPA's macros and variadic builders).
         .target(name: "CPipeWire", linkerSettings: [.linkedLibrary("pipewire-0.3")]),
         // What Swift cannot do with them: catch alsa-lib's and libfluidsynth's error messages.
-        .target(name: "CShims", dependencies: ["CALSA", "CFluidSynth"]),
+        .target(name: "CShims", dependencies: ["CALSA", "CFluidSynth", "CGLib"]),
 
         // Pure Swift: messages, the Standard MIDI File reader/writer, tempo map, time conversions.
         .target(name: "MIDI"),
@@ -59,7 +61,9 @@ let package = Package(
         .target(name: "PipeWire", dependencies: ["CPipeWire", "Engine"]),
         // A SoundFont 2 writer, and the project's own fonts made with it.
         .target(name: "SF2"),
-        .target(name: "SoundFontBook", dependencies: ["SF2"]),
+        // A DLS Level 1 writer: the banks the tests and fuzzers give libinstpatch to read.
+        .target(name: "DLS"),
+        .target(name: "SoundFontBook", dependencies: ["SF2", "DLS"]),
         // Songs the project wrote, entered in code and written out by the SMF writer.
         .target(name: "SongBook", dependencies: ["MIDI"]),
 
@@ -102,14 +106,14 @@ let package = Package(
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "Sequencing", "TestSupport"]),
         .testTarget(name: "SequencingTests", dependencies: ["Sequencing", "MIDI", "SongBook"]),
         .testTarget(name: "PianolaTests", dependencies: ["Pianola", "Engine", "MIDI", "AllocationCounter", "TestSupport", "SongBook", "SoundServers"]),
-        .testTarget(name: "PianolaCLITests", dependencies: ["MIDI", "Pianola", "pianola", "CCairo", "SoundServers", "jack-capture", "pipewire-capture"]),
+        .testTarget(name: "PianolaCLITests", dependencies: ["MIDI", "Pianola", "pianola", "CCairo", "SoundServers", "jack-capture", "pipewire-capture", "SoundFontBook"]),
         // Test support: counts the heap allocations a thread makes (the render-thread rule).
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
-        .testTarget(name: "EngineTests", dependencies: ["Engine", "Sequencing", "MIDI", "FluidSynth", "SF2", "AllocationCounter", "TestSupport"]),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "Sequencing", "MIDI", "FluidSynth", "SF2", "SoundFontBook", "AllocationCounter", "TestSupport"]),
         .testTarget(name: "StreamingTests", dependencies: ["Streaming", "Engine", "AudioFile", "MIDI", "Sequencing", "AllocationCounter"]),
         .testTarget(name: "PianolaCTests", dependencies: ["PianolaC", "CPianola", "AllocationCounter"]),
         .testTarget(name: "SoundFontTests", dependencies: ["SF2", "SoundFontBook", "FluidSynth", "CFluidSynth", "CSndFile"]),
         .testTarget(name: "SystemLibrariesTests",
-                    dependencies: ["CFluidSynth", "CALSA", "CSndFile", "CShims"]),
+                    dependencies: ["CFluidSynth", "CALSA", "CSndFile", "CShims", "SoundFontBook"]),
     ]
 )

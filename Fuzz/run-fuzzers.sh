@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets of Sources/PianolaFuzz, each for SECONDS (default 60):
-#   Fuzz/run-fuzzers.sh [SECONDS] [TARGET…]      targets: smf sequence mus xmi tempo args audio soundfont
+#   Fuzz/run-fuzzers.sh [SECONDS] [TARGET…]      targets: smf sequence mus xmi hmp hmi tempo args audio soundfont dls
 # Builds them once with SwiftPM's fuzzer and address sanitizers (in .build/fuzz). Each target's
 # corpus is Fuzz/corpus-work/TARGET (kept between runs, ignored by git), seeded by the
 # target's own seeds (`pianola-fuzz seeds TARGET DIR`), and for the MIDI targets by songs/ and
 # ../shared/corpus/midi. A crash, sanitizer report, leak, hang (> FUZZ_TIMEOUT s on one input,
-# default 10) or out-of-memory is a finding (more libFuzzer flags: FUZZ_FLAGS): its input goes to Fuzz/out/TARGET-*, the log to
+# default 10) or out-of-memory is a finding (but the library leaks Fuzz/lsan.supp explains) (more libFuzzer flags: FUZZ_FLAGS): its input goes to Fuzz/out/TARGET-*, the log to
 # Fuzz/out/TARGET.log, and the script exits 1 after running the rest. Replay a finding
 # without sanitizers, with a readable trace: swift run pianola-fuzz TARGET Fuzz/out/FILE
 set -euo pipefail
@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(smf sequence mus xmi tempo args audio soundfont)
+[ ${#targets[@]} -eq 0 ] && targets=(smf sequence mus xmi hmp hmi tempo args audio soundfont dls)
 
 out=Fuzz/out
 mkdir -p "$out"
@@ -44,7 +44,11 @@ for target in "${targets[@]}"; do
         smf|sequence) seeds+=(songs); [ -d ../shared/corpus/midi ] && seeds+=(../shared/corpus/midi) ;;
     esac
     status=0
-    SWIFT_BACKTRACE=enable=no PIANOLA_FUZZ_TARGET=$target "$fuzzer" "${seeds[@]}" -max_total_time="$seconds" \
+    # The suppressions name a libinstpatch function, which only a full unwind finds (glib has
+    # no frame pointers); it costs every allocation, so only the DLS target pays it.
+    unwind=1
+    [ "$target" = dls ] && unwind=0
+    SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="fast_unwind_on_malloc=$unwind" LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan.supp" PIANOLA_FUZZ_TARGET=$target "$fuzzer" "${seeds[@]}" -max_total_time="$seconds" \
         -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 -max_len="${FUZZ_MAX_LEN:-16384}" -close_fd_mask=3 \
         -artifact_prefix="$out/$target-" -print_final_stats=1 ${FUZZ_FLAGS:-} > "$out/$target.log" 2>&1 || status=$?
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/$target.log" | tail -1)

@@ -3,6 +3,9 @@
 #include <fluidsynth.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <errno.h>
 
 /* A name of this form stands for bytes in memory: "pianola-memory:<address>:<length>". */
 static const char prefix[] = "pianola-memory:";
@@ -54,4 +57,20 @@ int shim_fluid_add_memory_loader(fluid_synth_t *synth, fluid_settings_t *setting
 
 void shim_fluid_memory_name(char *buffer, size_t size, const void *bytes, size_t length) {
     snprintf(buffer, size, "%s%p:%zu", prefix, bytes, length);
+}
+
+int shim_memory_file(const char *name, const void *bytes, size_t length) {
+    int fd = memfd_create(name, MFD_CLOEXEC);
+    if (fd < 0) return -1;
+    size_t written = 0;
+    while (written < length) {
+        ssize_t n = write(fd, (const char *)bytes + written, length - written);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            close(fd);
+            return -1;
+        }
+        written += (size_t)n;
+    }
+    return fd;
 }

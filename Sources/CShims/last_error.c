@@ -4,13 +4,17 @@
 
 _Thread_local char shim_captured_message[512];
 
-size_t shim_take_last_error(char *buffer, size_t size) {
-    size_t len = strlen(shim_captured_message);
+size_t shim_take_message(char *captured, char *buffer, size_t size) {
+    size_t len = strlen(captured);
     if (size > 0) {
         size_t n = len < size - 1 ? len : size - 1;
-        memcpy(buffer, shim_captured_message, n);
+        memcpy(buffer, captured, n);
         buffer[n] = '\0';
     }
-    shim_captured_message[0] = '\0';
+    captured[0] = '\0';
     return len;
+}
+
+size_t shim_take_last_error(char *buffer, size_t size) {
+    return shim_take_message(shim_captured_message, buffer, size);
 }

@@ -12,7 +12,8 @@ import Glibc
 /// libfluidsynth reads (the rest of 'sdta' after 'smpl', of 'pdta' after 'shdr', of the
 /// file after 'pdta') is not its business, nor this check's.
 /// libfluidsynth hands a file it refuses to libinstpatch, which prints glib warnings and
-/// leaks, so such a file is refused here in one line with the byte where it goes wrong.
+/// leaks, so such a file is refused here in one line with the byte where it goes wrong. A DLS
+/// bank, which libinstpatch is there to read, gets `DLSCheck` instead.
 /// Reads the chunk headers and the preset data, never the samples. Control thread.
 enum SoundFontCheck {
     /// The preset-data chunks in the order the file must hold them, with their record sizes
@@ -86,9 +87,8 @@ enum SoundFontCheck {
 
         guard size >= 12, let riff = bytes(at: 0, 12), id(riff[0..<4]) == "RIFF" else { throw Failure("not a SoundFont (no RIFF header)") }
         let form = id(riff[8..<12])
-        guard form == "sfbk" else {
-            throw Failure(form == "DLS " ? "a DLS file: Pianola loads SoundFont 2 and 3 files (.sf2, .sf3)" : "not a SoundFont (RIFF form '\(form)')")
-        }
+        if form == "DLS " { return try DLSCheck.check(file, size: size) }
+        guard form == "sfbk" else { throw Failure("not a SoundFont or DLS bank (RIFF form '\(form)')") }
         guard 8 + length(riff) == size else { throw Failure("byte 4: the RIFF chunk claims \(length(riff)) bytes, the file holds \(size - 8) after its header") }
         var lists: [Chunk] = []
         var offset = 12
@@ -111,6 +111,11 @@ enum SoundFontCheck {
             guard samples.body + samples.length <= lists[1].body + lists[1].length else {
                 throw Failure("byte \(lists[1].body): chunk 'smpl' claims \(samples.length) bytes, past the end of 'sdta' at byte \(lists[1].body + lists[1].length)")
             }
+        }
+        // libfluidsynth takes 'pdta''s length (less its type) as a signed 32-bit number: from
+        // 2 GB on it is negative and no chunk fits.
+        guard Int32(truncatingIfNeeded: lists[2].length) >= 0 else {
+            throw Failure("byte \(lists[2].body - 8): list 'pdta' claims \(lists[2].length + 4) bytes, 2 GB or more, which libfluidsynth does not read")
         }
         var records: [String: Records] = [:]
         let presetEnd = min(lists[2].body + lists[2].length, size)
@@ -185,13 +190,23 @@ enum SoundFontCheck {
             }
         }
         /// Generator `operation` (41 instrument, 53 sample) must name a record of `target`
-        /// other than its terminal one.
-        func references(_ generators: Records, operation: Int, into target: Records) throws(Failure) {
-            for index in 0..<generators.count where generators.word(index, 0) == operation {
-                let value = generators.word(index, 2)
-                guard value < target.count - 1 else {
-                    throw Failure("byte \(generators.offset + index * 4 + 2): '\(generators.name)' record \(index) names '\(target.name)' \(value), which does not exist (\(target.count - 1) there)")
+        /// other than its terminal one where libfluidsynth reads it: the first such generator
+        /// of each zone. (It reads the zones' generators in order from the chunk's start, one
+        /// zone after another as the bags count them, and skips what follows that generator
+        /// in its zone, and the terminal record.) Runs after `counts`, which bounds the reads.
+        func references(_ generators: Records, operation: Int, into target: Records,
+                        zones bags: Records, of headers: Records, field: Int) throws(Failure) {
+            let zones = headers.count > 1 ? headers.word(headers.count - 1, field) - headers.word(0, field) : 0
+            var first = 0
+            for zone in 0..<zones {
+                let count = bags.word(zone + 1, 0) - bags.word(zone, 0)
+                if let index = (first ..< first + count).first(where: { generators.word($0, 0) == operation }) {
+                    let value = generators.word(index, 2)
+                    guard value < target.count - 1 else {
+                        throw Failure("byte \(generators.offset + index * 4 + 2): '\(generators.name)' record \(index) names '\(target.name)' \(value), which does not exist (\(target.count - 1) there)")
+                    }
                 }
+                first += count
             }
         }
         /// The bags (zones) that `headers` index must be all of `bags` but its terminal record,
@@ -218,8 +233,8 @@ enum SoundFontCheck {
         try indices(r("ibag"), field: 2, into: r("imod"))
         try counts(r("phdr"), field: 24, r("pbag"), r("pgen"), r("pmod"))
         try counts(r("inst"), field: 20, r("ibag"), r("igen"), r("imod"))
-        try references(r("pgen"), operation: 41, into: r("inst"))
-        try references(r("igen"), operation: 53, into: r("shdr"))
+        try references(r("pgen"), operation: 41, into: r("inst"), zones: r("pbag"), of: r("phdr"), field: 24)
+        try references(r("igen"), operation: 53, into: r("shdr"), zones: r("ibag"), of: r("inst"), field: 20)
     }
 
     /// A structural defect, as one line.

@@ -124,7 +124,7 @@ public final class Synthesizer: @unchecked Sendable {
         if let problem = SoundFontCheck.problem(path) { throw SynthesizerError(.soundFont(path: path), problem) }
         let readable = DecodedSoundFonts.copy(of: path, in: configuration.decodedFontFolder) ?? path
         _ = Self.lastLibraryError()
-        let id = fluid_synth_sfload(synth, readable, 1)
+        let id = load(readable)
         guard id >= 0 else { throw SynthesizerError(.soundFont(path: path), Self.lastLibraryError()) }
         return SoundFontID(raw: id)
     }
@@ -135,8 +135,13 @@ public final class Synthesizer: @unchecked Sendable {
         if let problem = SoundFontCheck.problem(font.bytes) { throw SynthesizerError(.soundFont(path: font.name), problem) }
         _ = Self.lastLibraryError()
         var name = [CChar](repeating: 0, count: 64)
-        shim_fluid_memory_name(&name, name.count, font.bytes.baseAddress, font.bytes.count)
-        let id = fluid_synth_sfload(synth, name, 1)
+        if let file = font.file {
+            // A DLS bank: libinstpatch reads files only, so it reads the bank's file in memory.
+            name = Array("/proc/self/fd/\(file)".utf8CString)
+        } else {
+            shim_fluid_memory_name(&name, name.count, font.bytes.baseAddress, font.bytes.count)
+        }
+        let id = load(name)
         guard id >= 0 else { throw SynthesizerError(.soundFont(path: font.name), Self.lastLibraryError()) }
         memoryFonts.append(font)
         return SoundFontID(raw: id)
@@ -163,7 +168,7 @@ public final class Synthesizer: @unchecked Sendable {
         fluid_sfont_iteration_start(sfont)
         while let preset = fluid_sfont_iteration_next(sfont) {
             presets.append(Preset(bank: Int(fluid_preset_get_banknum(preset)), program: Int(fluid_preset_get_num(preset)),
-                                  name: String(cString: fluid_preset_get_name(preset))))
+                                  name: fluid_preset_get_name(preset).map { String(cString: $0) } ?? ""))   // a DLS instrument may have no name
         }
         return presets.sorted { ($0.bank, $0.program) < ($1.bank, $1.program) }
     }
@@ -259,6 +264,13 @@ public final class Synthesizer: @unchecked Sendable {
 
     private static let captureLibraryErrors: Void = shim_fluid_capture_errors()
 
+    /// libfluidsynth's `sfload` of `name`, libinstpatch's glib messages caught meanwhile.
+    private func load(_ name: UnsafePointer<CChar>) -> Int32 {
+        shim_glib_begin_capture()
+        defer { shim_glib_end_capture() }
+        return fluid_synth_sfload(synth, name, 1)
+    }
+
     /// libfluidsynth builds its global tables (the default modulators among them) in the first
     /// new_fluid_synth, and a second thread making a synth meanwhile goes on without waiting,
     /// with half-built defaults (its notes came out about 10 dB too loud when a game loaded two
@@ -270,10 +282,14 @@ public final class Synthesizer: @unchecked Sendable {
         delete_fluid_settings(settings)
     }()
 
-    /// Takes the calling thread's last libfluidsynth error message, "" if none.
+    /// Takes the calling thread's last library message, "" if none: libinstpatch's first (it
+    /// says what went wrong in a DLS bank before libfluidsynth says the load failed), else
+    /// libfluidsynth's last.
     static func lastLibraryError() -> String {
         var buffer = [CChar](repeating: 0, count: 512)
-        let length = shim_take_last_error(&buffer, buffer.count)
+        let glib = shim_take_glib_message(&buffer, buffer.count)
+        let length = glib > 0 ? min(glib, buffer.count - 1) : shim_take_last_error(&buffer, buffer.count)
+        if glib > 0 { _ = shim_take_last_error(nil, 0) }
         return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
@@ -289,6 +305,9 @@ public final class SoundFontData: @unchecked Sendable {
     let bytes: UnsafeRawBufferPointer
     private let storage: UnsafeMutableRawBufferPointer
 
+    /// For a DLS bank, the descriptor of a file in memory holding it (libinstpatch reads files only).
+    let file: Int32?
+
     /// A copy of `bytes`, called `name` in messages. Any thread.
     public init(bytes: [UInt8], name: String) {
         let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 16)
@@ -296,9 +315,15 @@ public final class SoundFontData: @unchecked Sendable {
         self.storage = storage
         self.bytes = UnsafeRawBufferPointer(rebasing: storage[0..<bytes.count])
         self.name = name
+        let isDLS = bytes.count >= 12 && bytes[0..<4].elementsEqual("RIFF".utf8) && bytes[8..<12].elementsEqual("DLS ".utf8)
+        let file = isDLS ? shim_memory_file(name, storage.baseAddress, bytes.count) : -1
+        self.file = file >= 0 ? file : nil
     }
 
-    deinit { storage.deallocate() }
+    deinit {
+        if let file { close(file) }
+        storage.deallocate()
+    }
 }
 
 /// A synthesizer that could not be made, or a SoundFont that could not be loaded, with

@@ -1,4 +1,5 @@
 import Glibc
+import SoundFontBook
 
 /// What the fuzzer can aim at, each a front door for bytes from outside. Each target's run
 /// must not crash, leak or hang on any input; where it can check a property it does, and a
@@ -12,6 +13,10 @@ enum FuzzTarget: String, CaseIterable {
     case mus
     /// The XMI (Miles Sound System) reader, as `smf` and `sequence` read.
     case xmi
+    /// The HMP (Human Machine Interfaces) reader, both layouts, on a header the input fills in.
+    case hmp
+    /// The HMI (Human Machine Interfaces) reader, on a header the input fills in.
+    case hmi
     /// Tempo and meter maps built from extreme values, and their conversions.
     case tempo
     /// A `pianola` command line: parsed, and every option checked, as the command would.
@@ -20,6 +25,9 @@ enum FuzzTarget: String, CaseIterable {
     case audio
     /// A SoundFont loaded into a synthesizer and played through the sampler node.
     case soundfont
+    /// A DLS bank, past Pianola's check, loaded by libinstpatch (through libfluidsynth) and
+    /// played through the sampler node.
+    case dls
 
     /// Runs one input.
     func run(_ bytes: [UInt8]) {
@@ -28,10 +36,13 @@ enum FuzzTarget: String, CaseIterable {
         case .sequence: MIDIFileTargets.sequence(bytes)
         case .mus: MIDIFileTargets.mus(bytes)
         case .xmi: MIDIFileTargets.xmi(bytes)
+        case .hmp: MIDIFileTargets.hmp(bytes)
+        case .hmi: MIDIFileTargets.hmi(bytes)
         case .tempo: TimeTarget.run(bytes)
         case .args: ArgumentsTarget.run(bytes)
         case .audio: AudioFileTarget.run(bytes)
         case .soundfont: SoundFontTarget.run(bytes)
+        case .dls: SoundFontTarget.runDLS(bytes)
         }
     }
 
@@ -41,10 +52,13 @@ enum FuzzTarget: String, CaseIterable {
         case .smf, .sequence: return []
         case .mus: return MIDIFileTargets.musSeeds()
         case .xmi: return MIDIFileTargets.xmiSeeds()
+        case .hmp: return MIDIFileTargets.hmpSeeds()
+        case .hmi: return MIDIFileTargets.hmiSeeds()
         case .tempo: return TimeTarget.seeds()
         case .args: return ArgumentsTarget.seeds()
         case .audio: return AudioFileTarget.seeds()
         case .soundfont: return SoundFontTarget.seeds()
+        case .dls: return [("sine", SoundFontBook.sineBank().serialized())]
         }
     }
 }

@@ -52,6 +52,53 @@ enum MIDIFileTargets {
                         0x40, 0, 19, 0x90, 0xBC, 100, 0x81, 0x0C, 0x22, 200, 0x00, 60, 0x60])]
     }
 
+    /// An HMP file made from the input: its first byte chooses the layout (odd: "013195"),
+    /// the next 16 are the header's counts from byte 48 (tracks, ticks a second…), the rest
+    /// the chunks; read as `smf` and `sequence` read.
+    static func hmp(_ bytes: [UInt8]) {
+        let variant = (bytes.first ?? 0) & 1 == 1
+        var file = Array("HMIMIDIP".utf8) + (variant ? Array("013195".utf8) : [])
+        file += [UInt8](repeating: 0, count: (variant ? 904 : 776) - file.count)
+        let counts = Array(bytes.dropFirst().prefix(16))
+        file.replaceSubrange(48 ..< 48 + counts.count, with: counts)
+        file += bytes.dropFirst(17)
+        smf(file)
+        sequence(file)
+    }
+
+    /// An HMI file made from the input: its first byte the ticks a second, its second the
+    /// track count, the rest from byte 370 (the track table, then the tracks); read as `smf`
+    /// and `sequence` read.
+    static func hmi(_ bytes: [UInt8]) {
+        var file = Array("HMI-MIDISONG061595".utf8) + [UInt8](repeating: 0, count: 370 - 18)
+        file[212] = bytes.first ?? 0
+        file[228] = bytes.dropFirst().first ?? 0
+        file += bytes.dropFirst(2)
+        smf(file)
+        sequence(file)
+    }
+
+    /// A two-track HMP (a conductor, then a program, a note, its loop markers and note-off,
+    /// delta times low bits first) as `hmp` takes it, in both layouts.
+    static func hmpSeeds() -> [(String, [UInt8])] {
+        func chunk(_ number: UInt8, _ body: [UInt8]) -> [UInt8] { [number, 0, 0, 0, UInt8(body.count + 12), 0, 0, 0, number, 0, 0, 0] + body }
+        let counts: [UInt8] = [2, 0, 0, 0, 0, 0, 0, 0, 120, 0, 0, 0, 2, 0, 0, 0]
+        let chunks = chunk(0, [0x80, 0xFF, 0x2F, 0]) + chunk(1, [0x80, 0xC0, 48, 0x80, 0x90, 60, 100, 0x80, 0xB0, 110, 0x80,
+                                                                 0x48, 0x81, 0x80, 60, 64, 0x80, 0xB0, 111, 0x80, 0x80, 0xFF, 0x2F, 0])
+        return [("hmp", [0] + counts + chunks), ("hmp-013195", [1] + counts + chunks)]
+    }
+
+    /// A two-track HMI (a conductor, then a program, a note with its duration, an FE 10
+    /// event, a loop marker) as `hmi` takes it.
+    static func hmiSeeds() -> [(String, [UInt8])] {
+        func track(_ events: [UInt8]) -> [UInt8] { Array("HMI-MIDITRACK".utf8) + [UInt8](repeating: 0, count: 0x57 - 13) + [0x5B, 0, 0, 0] + events }
+        let first = track([0, 0xFF, 0x2F, 0])
+        let second = track([0, 0xC0, 48, 0, 0x90, 60, 100, 0x81, 0x48, 0, 0xFE, 0x10, 0, 0, 3, 0, 0, 0x41, 0x42, 0x43, 0, 0,
+                            0, 0xB0, 110, 0x80, 0x81, 0x48, 0xFF, 0x2F, 0])
+        let table = [378, 378 + first.count].flatMap { offset in (0..<4).map { UInt8(offset >> (8 * $0) & 0xFF) } }
+        return [("hmi", [120, 2] + table + first + second)]
+    }
+
     /// A leniently read file as a MusicSequence both ways: both layouts hold the same channel
     /// messages, and each becomes a Score (every event on a sample frame) without trapping.
     static func sequence(_ bytes: [UInt8]) {

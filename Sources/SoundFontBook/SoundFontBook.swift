@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import DLS
 import SF2
 
 /// The SoundFonts the project makes itself, written to soundfonts/ by `swift run make-soundfonts`.
@@ -38,6 +39,15 @@ public enum SoundFontBook {
             SF2Preset(name: "Click Kit", bank: 128, program: 0, zones: [.init(instrument: clickInstrument)]),
         ]
         return font
+    }
+
+    /// A DLS Level 1 bank of the test font's sine (A440 at key 69, looped, at full level on
+    /// bank 0 program 0), for the tests and fuzzers: libinstpatch reads it, not Pianola.
+    public static func sineBank() -> DLSBank {
+        let sine = Waveforms.tone("sine A440", harmonics: [1], pointsPerCycle: 100, rootKey: 69)
+        let wave = DLSBank.Wave(name: sine.name, sampleRate: sine.sampleRate, frames: sine.data, unityNote: Int(sine.rootKey),
+                                loop: sine.loop.map { $0.start ..< $0.end })
+        return DLSBank(name: "Pianola sine", instruments: [.init(name: "Sine", program: 0, regions: [.init(wave: 0)])], waves: [wave])
     }
 
     /// `pianola-gm.sf2`: a small General MIDI set so any song plays with no download. The 128

@@ -1,4 +1,7 @@
 import AllocationCounter
+import FluidSynth
+import Foundation
+import SoundFontBook
 import Testing
 import Engine
 import MIDI
@@ -75,5 +78,31 @@ struct RealTimeTests {
         print("render allocations: Pianola \(allocations), libgomp inside libfluidsynth \(openMP) in 1,000 cycles")
         #expect(harness.sampler.droppedEvents == 0)
         #expect(harness.sampler.synthesizer.activeVoiceCount > 0)
+    }
+}
+
+extension RealTimeTests {
+    @Test("notes on a DLS bank (libinstpatch's voices, through libfluidsynth) allocate nothing on the render thread after warm-up")
+    func dlsVoicesAllocateNothing() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("pianola-realtime-\(getpid()).dls").path
+        try Data(SoundFontBook.sineBank().serialized()).write(to: URL(fileURLWithPath: path))
+        defer { unlink(path) }
+        var configuration = Synthesizer.Configuration()
+        configuration.reverb = false
+        let synthesizer = try Synthesizer(configuration: configuration)
+        _ = try synthesizer.loadSoundFont(path: path)
+        var left = [Float](repeating: 0, count: 256), right = left
+        var allocations = 0, peak: Float = 0
+        for cycle in 0..<600 {
+            let counting = cycle >= 100   // the first hundred warm up
+            if counting { pianola_allocations_start() }
+            synthesizer.noteOn(channel: 0, key: 48 + cycle % 24, velocity: 100)
+            left.withUnsafeMutableBufferPointer { l in right.withUnsafeMutableBufferPointer { r in synthesizer.render(left: l.baseAddress!, right: r.baseAddress!, frames: 256) } }
+            synthesizer.noteOff(channel: 0, key: 48 + cycle % 24)
+            if counting { allocations += pianola_allocations_stop() }
+            peak = max(peak, left.map(abs).max() ?? 0)
+        }
+        #expect(allocations == 0, "\(allocations) allocations in 500 cycles of a DLS note each")
+        #expect(peak > 0.05, "the bank sounds (peak \(peak))")
     }
 }

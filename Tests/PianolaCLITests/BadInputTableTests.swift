@@ -1,5 +1,6 @@
 import Foundation
 import MIDI
+import SoundFontBook
 import Testing
 
 /// Hostile inputs, each run through the command a user would run: one clear line on stderr
@@ -40,6 +41,29 @@ struct BadInputTableTests {
             // Miles' XMI: a FORM XMID claiming 64 bytes, of which 12 are there (an EVNT chunk cut short).
             ["info", "--strict", try $0.write("intro.xmi", Array("FORM".utf8) + [0, 0, 0, 64] + Array("XMIDEVNT".utf8) + [0, 0, 0, 52, 0x90, 60, 100, 60])]
         }, says: "intro.xmi: byte 4: XMI: chunk 'FORM' claims 64 bytes, past the end of what holds it (byte 24)"),
+        Row(description: "an HMP with an absurd track count (strict)", arguments: {
+            // HMI's HMP: the whole 776-byte header, claiming 4,294,967,295 track chunks after it.
+            var header = Array("HMIMIDIP".utf8) + [UInt8](repeating: 0, count: 768)
+            header.replaceSubrange(48..<52, with: [0xFF, 0xFF, 0xFF, 0xFF])
+            return ["info", "--strict", try $0.write("descent.hmp", header)]
+        }, says: "descent.hmp: byte 48: HMP: the header claims 4294967295 tracks; the file has room for at most 0"),
+        Row(description: "an HMI whose track table points outside the file (strict)", arguments: {
+            var header = Array("HMI-MIDISONG061595".utf8) + [UInt8](repeating: 0, count: 352) + [0xFF, 0xFF, 0xFF, 0x7F]
+            header[212] = 120
+            header[228] = 1
+            return ["info", "--strict", try $0.write("level.hmi", header)]
+        }, says: "level.hmi: byte 370, track 1: HMI: the track table points at byte 2147483647, where no 'HMI-MIDITRACK' header is"),
+        Row(description: "a DLS bank whose pool table points outside the file", arguments: { scratch in
+            // The test sine bank with its pool table's one cue moved to byte 2,147,483,647 of the wave pool.
+            var bank = SoundFontBook.sineBank().serialized()
+            let cue = bank.firstRange(of: Array("ptbl".utf8))!.lowerBound + 16
+            bank.replaceSubrange(cue ..< cue + 4, with: [0xFF, 0xFF, 0xFF, 0x7F])
+            return ["render", try scratch.write("song.mid", RenderCommandTests.song()), "-o", scratch.url.appendingPathComponent("out.wav").path,
+                    "--soundfont", try scratch.write("bank.dls", bank)]
+        }, says: "bank.dls: cannot load SoundFont: byte "),
+        Row(description: "a song number a file does not hold", arguments: {
+            ["render", try $0.write("one.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", font, "--song", "3"]
+        }, says: "--song 3: "),
         Row(description: "a 10-byte header", arguments: { ["info", try $0.write("short.mid", Array("MThd".utf8) + [0, 0, 0, 6, 0, 1])] },
             says: "short.mid: byte 0: the file ends inside the MIDI header (size 10)"),
         Row(description: "a header claiming 65,535 tracks (strict)", arguments: {

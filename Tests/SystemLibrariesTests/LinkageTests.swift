@@ -3,6 +3,8 @@ import CALSA
 import CShims
 import CFluidSynth
 import CSndFile
+import Foundation
+import SoundFontBook
 
 /// The C libraries the later layers wrap are installed, link, and are versions we build on.
 @Suite("System libraries")
@@ -28,5 +30,30 @@ struct LinkageTests {
         let message = String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
         #expect(message.contains("pianola_no_such_device"), "captured: \(message)")
         #expect(shim_take_last_error(&buffer, buffer.count) == 0)
+    }
+
+    @Test("the glib shim catches libinstpatch's messages while libfluidsynth reads a DLS bank, the first one kept, none once the capture ends")
+    func glibMessageCapture() throws {
+        // The sine bank with its pool table's cue moved off its wave: libinstpatch loads it,
+        // warning through glib (Pianola's check refuses it first; this calls libfluidsynth directly).
+        var bank = SoundFontBook.sineBank().serialized()
+        let cue = bank.firstRange(of: Array("ptbl".utf8))!.lowerBound + 16
+        bank.replaceSubrange(cue ..< cue + 4, with: [8, 0, 0, 0])
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("pianola-glib-\(getpid()).dls").path
+        try Data(bank).write(to: URL(fileURLWithPath: path))
+        defer { unlink(path) }
+        let settings = new_fluid_settings()
+        defer { delete_fluid_settings(settings) }
+        let synth = new_fluid_synth(settings)
+        defer { delete_fluid_synth(synth) }
+        var buffer = [CChar](repeating: 0, count: 512)
+        _ = shim_take_glib_message(&buffer, buffer.count)
+        shim_glib_begin_capture()
+        _ = fluid_synth_sfload(synth, path, 1)
+        shim_glib_end_capture()
+        let length = shim_take_glib_message(&buffer, buffer.count)
+        let message = String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        #expect(message.hasPrefix("Invalid wave pool entry (index=0)"), "captured: \(message)")
+        #expect(shim_take_glib_message(&buffer, buffer.count) == 0)
     }
 }

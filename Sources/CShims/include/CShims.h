@@ -18,6 +18,20 @@ void shim_alsa_restore_errors(void);
 /// silences its warnings, information and debug output. Any thread; affects all synths.
 void shim_fluid_capture_errors(void);
 
+/// From here to the matching `shim_glib_end_capture`, glib's log messages (libinstpatch's
+/// warnings and errors while libfluidsynth reads a DLS bank through it) go to a buffer of the
+/// logging thread's, which keeps the first one, instead of stderr; the handler before comes
+/// back when the last capture ends. Any thread; nests.
+void shim_glib_begin_capture(void);
+
+/// Ends a capture `shim_glib_begin_capture` began. Any thread.
+void shim_glib_end_capture(void);
+
+/// Copies the calling thread's first glib message since the last call into `buffer`
+/// (NUL-terminated, truncated to `size`) and clears it. Returns its length, 0 when there is
+/// none. Any thread.
+size_t shim_take_glib_message(char *buffer, size_t size);
+
 /// Copies the calling thread's last captured message into `buffer` (NUL-terminated, truncated
 /// to `size`) and clears it. Returns its length, 0 when there is none. Any thread.
 size_t shim_take_last_error(char *buffer, size_t size);
@@ -36,5 +50,10 @@ long shim_fluid_font_reads(void);
 
 /// Writes into `buffer` the name that stands for `length` bytes at `bytes`. Any thread.
 void shim_fluid_memory_name(char *buffer, size_t size, const void *bytes, size_t length);
+
+/// An anonymous file in memory holding `length` bytes at `bytes` (for libraries that read
+/// only files: libinstpatch, for a DLS bank held in memory), open for reading and writing
+/// through /proc/self/fd/N. Returns its descriptor, which the caller closes, or -1. Any thread.
+int shim_memory_file(const char *name, const void *bytes, size_t length);
 
 #endif
