@@ -1,8 +1,9 @@
 // A small game-like program on Pianola's game API (`Soundtrack`): songs/town.mid, which loops
 // on its loopStart/loopEnd markers, a strings layer that fades in and out on a key, a stinger
-// that lands on the next bar line, and a switch to songs/battle.mid on the next bar.
+// that lands on the next bar line, a jump back to the town's "verse" section on the next bar,
+// and a switch to songs/battle.mid on the next bar.
 //
-//   swift run game-demo                  keys on a terminal: l layer, s stinger, n next tune, q quit
+//   swift run game-demo                  keys on a terminal: l layer, s stinger, v verse, n next tune, q quit
 //   swift run game-demo --render out.wav the scripted version, rendered through the pull API
 //
 // Both need the project's songs and SoundFont only (soundfonts/pianola-gm.sf2).
@@ -62,6 +63,7 @@ struct GameDemo {
         let script: [(second: Int, String, () throws -> Void)] = [
             (3, "strings fade in", { try soundtrack.setLayer("Strings", volume: 1, seconds: 2) }),
             (7, "stinger on the next bar", { try soundtrack.playEffect(sting, at: .nextBar) }),
+            (9, "back to the verse on the next bar", { try soundtrack.jump(to: "verse") }),
             (10, "strings fade out", { try soundtrack.setLayer("Strings", volume: 0, seconds: 1) }),
             (13, "battle on the next bar", { try soundtrack.play(songs[1], at: .nextBar, fadeOut: 0.5) }),
             (20, "stop with a 2 s fade", { try soundtrack.stop(fadeOut: 2) }),
@@ -86,7 +88,7 @@ struct GameDemo {
     /// Live through Pianola's own ALSA output, with keys.
     static func play(_ soundtrack: Soundtrack, songs: [Soundtrack.Song], sting: Soundtrack.Effect) throws {
         if let note = try soundtrack.startOutput() { print(note) }
-        print("l: strings layer in/out   s: stinger on the next bar   n: other tune on the next bar   q: quit")
+        print("l: strings layer in/out   s: stinger on the next bar   v: town's verse on the next bar   n: other tune on the next bar   q: quit")
         var saved = termios()
         let terminal = isatty(STDIN_FILENO) == 1 && tcgetattr(STDIN_FILENO, &saved) == 0
         if terminal {
@@ -105,6 +107,7 @@ struct GameDemo {
                 layerOn.toggle()
                 try soundtrack.setLayer("Strings", volume: layerOn ? 1 : 0, seconds: 1.5)
             case UInt8(ascii: "s"): try soundtrack.playEffect(sting, at: .nextBar)
+            case UInt8(ascii: "v"): try? soundtrack.jump(to: "verse")   // the battle theme has no sections
             case UInt8(ascii: "n"):
                 current = 1 - current
                 try soundtrack.play(songs[current], at: .nextBar, fadeOut: 0.3)
@@ -121,8 +124,9 @@ struct GameDemo {
 
     static func report(_ event: Soundtrack.Event) {
         switch event {
-        case .beat(let song, let bar, 1, _): print("  \(URL(fileURLWithPath: song.name).lastPathComponent) bar \(bar)")
+        case .beat(let song, let beat) where beat.beat == 1: print("  \(URL(fileURLWithPath: song.name).lastPathComponent) bar \(beat.bar)")
         case .loopWrapped(let song, _): print("  \(URL(fileURLWithPath: song.name).lastPathComponent) loops")
+        case .jumped(let song, let section, _): print("  \(URL(fileURLWithPath: song.name).lastPathComponent) jumps to \(section)")
         case .songEnded(let song, _): print("  \(URL(fileURLWithPath: song.name).lastPathComponent) ended")
         default: break
         }

@@ -234,7 +234,10 @@ enum {
     PIANOLA_NEXT_BAR = 2,
     /** When the playing song next sounds the marker named by the `marker` argument (any
         case), after its loop's wrap if need be. */
-    PIANOLA_AT_MARKER = 3
+    PIANOLA_AT_MARKER = 3,
+    /** When the section playing now ends: the next section's marker sounds (after the loop's
+        wrap if need be). */
+    PIANOLA_SECTION_END = 4
 };
 
 /* In the calls below, `marker` is the marker's text for PIANOLA_AT_MARKER and ignored (may be
@@ -252,6 +255,11 @@ pianola_status pianola_crossfade(pianola_soundtrack *soundtrack, pianola_song *s
 
 /** Stops the playing song on `moment`, fading out over `fade_out` (nothing when none plays). Any thread. */
 pianola_status pianola_stop(pianola_soundtrack *soundtrack, pianola_moment moment, const char *marker, double fade_out);
+
+/** Moves the playing song to its section `section` (a marker's text, any case) on `moment`,
+    on that frame exactly: sounding notes are released and ring out, the section's programs
+    and controllers are chased there; PIANOLA_EVENT_JUMPED reports it. Any thread. */
+pianola_status pianola_jump(pianola_soundtrack *soundtrack, const char *section, pianola_moment moment, const char *marker);
 
 /** Pauses all music and effects where they are, after a 10 ms fade. Any thread. */
 pianola_status pianola_pause(pianola_soundtrack *soundtrack);
@@ -304,7 +312,9 @@ enum {
     /** The effect finished loading and can play. */
     PIANOLA_EVENT_EFFECT_LOADED = 8,
     /** The effect could not be loaded; `text` says why. */
-    PIANOLA_EVENT_EFFECT_LOAD_FAILED = 9
+    PIANOLA_EVENT_EFFECT_LOAD_FAILED = 9,
+    /** The song jumped to its section `text` (pianola_jump). */
+    PIANOLA_EVENT_JUMPED = 10
 };
 
 /** Room for an event's text, its NUL included; a longer text is cut at a UTF-8 character. */

@@ -13,6 +13,7 @@ final class MusicClock: AudioNode, @unchecked Sendable {
     private let wantsPause = Atomic<Bool>(false)
     private let published = Atomic<Int64>(0)
     private let largestPull = Atomic<Int>(0)
+    private let graphOffset = Atomic<Int64>(0)    // graph time minus music time, as of the last cycle
     private var time: SampleTime = 0
     private var gain: Float = 1
 
@@ -30,11 +31,16 @@ final class MusicClock: AudioNode, @unchecked Sendable {
         published.load(ordering: .acquiring) + SampleTime(largestPull.load(ordering: .relaxed))
     }
 
+    /// The graph's (the output's) time at which music time `time` sounds, if no pause comes
+    /// between: the clocks differ by the time spent paused. Any thread.
+    func graphTime(ofMusicTime time: SampleTime) -> SampleTime { time + graphOffset.load(ordering: .relaxed) }
+
     func prepare(format: AudioFormat, maxFrames: Int) { inner.prepare(format: format, maxFrames: maxFrames) }
 
     /// Renders the music at its own time, fading in or out, or silence while paused. Render thread only.
-    func render(_ output: StereoSlice, at _: SampleTime) {
+    func render(_ output: StereoSlice, at graphTime: SampleTime) {
         if output.frames > largestPull.load(ordering: .relaxed) { largestPull.store(output.frames, ordering: .relaxed) }
+        graphOffset.store(graphTime - time, ordering: .relaxed)
         let paused = wantsPause.load(ordering: .relaxed)
         if paused && gain == 0 {
             output.clear()

@@ -93,6 +93,8 @@ public final class Soundtrack: Sendable {
         public var sequence: MusicSequence? { loading.value?.sequence }
         /// Where it loops, if it marks a loop; `nil` too while loading. Any thread.
         public var loop: GameLoop? { loading.value?.loop }
+        /// Its sections (its markers, loop markers aside), empty while loading. Any thread.
+        public var sections: [SongSection] { loading.value?.sections ?? [] }
         fileprivate let loading = Loading<Content>()
         fileprivate let owner: UInt64                        // the `serial` of the soundtrack that loads it, at its rate
 
@@ -100,6 +102,7 @@ public final class Soundtrack: Sendable {
         fileprivate struct Content: Sendable {
             let sequence: MusicSequence
             let loop: GameLoop?
+            let sections: [SongSection]
             let layerTracks: [[Int]]                          // per track layer: its tracks
             let soundFont: SoundFontSource
             let spare: ControlLock<[[Synthesizer]]>           // sets of (main + one per layer) ready to play
@@ -161,6 +164,32 @@ public final class Soundtrack: Sendable {
         /// When the playing song next sounds the marker with this text (any case), after its
         /// loop's wrap if need be; an error if none plays or it never reaches such a marker again.
         case marker(String)
+        /// When the section playing now ends: the next section's marker sounds (after the
+        /// loop's wrap if need be); an error if none plays or no section follows.
+        case sectionEnd
+    }
+
+    /// A beat as a game animates on it: where it falls in the music, and when it is heard. Any thread.
+    public struct Beat: Hashable, Sendable {
+        /// The bar, from 1. Any thread.
+        public var bar: Int
+        /// The beat of the bar, from 1 (1 is the bar line). Any thread.
+        public var beat: Int
+        /// Beats in the bar, and the beat's note value: 3 and 4 in 3/4. Any thread.
+        public var beatsPerBar: Int, beatUnit: Int
+        /// The tempo it plays at, in quarter notes a minute: the written tempo there times
+        /// `setTempo`'s percent. Any thread.
+        public var bpm: Double
+        /// The section it falls in (`Song.sections`), `nil` before the first. Any thread.
+        public var section: String?
+        /// The song's tick. Any thread.
+        public var tick: Int
+        /// When it sounds on the soundtrack's music clock. Any thread.
+        public var sampleTime: SampleTime
+        /// When it is heard, in CLOCK_MONOTONIC nanoseconds, while `startOutput`'s output
+        /// plays (if no pause comes first); `nil` when the game pulls the audio itself (it
+        /// knows its own output's latency). Any thread.
+        public var heardAtNanos: Int64?
     }
 
     /// Something that happened, reported on the caller's side. Any thread.
@@ -168,9 +197,11 @@ public final class Soundtrack: Sendable {
         /// A marker (or cue point) of `song` sounded. Any thread.
         case marker(song: Song, text: String, sampleTime: SampleTime)
         /// A beat sounded; beat 1 is a bar line. Any thread.
-        case beat(song: Song, bar: Int, beat: Int, sampleTime: SampleTime)
+        case beat(song: Song, Beat)
         /// The song went back to its loop's start. Any thread.
         case loopWrapped(song: Song, sampleTime: SampleTime)
+        /// The song jumped to its section `section` (`jump(to:at:)`). Any thread.
+        case jumped(song: Song, section: String, sampleTime: SampleTime)
         /// The song played to its end. Any thread.
         case songEnded(song: Song, sampleTime: SampleTime)
         /// A song finished loading, ready to play; `sampleTime` is the music clock then. Any thread.
@@ -313,7 +344,7 @@ public final class Soundtrack: Sendable {
         let font = description.soundFont.soundFont
         let synthesizers = try makeSynthesizers(count: 1 + layerTracks.count, font: font, for: sequence, configuration: configuration)
         return Song.Content(sequence: sequence, loop: GameLoop.find(in: sequence, conventions: description.loopConventions),
-                            layerTracks: layerTracks, soundFont: font, spare: ControlLock([synthesizers]))
+                            sections: SongSection.sections(of: sequence), layerTracks: layerTracks, soundFont: font, spare: ControlLock([synthesizers]))
     }
 
     private static func makeSynthesizers(count: Int, font: SoundFontSource, for sequence: MusicSequence,
@@ -363,6 +394,25 @@ public final class Soundtrack: Sendable {
             guard let deck = state.current else { return }
             retire(deck, at: try startTime(for: moment, state: state), fade: fade, state: &state)
             state.current = nil
+        }
+    }
+
+    /// Moves the playing song to its section `name` (a marker's text, any case) on `moment`
+    /// (the next bar line unless told), on that frame exactly: the notes sounding are released
+    /// and ring out with their release and the reverb, and the section's state (programs,
+    /// controllers, pitch bend, from the song's start) is chased there. A `jumped` event
+    /// reports it. Throws if no song plays, it has no such section, or `moment` is a marker
+    /// not ahead. Any thread.
+    public func jump(to name: String, at moment: Moment = .nextBar) throws(SoundtrackError) {
+        try state.withLock { state throws(SoundtrackError) in
+            guard let deck = state.current, let content = deck.song.loading.value else {
+                throw SoundtrackError(.state, "no song is playing, so there is no section '\(name)' to jump to")
+            }
+            guard let section = content.sections.first(where: { $0.name.lowercased() == name.lowercased() }) else {
+                let names = content.sections.map(\.name)
+                throw SoundtrackError(.argument, "\(deck.song.name) has no section '\(name)' (sections: \(names.isEmpty ? "none; its markers make them" : names.joined(separator: ", ")))")
+            }
+            deck.node.player.jump(toTick: section.startTick, at: try startTime(for: moment, state: state))
         }
     }
 
@@ -433,7 +483,7 @@ public final class Soundtrack: Sendable {
     public func pollEvents(limit: Int = .max) -> [Event] {
         state.withLock { state in
             maintain(&state)
-            for deck in state.fading + (state.current.map { [$0] } ?? []) { collectEvents(of: deck, into: &state.events) }
+            for deck in state.fading + (state.current.map { [$0] } ?? []) { collectEvents(of: deck, into: &state.events, output: state.output) }
             state.events.sort { $0.sampleTime < $1.sampleTime }   // stable: same-time events keep their order
             let taken = Array(state.events.prefix(max(0, limit)))
             state.events.removeFirst(taken.count)
@@ -441,18 +491,36 @@ public final class Soundtrack: Sendable {
         }
     }
 
-    /// Moves what `deck`'s player has reported into `events`.
-    private func collectEvents(of deck: Deck, into events: inout [Event]) {
+    /// Moves what `deck`'s player has reported into `events`; `output` is the soundtrack's own.
+    private func collectEvents(of deck: Deck, into events: inout [Event], output: (any AudioOutput)?) {
         let song = deck.song
         for event in deck.node.player.pollEvents() {
             switch event {
             case .marker(let text, _, let time), .cuePoint(let text, _, let time): events.append(.marker(song: song, text: text, sampleTime: time))
-            case .beat(let bar, let beat, _, let time): events.append(.beat(song: song, bar: bar, beat: beat, sampleTime: time))
+            case .beat(let bar, let beat, let tick, let time, let rate):
+                events.append(.beat(song: song, details(ofBeat: (bar, beat, tick, time, rate), deck: deck, output: output)))
             case .loopWrapped(let time): events.append(.loopWrapped(song: song, sampleTime: time))
             case .ended(let time): events.append(.songEnded(song: song, sampleTime: time))
+            case .jumped(let tick, let time):
+                let section = deck.song.sections.last { $0.startTick <= tick }?.name ?? ""
+                events.append(.jumped(song: song, section: section, sampleTime: time))
             case .userEvent: break
             }
         }
+    }
+
+    /// A beat of `deck`'s song (its player's bar, beat, tick, time and rate) with its meter, tempo,
+    /// section and, through `output`, the moment it is heard.
+    private func details(ofBeat beat: (bar: Int, beat: Int, tick: Int, time: SampleTime, rate: Int), deck: Deck, output: (any AudioOutput)?) -> Beat {
+        let score = deck.node.player.score
+        let meter = score.meterMap?.segments.last { $0.tick <= beat.tick }
+        let written = score.tempoMap.segment(atTick: beat.tick).beatsPerMinute
+        let heard = output?.frameZeroNanos.map { zero in
+            zero + clock.graphTime(ofMusicTime: beat.time) * 1_000_000_000 / Int64(configuration.sampleRate)
+        }
+        return Beat(bar: beat.bar, beat: beat.beat, beatsPerBar: meter?.beatsPerBar ?? 4, beatUnit: meter?.beatUnit ?? 4,
+                    bpm: written * Double(beat.rate) / 100, section: deck.song.sections.last { $0.startTick <= beat.tick }?.name,
+                    tick: beat.tick, sampleTime: beat.time, heardAtNanos: heard)
     }
 
     /// Calls `handler` on `queue` with each event, polling every `interval` seconds; `nil`
@@ -522,15 +590,18 @@ public final class Soundtrack: Sendable {
     }
 
     /// Plays through Pianola's own output: `device` on `driver` (the default driver's default
-    /// device when `nil`: see `AudioOutputs.defaultDriver`); returns a note if real-time
+    /// device when `nil`: see `AudioOutputs.defaultDriver`), of the JACK server or PipeWire
+    /// socket `server` when given (else the default one); returns a note if real-time
     /// priority was refused. Throws one line if the output cannot be opened, or runs at
     /// another rate or a larger period than the soundtrack renders. Any thread.
     @discardableResult
-    public func startOutput(driver: AudioDriver? = nil, device: String? = nil, periodFrames: Int = 512, periods: Int = 3) throws(SoundtrackError) -> String? {
+    public func startOutput(driver: AudioDriver? = nil, device: String? = nil, server: String? = nil,
+                            periodFrames: Int = 512, periods: Int = 3) throws(SoundtrackError) -> String? {
         try state.withLock { state throws(SoundtrackError) in
             guard state.output == nil else { throw SoundtrackError(.state, "the soundtrack's own output already plays") }
             var c = AudioOutputConfiguration()
             c.device = device
+            c.server = server
             c.sampleRate = configuration.sampleRate
             c.periodFrames = min(periodFrames, configuration.maxFrames)
             c.periods = periods
@@ -599,6 +670,13 @@ public final class Soundtrack: Sendable {
                 throw SoundtrackError(.state, "\(deck.song.name) does not reach a marker '\(name)' again")
             }
             return next.time
+        case .sectionEnd:
+            guard let deck = state.current, let content = deck.song.loading.value else {
+                throw SoundtrackError(.state, "no song is playing, so no section ends")
+            }
+            let ends = Set(content.sections.map { $0.name.lowercased() }).compactMap { deck.node.player.nextTime(ofMarker: $0, atOrAfter: earliest)?.time }
+            guard let end = ends.min() else { throw SoundtrackError(.state, "\(deck.song.name) reaches no section after the one playing") }
+            return end
         }
     }
 
@@ -676,7 +754,7 @@ public final class Soundtrack: Sendable {
     /// Takes `deck` out of the mix, keeping the events it has not handed out yet, and makes
     /// its song a fresh set of synthesizers in the background (at most one set waits per song).
     private func disconnect(_ deck: Deck, state: inout State) {
-        collectEvents(of: deck, into: &state.events)
+        collectEvents(of: deck, into: &state.events, output: state.output)
         master.disconnect(input: deck.input)
         guard let content = deck.song.loading.value, content.spare.withLock({ $0.isEmpty }) else { return }
         let configuration = synthesizerConfiguration
@@ -721,9 +799,11 @@ extension Soundtrack.Event {
     /// When it sounded, or was reported, on the soundtrack's music clock. Any thread.
     public var sampleTime: SampleTime {
         switch self {
-        case .marker(_, _, let t), .beat(_, _, _, let t), .loopWrapped(_, let t), .songEnded(_, let t),
+        case .marker(_, _, let t), .loopWrapped(_, let t), .jumped(_, _, let t), .songEnded(_, let t),
              .songLoaded(_, let t), .songLoadFailed(_, _, let t), .effectLoaded(_, let t), .effectLoadFailed(_, _, let t):
             return t
+        case .beat(_, let beat):
+            return beat.sampleTime
         }
     }
 }

@@ -137,9 +137,9 @@ private func cEvent(_ event: Soundtrack.Event) -> pianola_event {
     var text = ""
     func about(_ song: Soundtrack.Song) { c.song = HandleTable.shared.handle(of: song) }
     switch event {
-    case .beat(let song, let bar, let beat, _):
-        c.type = pianola_event_type(beat == 1 ? PIANOLA_EVENT_BAR : PIANOLA_EVENT_BEAT)
-        (c.bar, c.beat) = (Int32(clamping: bar), Int32(clamping: beat))
+    case .beat(let song, let beat):
+        c.type = pianola_event_type(beat.beat == 1 ? PIANOLA_EVENT_BAR : PIANOLA_EVENT_BEAT)
+        (c.bar, c.beat) = (Int32(clamping: beat.bar), Int32(clamping: beat.beat))
         about(song)
     case .marker(let song, let marker, _):
         c.type = pianola_event_type(PIANOLA_EVENT_MARKER)
@@ -147,6 +147,10 @@ private func cEvent(_ event: Soundtrack.Event) -> pianola_event {
         about(song)
     case .loopWrapped(let song, _):
         c.type = pianola_event_type(PIANOLA_EVENT_LOOP_WRAPPED)
+        about(song)
+    case .jumped(let song, let section, _):
+        c.type = pianola_event_type(PIANOLA_EVENT_JUMPED)
+        text = section
         about(song)
     case .songEnded(let song, _):
         c.type = pianola_event_type(PIANOLA_EVENT_SONG_ENDED)

@@ -33,7 +33,8 @@ func moment(_ code: pianola_moment, _ marker: UnsafePointer<CChar>?) throws(APIE
     case PIANOLA_NEXT_BEAT: return .nextBeat
     case PIANOLA_NEXT_BAR: return .nextBar
     case PIANOLA_AT_MARKER: return .marker(try string(marker, "marker"))
-    default: throw APIError.argument("moment \(code): use PIANOLA_NOW, PIANOLA_NEXT_BEAT, PIANOLA_NEXT_BAR or PIANOLA_AT_MARKER")
+    case PIANOLA_SECTION_END: return .sectionEnd
+    default: throw APIError.argument("moment \(code): use PIANOLA_NOW, PIANOLA_NEXT_BEAT, PIANOLA_NEXT_BAR, PIANOLA_AT_MARKER or PIANOLA_SECTION_END")
     }
 }
 
@@ -109,6 +110,12 @@ public func pianolaCrossfade(_ handle: OpaquePointer?, _ song: OpaquePointer?, _
 @_cdecl("pianola_stop")
 public func pianolaStop(_ handle: OpaquePointer?, _ at: pianola_moment, _ marker: UnsafePointer<CChar>?, _ fadeOut: Double) -> pianola_status {
     status { try soundtrack(handle).stop(at: try moment(at, marker), fadeOut: fadeOut) }
+}
+
+/// pianola_jump: the playing song to a section, on a moment. Any thread.
+@_cdecl("pianola_jump")
+public func pianolaJump(_ handle: OpaquePointer?, _ section: UnsafePointer<CChar>?, _ at: pianola_moment, _ marker: UnsafePointer<CChar>?) -> pianola_status {
+    status { try soundtrack(handle).jump(to: try string(section, "section"), at: try moment(at, marker)) }
 }
 
 /// pianola_pause: everything, where it is. Any thread.

@@ -22,6 +22,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         case stopAt(SampleTime)
         case reportBeats(Bool)
         case seek(tick: Int)
+        case jump(tick: Int, at: SampleTime)
         case rate(percent: Int)
         case loop(startTick: Int, endTick: Int, count: Int)
         case clearLoop
@@ -45,16 +46,19 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         case loopWrapped(sampleTime: SampleTime)
         /// The song ended at `sampleTime`. Any thread.
         case ended(sampleTime: SampleTime)
-        /// A beat of the meter sounds at `sampleTime` (with `reportBeats(true)`); beat 1 is
-        /// the bar line. Any thread.
-        case beat(bar: Int, beat: Int, tick: Int, sampleTime: SampleTime)
+        /// A beat of the meter sounds at `sampleTime` (with `reportBeats(true)`), played at
+        /// `ratePercent` of the written tempo; beat 1 is the bar line. Any thread.
+        case beat(bar: Int, beat: Int, tick: Int, sampleTime: SampleTime, ratePercent: Int)
+        /// Play jumped to `tick` at `sampleTime` (`jump(toTick:at:)`). Any thread.
+        case jumped(tick: Int, sampleTime: SampleTime)
     }
 
     /// A notification as the render thread records it: no strings, no arrays.
     private struct Notification {
-        var kind: UInt8          // 0 score event (marker, cue, user), 1 loop wrap, 2 end, 3 beat
-        var index: Int           // kind 0: the score event; kind 3: the beat's tick
+        var kind: UInt8          // 0 score event (marker, cue, user), 1 loop wrap, 2 end, 3 beat, 4 jump
+        var index: Int           // kind 0: the score event; kinds 3 and 4: the tick
         var time: SampleTime
+        var rate: Int32 = 100    // kind 3: the rate the beat plays at
     }
 
     /// The score being played. Any thread.
@@ -75,6 +79,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     private var playing = false
     private var startTaken = false                // a start command applied since the last publish
     private var stopTime: SampleTime?             // a stop waiting for its frame
+    private var pendingJump: (tick: Int, time: SampleTime)?   // a jump waiting for its frame
     private var reportingBeats = false
     private var nextBeat: (tick: Int, frame: Int64) = (Int.max, .max)
     private var anchorTime: SampleTime = 0        // output time at which the score stood at anchorFrame
@@ -149,6 +154,12 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     /// Moves to `tick`: controllers, programs and pitch bend are chased so the music sounds as
     /// if played from the start; a note that begins exactly at `tick` sounds. Control thread.
     public func seek(toTick tick: Int) { send(.seek(tick: max(0, tick))) }
+    /// Jumps to `tick` at sample time `time` exactly (at the next render cycle if that has
+    /// passed), playing on from there: the notes sounding then are released (their release
+    /// and the reverb ring on), and the state the song has at `tick` (programs, controllers,
+    /// pitch bend) is chased on that frame. `Event.jumped` reports it. A later jump, a seek,
+    /// a pause or a stop cancels one still waiting; when not playing it is a seek. Control thread.
+    public func jump(toTick tick: Int, at time: SampleTime) { send(.jump(tick: max(0, tick), at: time)) }
     /// Moves to a time in seconds. Control thread.
     public func seek(toSeconds seconds: Double) { seek(toTick: score.tempoMap.tick(atSeconds: seconds)) }
     /// Moves to a position in quarter-note beats from the start. Control thread.
@@ -265,10 +276,11 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             switch n.kind {
             case 1: events.append(.loopWrapped(sampleTime: n.time))
             case 2: events.append(.ended(sampleTime: n.time))
+            case 4: events.append(.jumped(tick: n.index, sampleTime: n.time))
             case 3:
                 guard let meter = score.meterMap else { break }
                 let p = meter.position(atTick: n.index)
-                events.append(.beat(bar: p.bar, beat: p.beat, tick: n.index, sampleTime: n.time))
+                events.append(.beat(bar: p.bar, beat: p.beat, tick: n.index, sampleTime: n.time, ratePercent: Int(n.rate)))
             default:
                 let e = score.events[n.index]
                 switch e.message {
@@ -300,7 +312,25 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         defer { publishTimeline() }
         guard playing else { return }
         let reach = time + SampleTime(frames) + lookahead
-        let horizon = min(reach, stopTime ?? .max)
+        let limit = min(reach, stopTime ?? .max)
+        while true {
+            scheduleEvents(before: min(limit, pendingJump?.time ?? .max), from: time)
+            guard playing, let jump = pendingJump, jump.time < limit else { break }
+            performJump(jump)
+        }
+        if playing, let stop = stopTime, stop < reach {
+            interrupt(at: max(stop, time))
+            resetToStart()
+        }
+        // Where the song is at the end of this cycle (not the next event's tick, which can be
+        // seconds ahead across a rest).
+        let tick = score.tempoMap.tick(atSampleFrame: scoreFrame(at: time + SampleTime(frames)), sampleRate: score.sampleRate)
+        positionTick.store(min(score.endTick, tick), ordering: .relaxed)
+    }
+
+    /// Schedules, in time order, the beats, loop wraps, song end and events due before
+    /// `horizon`, none before `time`. Render thread only.
+    private func scheduleEvents(before horizon: SampleTime, from time: SampleTime) {
         let events = score.events
         while true {
             let nextFrame = cursor < events.count ? events[cursor].frame : Int64.max
@@ -308,22 +338,16 @@ public final class Player: RenderScheduler, @unchecked Sendable {
                 && nextBeat.frame < endFrame {
                 let due = outputTime(ofFrame: nextBeat.frame)
                 guard due < horizon else { break }
-                notifications.push(Notification(kind: 3, index: nextBeat.tick, time: max(due, time)))
+                notifications.push(Notification(kind: 3, index: nextBeat.tick, time: max(due, time), rate: Int32(ratePercent)))
                 advanceBeat(after: nextBeat.tick)
                 continue
             }
             if let start = loopStart, loopEndFrame <= nextFrame {
                 let wrap = outputTime(ofFrame: loopEndFrame)
                 guard wrap < horizon else { break }
-                releaseAll(at: wrap)
                 notifications.push(Notification(kind: 1, index: 0, time: wrap))
-                anchorTime = wrap
-                anchorFrame = start.frame
-                cursor = start.index
-                findNextBeat()
+                move(toFrame: start.frame, index: start.index, at: wrap)
                 if loopWrapsLeft == 1 { loopStart = nil } else if loopWrapsLeft > 1 { loopWrapsLeft -= 1 }
-                chaseState(toIndex: start.index, at: wrap)
-                chaseAutomation(toIndex: start.index, at: wrap, moving: true)
                 continue
             }
             // The end: past the last event, or past `endFrame` (events exactly there still
@@ -344,14 +368,29 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             emit(events[cursor], index: cursor, at: max(due, time))
             cursor += 1
         }
-        if playing, let stop = stopTime, stop < reach {
-            interrupt(at: max(stop, time))
-            resetToStart()
-        }
-        // Where the song is at the end of this cycle (not the next event's tick, which can be
-        // seconds ahead across a rest).
-        let tick = score.tempoMap.tick(atSampleFrame: scoreFrame(at: time + SampleTime(frames)), sampleRate: score.sampleRate)
-        positionTick.store(min(score.endTick, tick), ordering: .relaxed)
+    }
+
+    /// Makes the jump that has come due: the held notes released on its frame, play on from
+    /// its tick there with the state chased. Render thread only.
+    private func performJump(_ jump: (tick: Int, time: SampleTime)) {
+        pendingJump = nil
+        let tick = min(jump.tick, score.endTick)
+        move(toFrame: score.tempoMap.sampleFrame(atTick: tick, sampleRate: score.sampleRate), index: score.firstIndex(atOrAfterTick: tick), at: jump.time)
+        finishedFlag.store(false, ordering: .relaxed)
+        notifications.push(Notification(kind: 4, index: tick, time: jump.time))
+    }
+
+    /// Play goes on at output time `time` from score frame `frame` (event `index` next): the
+    /// held notes released there, the state at `index` chased there. A loop's wrap and a
+    /// jump. Render thread only.
+    private func move(toFrame frame: Int64, index: Int, at time: SampleTime) {
+        releaseAll(at: time)
+        anchorTime = time
+        anchorFrame = frame
+        cursor = index
+        findNextBeat()
+        chaseState(toIndex: index, at: time)
+        chaseAutomation(toIndex: index, at: time, moving: true)
     }
 
     /// Publishes the mapping from score to output time for `nextTime(on:atOrAfter:)`, then
@@ -370,6 +409,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     private func resetToStart() {
         playing = false
         stopTime = nil
+        pendingJump = nil
         anchorFrame = 0
         cursor = 0
         finishedFlag.store(false, ordering: .relaxed)
@@ -413,6 +453,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             guard playing else { return }
             interrupt(at: time)
             playing = false
+            pendingJump = nil
         case .stop:
             if playing { interrupt(at: time) }
             resetToStart()
@@ -422,6 +463,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             reportingBeats = enabled
             if enabled { findNextBeat() }
         case .seek(let tick):
+            pendingJump = nil
             if playing { interrupt(at: time) }
             cursor = score.firstIndex(atOrAfterTick: tick)
             anchorFrame = score.tempoMap.sampleFrame(atTick: min(tick, score.endTick), sampleRate: score.sampleRate)
@@ -430,6 +472,14 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             findNextBeat()
             if playing { chaseState(toIndex: cursor, at: time) }
             chaseAutomation(toIndex: cursor, at: time, moving: playing)
+        case .jump(let tick, let at):
+            guard playing else { return apply(.seek(tick: tick), at: time) }
+            // What the lookahead already scheduled from the jump's frame on is taken back; what
+            // comes before it still plays, and the jump waits for its frame.
+            let when = max(at, time)
+            for d in destinations.indices { destinations[d].flushScheduled(from: when) }
+            cursor = min(cursor, score.firstIndex(atOrAfterFrame: scoreFrame(at: when)))
+            pendingJump = (tick, when)
         case .rate(let percent):
             let frame = scoreFrame(at: time)
             if playing { interrupt(at: time) }

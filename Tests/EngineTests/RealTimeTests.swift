@@ -18,7 +18,7 @@ struct RealTimeTests {
         #expect(count >= 1)
     }
 
-    @Test("after warm-up, 1,000 render cycles with events, loop wraps, mute, solo, seek, transpose, rate, pause, mixer fades and the limiter allocate nothing")
+    @Test("after warm-up, 1,000 render cycles with events, loop wraps, mute, solo, seek, jumps, transpose, rate, pause, mixer fades and the limiter allocate nothing")
     func noAllocationWhileRendering() throws {
         // Sixteenth notes on two tracks with controllers, pitch bend and a sysex every bar.
         var notes = Track(events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: 0))])
@@ -55,6 +55,7 @@ struct RealTimeTests {
             harness.player.setRate(percent: 100 + 25 * round)
             harness.player.pause()
             harness.player.start()
+            harness.player.jump(toTick: 480 * (5 + round), at: harness.graph.sampleTime + 900)
         }
         for round in 0..<2 {
             _ = harness.render(frames: 24_000, slice: 256)

@@ -103,7 +103,7 @@ struct SoundtrackReachTests {
         #expect(throws: SoundtrackError(.state, "\(waltz.name) does not reach a marker 'chorus' again")) { try soundtrack.play(entrance, at: .marker("chorus")) }
         try soundtrack.play(entrance, at: .marker("VERSE"))
         _ = pullStereo(soundtrack, frames: 100_000)
-        let first = soundtrack.pollEvents().first { if case .beat(let song, 1, 1, _) = $0 { song === entrance } else { false } }
+        let first = soundtrack.pollEvents().first { if case .beat(let song, let beat) = $0 { song === entrance && beat.bar == 1 && beat.beat == 1 } else { false } }
         #expect(first?.sampleTime == SampleTime(waltzFrame(1440)))
 
         // Past "verse", the loop's start marker comes next only after the wrap at tick 7200.
@@ -114,7 +114,7 @@ struct SoundtrackReachTests {
         _ = pullStereo(again, frames: waltzFrame(4000))
         try again.play(entrance2, at: .marker("loopStart"))
         _ = pullStereo(again, frames: waltzFrame(7200) + 50_000 - waltzFrame(4000))
-        let entered = again.pollEvents().first { if case .beat(let song, 1, 1, _) = $0 { song === entrance2 } else { false } }
+        let entered = again.pollEvents().first { if case .beat(let song, let beat) = $0 { song === entrance2 && beat.bar == 1 && beat.beat == 1 } else { false } }
         #expect(entered?.sampleTime == SampleTime(waltzFrame(7200)))
     }
 
@@ -128,7 +128,7 @@ struct SoundtrackReachTests {
         _ = pullStereo(soundtrack, frames: 100_000)
         try soundtrack.play(entrance, fadeOut: 0.1)
         _ = pullStereo(soundtrack, frames: 200_000)   // long past the old song's fade: it has left the mix
-        let waltzBeats = soundtrack.pollEvents().filter { if case .beat(let song, _, _, _) = $0 { song === waltz } else { false } }
+        let waltzBeats = soundtrack.pollEvents().filter { if case .beat(let song, _) = $0 { song === waltz } else { false } }
         // Beats every 24,000 frames until it stops at 104,096 + 4,800 (the fade): 0 … 96,000.
         #expect(waltzBeats.map(\.sampleTime) == [0, 24_000, 48_000, 72_000, 96_000])
     }

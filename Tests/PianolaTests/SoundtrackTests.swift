@@ -132,9 +132,9 @@ struct SoundtrackTests {
         let earliest = requestAt + 4096
         let barLine = (0..<20).map { waltzFrame($0 * 1440) }.first { $0 >= earliest }!
         let events = soundtrack.pollEvents()
-        let entranceBeats = events.filter { if case .beat(let song, 1, 1, _) = $0 { song === entrance } else { false } }
+        let entranceBeats = events.filter { if case .beat(let song, let beat) = $0 { song === entrance && beat.bar == 1 && beat.beat == 1 } else { false } }
         #expect(entranceBeats.first?.sampleTime == SampleTime(barLine))
-        let waltzBeatsAfter = events.filter { if case .beat(let song, _, _, let t) = $0 { song === waltz && t >= barLine } else { false } }
+        let waltzBeatsAfter = events.filter { if case .beat(let song, let beat) = $0 { song === waltz && beat.sampleTime >= barLine } else { false } }
         #expect(waltzBeatsAfter.isEmpty, "the old song stops on the bar line")
         let onset = noteOnsets(pull.left).first { $0 >= barLine - 64 }
         #expect(onset.map { abs($0 - barLine) <= 32 } == true, "synth onset \(onset ?? -1) vs bar line \(barLine)")

@@ -24,7 +24,7 @@ from . import _library as _c
 __all__ = [
     "version", "render", "render_file", "play_file", "Soundtrack", "Song", "Effect",
     "PianolaError", "ArgumentError", "HandleError", "StateError", "FileError", "DeviceError", "BusyError",
-    "Beat", "Bar", "Marker", "LoopWrapped", "SongEnded", "SongLoaded", "SongLoadFailed", "EffectLoaded", "EffectLoadFailed",
+    "Beat", "Bar", "Marker", "LoopWrapped", "Jumped", "SongEnded", "SongLoaded", "SongLoadFailed", "EffectLoaded", "EffectLoadFailed",
 ]
 
 Data = Union[str, os.PathLike, bytes, bytearray, memoryview]
@@ -90,7 +90,7 @@ def _source(data: Data, keep: list, name: str) -> _c.Source:
     return _c.Source(path, None, 0, None)
 
 
-_moments = {"now": _c.NOW, "beat": _c.NEXT_BEAT, "bar": _c.NEXT_BAR}
+_moments = {"now": _c.NOW, "beat": _c.NEXT_BEAT, "bar": _c.NEXT_BAR, "section_end": _c.SECTION_END}
 
 
 def _moment(at: str, marker: Optional[str]):
@@ -98,7 +98,7 @@ def _moment(at: str, marker: Optional[str]):
     if marker is not None:
         return _c.AT_MARKER, marker.encode()
     if at not in _moments:
-        raise ArgumentError(_c.ERROR_ARGUMENT, f"at={at!r}: use 'now', 'beat' or 'bar', or give marker=")
+        raise ArgumentError(_c.ERROR_ARGUMENT, f"at={at!r}: use 'now', 'beat', 'bar' or 'section_end', or give marker=")
     return _moments[at], None
 
 
@@ -234,6 +234,12 @@ class LoopWrapped(_SongEvent):
 
 
 @dataclass(frozen=True)
+class Jumped(_SongEvent):
+    """The song jumped to its section `section` (Soundtrack.jump)."""
+    section: str
+
+
+@dataclass(frozen=True)
 class SongEnded(_SongEvent):
     """The song played to its end."""
 
@@ -349,6 +355,13 @@ class Soundtrack:
         moment, text = _moment(at, marker)
         _check(_c.lib.pianola_stop(self._handle, moment, text, fade_out))
 
+    def jump(self, section: str, at: str = "bar", *, marker: Optional[str] = None) -> None:
+        """Moves the playing song to its section `section` (a marker's text) at `at` ('now',
+        'beat', 'bar', 'section_end') or `marker`, on that frame: sounding notes ring out, the
+        section's programs and controllers are chased."""
+        moment, text = _moment(at, marker)
+        _check(_c.lib.pianola_jump(self._handle, section.encode(), moment, text))
+
     def pause(self) -> None:
         """Pauses everything where it is."""
         _check(_c.lib.pianola_pause(self._handle))
@@ -402,6 +415,8 @@ class Soundtrack:
             return Bar(song, t, bar=e.bar)
         if kind == _c.EVENT_MARKER:
             return Marker(song, t, text=text)
+        if kind == _c.EVENT_JUMPED:
+            return Jumped(song, t, section=text)
         if kind in (_c.EVENT_SONG_LOAD_FAILED, _c.EVENT_EFFECT_LOAD_FAILED):
             return SongLoadFailed(song, t, reason=text) if kind == _c.EVENT_SONG_LOAD_FAILED else EffectLoadFailed(effect, t, reason=text)
         if kind in (_c.EVENT_EFFECT_LOADED,):

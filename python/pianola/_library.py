@@ -17,9 +17,9 @@ ERROR_BUSY = -6
 
 # Load states, moments and event types (pianola.h).
 LOADING, READY, FAILED = 0, 1, 2
-NOW, NEXT_BEAT, NEXT_BAR, AT_MARKER = 0, 1, 2, 3
+NOW, NEXT_BEAT, NEXT_BAR, AT_MARKER, SECTION_END = 0, 1, 2, 3, 4
 (EVENT_BEAT, EVENT_BAR, EVENT_MARKER, EVENT_LOOP_WRAPPED, EVENT_SONG_ENDED, EVENT_SONG_LOADED,
- EVENT_SONG_LOAD_FAILED, EVENT_EFFECT_LOADED, EVENT_EFFECT_LOAD_FAILED) = range(1, 10)
+ EVENT_SONG_LOAD_FAILED, EVENT_EFFECT_LOADED, EVENT_EFFECT_LOAD_FAILED, EVENT_JUMPED) = range(1, 11)
 EVENT_TEXT_SIZE = 256
 # Audio drivers (pianola.h), by the names `pianola play --driver` takes; None is the default choice.
 DRIVERS = {None: 0, "alsa": 1, "pipewire": 2, "jack": 3}
@@ -109,6 +109,7 @@ _signatures = {
     "pianola_play": (_status, [_handle, _handle, _c.c_int32, _c.c_char_p, _c.c_double, _c.c_double]),
     "pianola_crossfade": (_status, [_handle, _handle, _c.c_double, _c.c_int32, _c.c_char_p]),
     "pianola_stop": (_status, [_handle, _c.c_int32, _c.c_char_p, _c.c_double]),
+    "pianola_jump": (_status, [_handle, _c.c_char_p, _c.c_int32, _c.c_char_p]),
     "pianola_pause": (_status, [_handle]),
     "pianola_resume": (_status, [_handle]),
     "pianola_set_tempo": (_status, [_handle, _c.c_int32]),

@@ -122,6 +122,22 @@ def test_soundtrack_plays_loops_and_names_songs_in_its_events():
         assert [e.sample_time for e in events] == sorted(e.sample_time for e in events)
 
 
+def test_a_jump_to_a_section_lands_on_a_bar_line_and_is_reported():
+    with pianola.Soundtrack(reverb=False, chorus=False) as music:
+        town = music.load_song(ROOT / "songs" / "town.mid", FONT).wait()
+        music.play(town)
+        music.render(48000 * 3)
+        with pytest.raises(pianola.ArgumentError, match="has no section 'boss'"):
+            music.jump("boss")
+        music.jump("verse", "bar")
+        music.render(48000 * 3)
+        events = music.poll_events(limit=1000)
+        jumps = [e for e in events if isinstance(e, pianola.Jumped)]
+        assert [(e.song, e.section) for e in jumps] == [(town, "verse")]
+        bars = {e.sample_time for e in events if isinstance(e, pianola.Bar) and e.song is town}
+        assert jumps[0].sample_time in bars and jumps[0].sample_time >= 48000 * 3
+
+
 def test_the_render_call_refuses_while_the_own_output_plays():
     with pianola.Soundtrack() as music:
         music.start_output("null", 256, 3)
