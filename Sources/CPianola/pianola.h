@@ -286,6 +286,13 @@ pianola_status pianola_set_master_volume(pianola_soundtrack *soundtrack, float v
 pianola_status pianola_play_effect(pianola_soundtrack *soundtrack, pianola_effect *effect, pianola_moment moment,
                                    const char *marker, float volume, float pan);
 
+/** Plays the loaded song `stinger` (a short MIDI phrase) over the playing song on `moment`, at
+    the song's live tempo and transposition, through synthesizers of its own at `volume`. At most
+    4 sound at once: the lowest `priority` (the oldest of those) gives way to a new one of at
+    least its priority; a new one below them all fails with PIANOLA_ERROR_BUSY. Any thread. */
+pianola_status pianola_play_stinger(pianola_soundtrack *soundtrack, pianola_song *stinger, pianola_moment moment,
+                                    const char *marker, int32_t priority, float volume);
+
 /** The output's peak and RMS (linear) over the last render, into `*peak` and `*rms`. Any thread. */
 pianola_status pianola_meters(pianola_soundtrack *soundtrack, float *peak, float *rms);
 

@@ -33,6 +33,8 @@ public final class Soundtrack: Sendable {
         public var effectVoices = 32
         /// Length of the fade that pause and resume make so they do not click, in seconds. Any thread.
         public var pauseFadeSeconds = 0.01
+        /// Stingers (`playStinger`) that can sound at once; beyond that, priority decides. Any thread.
+        public var maxStingers = 4
 
         /// The defaults. Any thread.
         public init() {}
@@ -221,6 +223,9 @@ public final class Soundtrack: Sendable {
         let input: Int                       // the master mixer input
         let layers: [String: Int]            // layer name (lowercased) → bus input
         var retireAt: SampleTime?            // silent and stopped from here: disconnect once rendered past it
+        var ratePercent = 100                // setTempo's, which a stinger follows
+        var transpose = 0                    // setTranspose's, which a stinger follows
+        var priority = 0                     // a stinger's
 
         init(song: Song, node: SongNode, input: Int, layers: [String: Int]) {
             self.song = song
@@ -233,6 +238,7 @@ public final class Soundtrack: Sendable {
     private struct State {
         var current: Deck?
         var fading: [Deck] = []
+        var stingers: [Deck] = []            // sounding or ringing out, oldest first
         var output: (any AudioOutput)?
         var delivery: Delivery?
         var events: [Event] = []             // reported, not yet polled, in time order
@@ -416,6 +422,54 @@ public final class Soundtrack: Sendable {
         }
     }
 
+    /// Plays `stinger` (a loaded song: a short MIDI phrase) over the playing song on `moment`
+    /// (the next beat unless told), at the playing song's live tempo and transposition: its
+    /// first tempo becomes the song's tempo there as played, so its notes fall on the song's
+    /// grid; it sounds through synthesizers of its own at `volume`, and plays once, loops
+    /// aside. At most `configuration.maxStingers` sound at once: when full, the one of lowest
+    /// priority (the oldest of those) stops for a new one of at least its priority; a new one
+    /// below them all is refused. Throws if it is not loaded or `moment` cannot be. Any thread.
+    public func playStinger(_ stinger: Song, at moment: Moment = .nextBeat, priority: Int = 0, volume: Float = 1) throws(SoundtrackError) {
+        guard stinger.owner == serial else { throw SoundtrackError(.argument, "\(stinger.name) was loaded by another soundtrack") }
+        let content = try Self.ready(stinger)
+        let volume = try Self.gain(volume, "stinger volume")
+        try state.withLock { state throws(SoundtrackError) in
+            maintain(&state)
+            let sounding = state.stingers.filter { $0.retireAt == nil }
+            if sounding.count >= configuration.maxStingers {
+                guard let lowest = sounding.min(by: { $0.priority < $1.priority }), lowest.priority <= priority else {
+                    throw SoundtrackError(.busy, "\(stinger.name): \(sounding.count) stingers of higher priority already sound (priority \(priority))")
+                }
+                lowest.node.player.stop(at: clock.earliestUnrenderedTime)
+                ringOut(lowest)
+            }
+            let time = try startTime(for: moment, state: state)
+            var phrase = content.sequence
+            var transpose = 0
+            if let deck = state.current, let tick = deck.node.player.tick(at: time) {
+                // The song's tempo there as played; the phrase's tempos scale with its first.
+                let live = Double(deck.node.player.score.tempoMap.segment(atTick: tick).microsecondsPerQuarter) * 100 / Double(deck.ratePercent)
+                let scale = live / Double(phrase.tempoMap.segment(atTick: 0).microsecondsPerQuarter)
+                for index in phrase.tempoTrack.events.indices {
+                    let event = phrase.tempoTrack.events[index]
+                    guard case .meta(.tempo(let value)) = event.message else { continue }
+                    let scaled = UInt32(min(Double(0xFF_FFFF), max(1, (Double(value) * scale).rounded())))
+                    phrase.tempoTrack.replace(at: index, with: MIDIEvent(tick: event.tick, .meta(.tempo(microsecondsPerQuarter: scaled))))
+                }
+                if !phrase.tempoTrack.events.contains(where: { if case .meta(.tempo) = $0.message { $0.tick == 0 } else { false } }) {
+                    phrase.tempoTrack.insert(MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: UInt32((Double(TempoMap.defaultMicrosecondsPerQuarter) * scale).rounded())))))
+                }
+                transpose = deck.transpose
+            }
+            let played = Song.Content(sequence: phrase, loop: nil, sections: [], layerTracks: content.layerTracks,
+                                      soundFont: content.soundFont, spare: content.spare)
+            let deck = try makeDeck(stinger, content: played, synthesizers: try takeSynthesizers(of: content), startingAt: time, fadeIn: 0,
+                                    volume: volume, transpose: transpose, reportsBeats: false)
+            deck.priority = priority
+            state.stingers.append(deck)
+        }
+    }
+
     /// Pauses all music and effects where they are (after a short fade); `resume` goes on
     /// from the same frame. Any thread.
     public func pause() { clock.setPaused(true) }
@@ -425,13 +479,19 @@ public final class Soundtrack: Sendable {
     /// Plays the playing song at `percent` (1...1000) of its written tempo. Any thread.
     public func setTempo(percent: Int) throws(SoundtrackError) {
         guard (1...1000).contains(percent) else { throw SoundtrackError(.argument, "tempo \(percent)%: use 1 to 1000 percent") }
-        state.withLock { $0.current?.node.player.setRate(percent: percent) }
+        state.withLock { state in
+            state.current?.node.player.setRate(percent: percent)
+            state.current?.ratePercent = percent
+        }
     }
 
     /// Transposes the playing song (every channel but 10) by `semitones` (−48...48). Any thread.
     public func setTranspose(semitones: Int) throws(SoundtrackError) {
         guard (-48...48).contains(semitones) else { throw SoundtrackError(.argument, "transpose by \(semitones): use −48 to 48 semitones") }
-        state.withLock { $0.current?.node.player.setTranspose(semitones: semitones) }
+        state.withLock { state in
+            state.current?.node.player.setTranspose(semitones: semitones)
+            state.current?.transpose = semitones
+        }
     }
 
     /// Fades the playing song's layer `name` (a track layer or a stem) to `volume` (linear,
@@ -470,6 +530,14 @@ public final class Soundtrack: Sendable {
         let volume = try Self.gain(volume, "master volume")
         let ramp = try frames(seconds, "fade")
         state.withLock { _ in master.setOutputGain(volume, rampFrames: ramp) }
+    }
+
+    /// Stingers sounding now (not those ringing out after their end). Any thread.
+    public var stingersSounding: Int {
+        state.withLock { state in
+            maintain(&state)
+            return state.stingers.filter { $0.retireAt == nil }.count
+        }
     }
 
     /// The output's peak and RMS over the last cycle. Any thread.
@@ -688,7 +756,8 @@ public final class Soundtrack: Sendable {
                                          configuration: synthesizerConfiguration)
     }
 
-    private func makeDeck(_ song: Song, content: Song.Content, synthesizers: [Synthesizer], startingAt time: SampleTime, fadeIn: Int) throws(SoundtrackError) -> Deck {
+    private func makeDeck(_ song: Song, content: Song.Content, synthesizers: [Synthesizer], startingAt time: SampleTime, fadeIn: Int,
+                          volume: Float = 1, transpose: Int = 0, reportsBeats: Bool = true) throws(SoundtrackError) -> Deck {
         let samplers = synthesizers.map { SamplerNode(synthesizer: $0) }
         var trackDestinations = Array(repeating: 0, count: content.sequence.tracks.count)
         var layers: [String: Int] = [:]
@@ -701,7 +770,8 @@ public final class Soundtrack: Sendable {
         let player = Player(sequence: content.sequence, sampleRate: configuration.sampleRate, destinations: samplers,
                             trackDestinations: trackDestinations, parameters: bus, busInputs: busInputs)
         if let loop = content.loop { player.setLoop(startTick: loop.startTick, endTick: loop.endTick, count: loop.count) }
-        player.reportBeats(true)
+        player.reportBeats(reportsBeats)
+        if transpose != 0 { player.setTranspose(semitones: transpose) }
         var stems: [any AudioNode] = []
         for (name, source) in song.description.stems.sorted(by: { $0.key < $1.key }) {
             var playing = FilePlayerNode.Playing()
@@ -716,11 +786,16 @@ public final class Soundtrack: Sendable {
         }
         let node = SongNode(player: player, bus: bus, sources: samplers + stems)
         var settings = MixerNode.InputSettings()
-        settings.volume = fadeIn > 0 ? 0 : 1
+        settings.volume = fadeIn > 0 ? 0 : volume
         let input = master.connect(node, settings: settings)
-        if fadeIn > 0 { master.set(MixerNode.InputSettings(), forInput: input, at: time, rampFrames: fadeIn) }
+        if fadeIn > 0 {
+            settings.volume = volume
+            master.set(settings, forInput: input, at: time, rampFrames: fadeIn)
+        }
         player.start(at: time)
-        return Deck(song: song, node: node, input: input, layers: layers)
+        let deck = Deck(song: song, node: node, input: input, layers: layers)
+        deck.transpose = transpose
+        return deck
     }
 
     /// Songs fading out at once, at most; a game switching faster than its fades end cuts
@@ -741,10 +816,25 @@ public final class Soundtrack: Sendable {
         }
     }
 
+    /// How long a stopped or finished stinger stays connected, so its release and reverb ring out.
+    static let stingerTailSeconds = 3
+
+    /// Leaves `stinger` connected for its tail, then `maintain` disconnects it.
+    private func ringOut(_ stinger: Deck) {
+        stinger.retireAt = clock.earliestUnrenderedTime + SampleTime(Self.stingerTailSeconds * configuration.sampleRate)
+    }
+
     /// Disconnects decks whose fade has ended, and makes their song a fresh set of
     /// synthesizers in the background, so playing it again does not wait for its font.
     private func maintain(_ state: inout State) {
         let now = clock.earliestUnrenderedTime
+        for stinger in state.stingers {
+            _ = stinger.node.player.pollEvents()   // a stinger's markers are not the game's
+            if stinger.retireAt == nil && stinger.node.player.isFinished { ringOut(stinger) }
+        }
+        let rung = state.stingers.filter { deck in deck.retireAt.map { $0 <= now } ?? false }
+        state.stingers.removeAll { deck in rung.contains { $0 === deck } }
+        for deck in rung { master.disconnect(input: deck.input) }
         let done = state.fading.filter { deck in deck.retireAt.map { $0 + SampleTime(configuration.maxFrames) <= now } ?? false }
         state.fading.removeAll { deck in done.contains { $0 === deck } }
         for deck in done { disconnect(deck, state: &state) }

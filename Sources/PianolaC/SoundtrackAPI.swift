@@ -165,6 +165,13 @@ public func pianolaPlayEffect(_ handle: OpaquePointer?, _ effect: OpaquePointer?
     }
 }
 
+/// pianola_play_stinger: a MIDI phrase over the song, on a moment, at its live tempo. Any thread.
+@_cdecl("pianola_play_stinger")
+public func pianolaPlayStinger(_ handle: OpaquePointer?, _ stinger: OpaquePointer?, _ at: pianola_moment, _ marker: UnsafePointer<CChar>?,
+                               _ priority: Int32, _ volume: Float) -> pianola_status {
+    status { try soundtrack(handle).playStinger(try loadedSong(stinger), at: try moment(at, marker), priority: Int(priority), volume: volume) }
+}
+
 /// pianola_meters: the last render's peak and RMS. Any thread.
 @_cdecl("pianola_meters")
 public func pianolaMeters(_ handle: OpaquePointer?, _ peak: UnsafeMutablePointer<Float>?, _ rms: UnsafeMutablePointer<Float>?) -> pianola_status {

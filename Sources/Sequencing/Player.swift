@@ -246,6 +246,18 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         return (output(t.loopEndFrame + map.sampleFrame(atTick: marker, sampleRate: rate) - loopStartFrame), marker)
     }
 
+    /// The tick the playing song stands at by output time `time` (after a loop's wrap, from
+    /// the loop's start), `nil` when not playing. Reads what the render thread published, as
+    /// `nextTime(on:atOrAfter:)`. Any thread.
+    public func tick(at time: SampleTime) -> Int? {
+        guard let (t, _, tick) = position(atOrAfter: time) else { return nil }
+        let frame = score.tempoMap.sampleFrame(atTick: tick, sampleRate: score.sampleRate)
+        guard t.loopEndFrame >= 0, frame >= t.loopEndFrame else { return tick }
+        let loopStart = score.tempoMap.sampleFrame(atTick: Int(t.loopStartTick), sampleRate: score.sampleRate)
+        let span = max(1, t.loopEndFrame - loopStart)
+        return score.tempoMap.tick(atSampleFrame: loopStart + (frame - t.loopEndFrame) % span, sampleRate: score.sampleRate)
+    }
+
     /// The published timeline, the output time of a score frame under it, and the tick the
     /// score stands at by output time `earliest`; `nil` when not playing. Any thread.
     private func position(atOrAfter earliest: SampleTime) -> (Timeline, (Int64) -> SampleTime, Int)? {
@@ -481,15 +493,16 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             cursor = min(cursor, score.firstIndex(atOrAfterFrame: scoreFrame(at: when)))
             pendingJump = (tick, when)
         case .rate(let percent):
+            // Stopped or paused, the position stands where it is (the anchor's time means
+            // nothing until a start sets it).
+            guard playing else { ratePercent = percent; return }
             let frame = scoreFrame(at: time)
-            if playing { interrupt(at: time) }
+            interrupt(at: time)
             ratePercent = percent
             anchorFrame = frame
             anchorTime = time
-            if playing {
-                chaseState(toIndex: cursor, at: time)
-                chaseAutomation(toIndex: cursor, at: time, moving: true)
-            }
+            chaseState(toIndex: cursor, at: time)
+            chaseAutomation(toIndex: cursor, at: time, moving: true)
         case .loop(let startTick, let endTick, let count):
             let map = score.tempoMap
             loopWrapsLeft = count == 0 ? -1 : count - 1

@@ -219,3 +219,82 @@ extension SectionTests {
         #expect(abs(Double(a.heardAtNanos! - (Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec))) / 1e9) < 60, "on CLOCK_MONOTONIC")
     }
 }
+
+extension SectionTests {
+    /// `bars` bars of 4/4 at 120 bpm with no note: a song whose beats can be heard against.
+    static func silentSong(bars: Int = 16) -> MusicSequence {
+        let tempo = Track(events: [
+            MIDIEvent(tick: 0, .meta(.timeSignature(TimeSignature(4, 4)))),
+            MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 500_000))),
+        ], length: bars * 1920)
+        return MusicSequence(division: .ticksPerQuarter(480), tempoTrack: tempo, tracks: [Track(name: "Nothing", length: bars * 1920)])
+    }
+
+    /// A one-bar stinger written at 100 bpm: A5 on the sine, a quarter note on each beat.
+    static func stingerPhrase() -> MusicSequence {
+        let tempo = Track(events: [MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 600_000)))], length: 1920)
+        var notes = Track(name: "Sting", events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: 0))])
+        for beat in 0..<4 {
+            notes.insert(MIDIEvent(tick: beat * 480, .noteOn(channel: 0, note: 81, velocity: 100)))
+            notes.insert(MIDIEvent(tick: beat * 480 + 240, .noteOff(channel: 0, note: 81, velocity: 0)))
+        }
+        notes.length = 1920
+        return MusicSequence(division: .ticksPerQuarter(480), tempoTrack: tempo, tracks: [notes])
+    }
+
+    @Test("a MIDI stinger asked for mid-beat sounds on the song's next beat at the live tempo (the song at 150 %, the stinger written at 100 bpm) and transposition: its four notes on the song's next four beats")
+    func stingerOnTheGrid() async throws {
+        let fixture = try SoundtrackFixture()
+        let soundtrack = Soundtrack(configuration: dryConfiguration())
+        let song = try await soundtrack.load(.init(midiPath: fixture.write(Self.silentSong(), as: "silent.mid"), soundFontPath: SoundtrackFixture.testFont))
+        let stinger = try await soundtrack.load(.init(midiPath: fixture.write(Self.stingerPhrase(), as: "sting.mid"), soundFontPath: SoundtrackFixture.testFont))
+        try soundtrack.play(song)
+        var pull = Puller(soundtrack)
+        pull.pull(100_000)
+        try soundtrack.setTempo(percent: 150)      // 180 bpm: a beat every 16,000 frames
+        try soundtrack.setTranspose(semitones: 2)
+        pull.pull(37_777)
+        try soundtrack.playStinger(stinger)
+        pull.pull(150_000)
+        let beats = soundtrack.pollEvents().compactMap { if case .beat(_, let beat) = $0, beat.sampleTime >= 137_777 + 4_096 { Int(beat.sampleTime) } else { nil } }
+        let onsets = noteOnsets(pull.left, gap: 2_000)
+        #expect(onsets.count == 4 && beats.count >= 4, "onsets \(onsets), beats \(beats)")
+        for (onset, beat) in zip(onsets, beats) {
+            #expect(abs(onset - beat) <= 32, "onset \(onset), beat \(beat)")
+        }
+        #expect(zip(beats, beats.dropFirst()).allSatisfy { $1 - $0 == 16_000 }, "the song's beats at 180 bpm: \(beats)")
+        // Transposed with the song: A5 up 2 semitones, 987.77 Hz.
+        let first = try #require(onsets.first)
+        let note = Array(pull.left[first + 1_000 ..< first + 6_000])
+        let crossings = (1..<note.count).filter { note[$0 - 1] < 0 && note[$0] >= 0 }
+        let hertz = 48_000 * Double(crossings.count - 1) / Double(crossings.last! - crossings.first!)
+        #expect(abs(hertz - 880 * pow(2, 2.0 / 12)) < 2, "\(hertz) Hz")
+        print("stinger onsets \(onsets), the song's beats \(beats.prefix(4)), first note \((hertz * 100).rounded() / 100) Hz")
+    }
+
+    @Test("stingers do not pile up: beyond the limit, one of lower priority gives way to a new one, and a new one below them all is refused in one line")
+    func stingerPriorities() async throws {
+        let fixture = try SoundtrackFixture()
+        var configuration = dryConfiguration()
+        configuration.maxStingers = 2
+        let soundtrack = Soundtrack(configuration: configuration)
+        let song = try await soundtrack.load(.init(midiPath: fixture.write(Self.silentSong(), as: "silent.mid"), soundFontPath: SoundtrackFixture.testFont))
+        let stinger = try await soundtrack.load(.init(midiPath: fixture.write(Self.stingerPhrase(), as: "sting.mid"), soundFontPath: SoundtrackFixture.testFont))
+        try soundtrack.play(song)
+        var pull = Puller(soundtrack)
+        pull.pull(10_000)
+        try soundtrack.playStinger(stinger, priority: 1)
+        try soundtrack.playStinger(stinger, priority: 1)
+        #expect(soundtrack.stingersSounding == 2)
+        do {
+            try soundtrack.playStinger(stinger, priority: 0)
+            Issue.record("a third stinger below the others played")
+        } catch {
+            #expect(error.kind == .busy && error.description.hasSuffix("2 stingers of higher priority already sound (priority 0)"), "\(error)")
+        }
+        try soundtrack.playStinger(stinger, priority: 2)   // the oldest of priority 1 gives way
+        #expect(soundtrack.stingersSounding == 2)
+        pull.pull(300_000)                                  // a bar at 100 bpm is 2.4 s: all have ended
+        #expect(soundtrack.stingersSounding == 0)
+    }
+}

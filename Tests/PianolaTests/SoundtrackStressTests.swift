@@ -15,7 +15,7 @@ final class Shared: Sendable {
 /// this suite under ThreadSanitizer too (`swift test --sanitize=thread`, see .ci/run).
 @Suite("The game API under several threads at once")
 struct SoundtrackStressTests {
-    @Test("four threads play, crossfade, fade layers, change tempo, jump between sections, pause and poll while audio renders: no race, no stuck call, output finite and limited")
+    @Test("four threads play, crossfade, fade layers, change tempo, jump between sections, play MIDI stingers, pause and poll while audio renders: no race, no stuck call, output finite and limited")
     func manyThreads() async throws {
         let fixture = try SoundtrackFixture()
         let soundtrack = Soundtrack()   // the master limiter on: many songs at once still peak at or below 1
@@ -51,7 +51,7 @@ struct SoundtrackStressTests {
             for worker in 0..<4 {
                 group.addTask {
                     for step in 0..<150 {
-                        switch (worker + step) % 9 {
+                        switch (worker + step) % 10 {
                         case 0: try soundtrack.play(songs[step % 2], at: .nextBeat)
                         case 1: try soundtrack.crossfade(to: songs[(step + 1) % 2], seconds: 0.05, at: .nextBar)
                         case 2: try? soundtrack.setLayer("bass", volume: Float(step % 3) / 2, seconds: 0.02)
@@ -60,6 +60,7 @@ struct SoundtrackStressTests {
                         case 5: try soundtrack.playEffect(sting, at: step % 2 == 0 ? .now : .nextBeat, volume: 0.5)
                         case 6: if step % 4 == 2 { soundtrack.pause() } else { soundtrack.resume() }
                         case 7: try? soundtrack.jump(to: "verse", at: step % 2 == 0 ? .nextBar : .now)   // the waltz's section; the other song has none
+                        case 8: try? soundtrack.playStinger(songs[1], at: .nextBeat, priority: step % 3)   // busy when four of higher priority sound
                         default: shared.events.add(soundtrack.pollEvents().count, ordering: .relaxed)
                         }
                         if step % 20 == 19 { try soundtrack.stop(fadeOut: 0.01) }

@@ -225,6 +225,8 @@ static void transport(pianola_soundtrack *soundtrack, pianola_song *song, pianol
     FAILS(pianola_jump(soundtrack, "verse", PIANOLA_NEXT_BAR, NULL), PIANOLA_ERROR_STATE, "no song is playing");
     FAILS(pianola_jump(soundtrack, NULL, PIANOLA_NEXT_BAR, NULL), PIANOLA_ERROR_ARGUMENT, "section");
     FAILS(pianola_jump(soundtrack, "verse", PIANOLA_SECTION_END, NULL), PIANOLA_ERROR_STATE, "no song is playing");
+    FAILS(pianola_play_stinger(soundtrack, failed, PIANOLA_NEXT_BEAT, NULL, 0, 1), PIANOLA_ERROR_STATE, "did not load");
+    FAILS(pianola_play_stinger(soundtrack, song, PIANOLA_NEXT_BEAT, NULL, 0, -1), PIANOLA_ERROR_ARGUMENT, "stinger volume");
     FAILS(pianola_stop(soundtrack, PIANOLA_NOW, NULL, NAN), PIANOLA_ERROR_ARGUMENT, "fade-out");
     FAILS(pianola_stop((pianola_soundtrack *)effect, PIANOLA_NOW, NULL, 0), PIANOLA_ERROR_HANDLE, "not a live pianola_soundtrack");
     FAILS(pianola_crossfade(soundtrack, failed, 1, PIANOLA_NOW, NULL), PIANOLA_ERROR_STATE, "did not load");

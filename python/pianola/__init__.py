@@ -392,6 +392,13 @@ class Soundtrack:
         moment, text = _moment(at, marker)
         _check(_c.lib.pianola_play_effect(self._handle, effect._handle, moment, text, volume, pan))
 
+    def play_stinger(self, stinger: Song, at: str = "beat", *, marker: Optional[str] = None, priority: int = 0, volume: float = 1) -> None:
+        """Plays the loaded song `stinger` (a short MIDI phrase) over the playing song at `at`
+        or `marker`, at the song's live tempo and transposition; `priority` decides which of
+        too many gives way."""
+        moment, text = _moment(at, marker)
+        _check(_c.lib.pianola_play_stinger(self._handle, stinger._handle, moment, text, priority, volume))
+
     @property
     def meters(self) -> tuple:
         """(peak, rms) of the last render."""

@@ -117,6 +117,7 @@ _signatures = {
     "pianola_set_layer": (_status, [_handle, _c.c_char_p, _c.c_float, _c.c_double, _c.c_int32, _c.c_char_p]),
     "pianola_set_master_volume": (_status, [_handle, _c.c_float, _c.c_double]),
     "pianola_play_effect": (_status, [_handle, _handle, _c.c_int32, _c.c_char_p, _c.c_float, _c.c_float]),
+    "pianola_play_stinger": (_status, [_handle, _handle, _c.c_int32, _c.c_char_p, _c.c_int32, _c.c_float]),
     "pianola_meters": (_status, [_handle, _c.POINTER(_c.c_float), _c.POINTER(_c.c_float)]),
     "pianola_poll_events": (_status, [_handle, _c.POINTER(Event), _c.c_size_t, _c.POINTER(_c.c_size_t)]),
     "pianola_render_f32": (_status, [_handle, _c.c_void_p, _c.c_size_t]),

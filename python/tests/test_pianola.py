@@ -136,6 +136,8 @@ def test_a_jump_to_a_section_lands_on_a_bar_line_and_is_reported():
         assert [(e.song, e.section) for e in jumps] == [(town, "verse")]
         bars = {e.sample_time for e in events if isinstance(e, pianola.Bar) and e.song is town}
         assert jumps[0].sample_time in bars and jumps[0].sample_time >= 48000 * 3
+        music.play_stinger(music.load_song(ROOT / "songs" / "battle.mid", FONT).wait(), "beat", priority=1, volume=0.5)
+        assert np.abs(music.render(48000)).max() > 0.01
 
 
 def test_the_render_call_refuses_while_the_own_output_plays():
