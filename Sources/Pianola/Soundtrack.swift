@@ -55,6 +55,9 @@ public final class Soundtrack: Sendable {
         public var trackLayers: [String] = []
         /// The loop conventions to look for, in order (`[]`: play through once). Any thread.
         public var loopConventions = GameLoop.defaultConventions
+        /// Named sections and where they start (bar:beat from 1), for a song whose markers do
+        /// not name them; empty: the song's markers are its sections. Any thread.
+        public var sections: [String: BarBeatTick] = [:]
         /// When true, a track layer's channel volume and pan (CC7, CC10) move the layer's own
         /// fader instead of its synthesizer's channel (times the volume `setLayer` gives it). Any thread.
         public var controllersDriveLayers = false
@@ -335,6 +338,14 @@ public final class Soundtrack: Sendable {
         return c
     }
 
+    /// The song's sections: its description's table, else its markers.
+    private static func sections(of sequence: MusicSequence, _ description: SongDescription) throws(SoundtrackError) -> [SongSection] {
+        guard !description.sections.isEmpty else { return SongSection.sections(of: sequence) }
+        do { return try SongSection.sections(of: sequence, table: description.sections) } catch {
+            throw SoundtrackError(.argument, "\(description.midi.name): \(error)")
+        }
+    }
+
     private static func makeContent(_ description: SongDescription, configuration: Synthesizer.Configuration) throws(SoundtrackError) -> Song.Content {
         let sequence: MusicSequence
         do { sequence = try description.midi.musicSequence() } catch { throw SoundtrackError(.file, "\(error)") }
@@ -350,7 +361,7 @@ public final class Soundtrack: Sendable {
         let font = description.soundFont.soundFont
         let synthesizers = try makeSynthesizers(count: 1 + layerTracks.count, font: font, for: sequence, configuration: configuration)
         return Song.Content(sequence: sequence, loop: GameLoop.find(in: sequence, conventions: description.loopConventions),
-                            sections: SongSection.sections(of: sequence), layerTracks: layerTracks, soundFont: font, spare: ControlLock([synthesizers]))
+                            sections: try sections(of: sequence, description), layerTracks: layerTracks, soundFont: font, spare: ControlLock([synthesizers]))
     }
 
     private static func makeSynthesizers(count: Int, font: SoundFontSource, for sequence: MusicSequence,

@@ -25,10 +25,39 @@ public struct SongSection: Hashable, Sendable {
                 guard case .meta(.text(.marker, let bytes)) = event.message, !GameLoop.marks(event.message, in: .markers) else { return nil }
                 return (event.tick, String(latin1: bytes))
             }
-        }.sorted { $0.tick < $1.tick }
-        return markers.enumerated().map { index, marker in
-            SongSection(name: marker.name, startTick: marker.tick,
-                        endTick: index + 1 < markers.count ? markers[index + 1].tick : sequence.length)
+        }
+        return sections(starting: markers, length: sequence.length)
+    }
+
+    /// The sections a table names (section → where it starts, bar:beat from 1), for a song
+    /// whose markers do not say; each runs to the next or to the song's end. Throws a line
+    /// for a position the song's meter does not have or that lies past its end. Any thread.
+    public static func sections(of sequence: MusicSequence, table: [String: BarBeatTick]) throws(SectionTableError) -> [SongSection] {
+        guard let meter = sequence.meterMap else { throw SectionTableError(reason: "the song counts SMPTE time, which has no bars") }
+        var starts: [(tick: Int, name: String)] = []
+        for (name, position) in table {
+            let at = position.tick == 0 ? "\(position.bar):\(position.beat)" : "\(position)"
+            if let problem = meter.problem(with: position) { throw SectionTableError(reason: "section '\(name)' at \(at): \(problem)") }
+            let tick = meter.tick(at: position)
+            guard tick < sequence.length else { throw SectionTableError(reason: "section '\(name)' at \(at) starts after the song's end") }
+            starts.append((tick, name))
+        }
+        return sections(starting: starts, length: sequence.length)
+    }
+
+    /// Sections from their starts, in time order (names in order at one tick).
+    private static func sections(starting starts: [(tick: Int, name: String)], length: Int) -> [SongSection] {
+        let sorted = starts.sorted { ($0.tick, $0.name) < ($1.tick, $1.name) }
+        return sorted.enumerated().map { index, start in
+            SongSection(name: start.name, startTick: start.tick, endTick: index + 1 < sorted.count ? sorted[index + 1].tick : length)
         }
     }
+}
+
+/// A section table that does not fit its song, in one line. Any thread.
+public struct SectionTableError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What is wrong. Any thread.
+    public var reason: String
+    /// The line. Any thread.
+    public var description: String { reason }
 }

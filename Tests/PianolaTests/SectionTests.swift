@@ -298,3 +298,33 @@ extension SectionTests {
         #expect(soundtrack.stingersSounding == 0)
     }
 }
+
+extension SectionTests {
+    @Test("sections from a table in the song's description, in place of its markers; a position the song does not have fails its load in one line")
+    func sectionTable() async throws {
+        let fixture = try SoundtrackFixture()
+        let soundtrack = Soundtrack(configuration: dryConfiguration())
+        let path = try fixture.write(sectionSong(), as: "sections.mid")
+        var description = Soundtrack.SongDescription(midiPath: path, soundFontPath: SoundtrackFixture.testFont)
+        description.sections = ["intro": BarBeatTick(bar: 1, beat: 1), "boss": BarBeatTick(bar: 6, beat: 3)]
+        let song = try await soundtrack.load(description)
+        #expect(song.sections == [SongSection(name: "intro", startTick: 0, endTick: 10_560), SongSection(name: "boss", startTick: 10_560, endTick: 17_280)])
+        try soundtrack.play(song)
+        var pull = Puller(soundtrack)
+        pull.pull(10_000)
+        try soundtrack.jump(to: "boss", at: .nextBeat)
+        pull.pull(30_000)
+        let jumps = soundtrack.pollEvents().compactMap { if case .jumped(_, let section, let t) = $0 { (section, Int(t)) } else { nil } }
+        #expect(jumps.map(\.0) == ["boss"] && jumps.map(\.1) == [24_000])
+        for (table, says) in [(["late": BarBeatTick(bar: 20, beat: 1)], "section 'late' at 20:1 starts after the song's end"),
+                              (["odd": BarBeatTick(bar: 2, beat: 5)], "section 'odd' at 2:5: ")] {
+            description.sections = table
+            do {
+                _ = try await soundtrack.load(description)
+                Issue.record("loaded with \(table)")
+            } catch {
+                #expect(error.description.hasPrefix("\(path): \(says)"), "\(error)")
+            }
+        }
+    }
+}
