@@ -458,18 +458,9 @@ public final class Soundtrack: Sendable {
             var phrase = content.sequence
             var transpose = 0
             if let deck = state.current, let tick = deck.node.player.tick(at: time) {
-                // The song's tempo there as played; the phrase's tempos scale with its first.
+                // The song's tempo there as played: the phrase's first tempo becomes it.
                 let live = Double(deck.node.player.score.tempoMap.segment(atTick: tick).microsecondsPerQuarter) * 100 / Double(deck.ratePercent)
-                let scale = live / Double(phrase.tempoMap.segment(atTick: 0).microsecondsPerQuarter)
-                for index in phrase.tempoTrack.events.indices {
-                    let event = phrase.tempoTrack.events[index]
-                    guard case .meta(.tempo(let value)) = event.message else { continue }
-                    let scaled = UInt32(min(Double(0xFF_FFFF), max(1, (Double(value) * scale).rounded())))
-                    phrase.tempoTrack.replace(at: index, with: MIDIEvent(tick: event.tick, .meta(.tempo(microsecondsPerQuarter: scaled))))
-                }
-                if !phrase.tempoTrack.events.contains(where: { if case .meta(.tempo) = $0.message { $0.tick == 0 } else { false } }) {
-                    phrase.tempoTrack.insert(MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: UInt32((Double(TempoMap.defaultMicrosecondsPerQuarter) * scale).rounded())))))
-                }
+                phrase = phrase.startingAtTempo(microsecondsPerQuarter: live)
                 transpose = deck.transpose
             }
             let played = Song.Content(sequence: phrase, loop: nil, sections: [], layerTracks: content.layerTracks,

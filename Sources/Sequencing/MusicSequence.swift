@@ -203,3 +203,23 @@ public struct TimeOrderedEvents: Sequence, Sendable {
         }
     }
 }
+
+extension MusicSequence {
+    /// The sequence with every tempo scaled so that its first one (the 120 bpm default when
+    /// it sets none at its start) is `microsecondsPerQuarter`: the same music at another
+    /// speed, its tempo changes in proportion. Events keep their ticks and order. Any thread.
+    public func startingAtTempo(microsecondsPerQuarter first: Double) -> MusicSequence {
+        let scale = first / Double(tempoMap.segment(atTick: 0).microsecondsPerQuarter)
+        func scaled(_ value: Double) -> UInt32 { UInt32(min(Double(0xFF_FFFF), max(1, (value * scale).rounded()))) }
+        var events = tempoTrack.events.map { event -> MIDIEvent in
+            guard case .meta(.tempo(let value)) = event.message else { return event }
+            return MIDIEvent(tick: event.tick, .meta(.tempo(microsecondsPerQuarter: scaled(Double(value)))))
+        }
+        if !events.contains(where: { if case .meta(.tempo) = $0.message { $0.tick == 0 } else { false } }) {
+            events.insert(MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: scaled(Double(TempoMap.defaultMicrosecondsPerQuarter))))), at: 0)
+        }
+        var result = self
+        result.tempoTrack = Track(name: tempoTrack.name, events: events, length: tempoTrack.length)
+        return result
+    }
+}

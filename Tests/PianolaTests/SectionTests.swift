@@ -230,9 +230,13 @@ extension SectionTests {
         return MusicSequence(division: .ticksPerQuarter(480), tempoTrack: tempo, tracks: [Track(name: "Nothing", length: bars * 1920)])
     }
 
-    /// A one-bar stinger written at 100 bpm: A5 on the sine, a quarter note on each beat.
+    /// A one-bar stinger written at 100 bpm in 4/4 (the time signature after the tempo at its
+    /// first tick, as files often have them): A5 on the sine, a quarter note on each beat.
     static func stingerPhrase() -> MusicSequence {
-        let tempo = Track(events: [MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 600_000)))], length: 1920)
+        let tempo = Track(events: [
+            MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 600_000))),
+            MIDIEvent(tick: 0, .meta(.timeSignature(TimeSignature(4, 4)))),
+        ], length: 1920)
         var notes = Track(name: "Sting", events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: 0))])
         for beat in 0..<4 {
             notes.insert(MIDIEvent(tick: beat * 480, .noteOn(channel: 0, note: 81, velocity: 100)))

@@ -166,3 +166,23 @@ struct SequenceTests {
         #expect(Notation.key("Bb2") == 46 && Notation.key("F#3") == 54 && Notation.key("H2") == nil)
     }
 }
+
+@Suite("A sequence at another tempo")
+struct StartingAtTempoTests {
+    @Test("every tempo scales with the first, whatever shares its tick; a sequence with no tempo at its start gets the scaled 120 bpm there")
+    func scales() {
+        let tempo = Track(events: [
+            MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 600_000))),
+            MIDIEvent(tick: 0, .meta(.timeSignature(TimeSignature(4, 4)))),
+            MIDIEvent(tick: 960, .meta(.tempo(microsecondsPerQuarter: 300_000))),
+        ], length: 1920)
+        let faster = MusicSequence(division: .ticksPerQuarter(480), tempoTrack: tempo).startingAtTempo(microsecondsPerQuarter: 400_000)
+        #expect(faster.tempoTrack.events == [
+            MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 400_000))),
+            MIDIEvent(tick: 0, .meta(.timeSignature(TimeSignature(4, 4)))),
+            MIDIEvent(tick: 960, .meta(.tempo(microsecondsPerQuarter: 200_000))),
+        ])
+        let none = MusicSequence(division: .ticksPerQuarter(480)).startingAtTempo(microsecondsPerQuarter: 250_000)
+        #expect(none.tempoTrack.events == [MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 250_000)))])
+    }
+}
