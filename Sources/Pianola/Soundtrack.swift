@@ -572,7 +572,7 @@ public final class Soundtrack: Sendable {
             case .loopWrapped(let time): events.append(.loopWrapped(song: song, sampleTime: time))
             case .ended(let time): events.append(.songEnded(song: song, sampleTime: time))
             case .jumped(let tick, let time):
-                let section = deck.song.sections.last { $0.startTick <= tick }?.name ?? ""
+                let section = deck.song.sections.section(atTick: tick)?.name ?? ""
                 events.append(.jumped(song: song, section: section, sampleTime: time))
             case .userEvent: break
             }
@@ -589,7 +589,7 @@ public final class Soundtrack: Sendable {
             zero + clock.graphTime(ofMusicTime: beat.time) * 1_000_000_000 / Int64(configuration.sampleRate)
         }
         return Beat(bar: beat.bar, beat: beat.beat, beatsPerBar: meter?.beatsPerBar ?? 4, beatUnit: meter?.beatUnit ?? 4,
-                    bpm: written * Double(beat.rate) / 100, section: deck.song.sections.last { $0.startTick <= beat.tick }?.name,
+                    bpm: written * Double(beat.rate) / 100, section: deck.song.sections.section(atTick: beat.tick)?.name,
                     tick: beat.tick, sampleTime: beat.time, heardAtNanos: heard)
     }
 

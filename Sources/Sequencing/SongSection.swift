@@ -61,3 +61,8 @@ public struct SectionTableError: Error, Hashable, Sendable, CustomStringConverti
     /// The line. Any thread.
     public var description: String { reason }
 }
+
+extension Array where Element == SongSection {
+    /// The section `tick` falls in (the last to start at or before it), `nil` before the first. Any thread.
+    public func section(atTick tick: Int) -> SongSection? { last { $0.startTick <= tick } }
+}
