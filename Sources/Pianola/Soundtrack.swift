@@ -245,6 +245,9 @@ public final class Soundtrack: Sendable {
         var output: (any AudioOutput)?
         var delivery: Delivery?
         var events: [Event] = []             // reported, not yet polled, in time order
+
+        /// The stingers not yet ringing out (neither finished nor displaced).
+        var soundingStingers: [Deck] { stingers.filter { $0.retireAt == nil } }
     }
 
     /// The timer that polls events onto the caller's queue.
@@ -446,7 +449,7 @@ public final class Soundtrack: Sendable {
         let volume = try Self.gain(volume, "stinger volume")
         try state.withLock { state throws(SoundtrackError) in
             maintain(&state)
-            let sounding = state.stingers.filter { $0.retireAt == nil }
+            let sounding = state.soundingStingers
             if sounding.count >= configuration.maxStingers {
                 guard let lowest = sounding.min(by: { $0.priority < $1.priority }), lowest.priority <= priority else {
                     throw SoundtrackError(.busy, "\(stinger.name): \(sounding.count) stingers of higher priority already sound (priority \(priority))")
@@ -538,7 +541,7 @@ public final class Soundtrack: Sendable {
     public var stingersSounding: Int {
         state.withLock { state in
             maintain(&state)
-            return state.stingers.filter { $0.retireAt == nil }.count
+            return state.soundingStingers.count
         }
     }
 
@@ -834,9 +837,11 @@ public final class Soundtrack: Sendable {
             _ = stinger.node.player.pollEvents()   // a stinger's markers are not the game's
             if stinger.retireAt == nil && stinger.node.player.isFinished { ringOut(stinger) }
         }
+        // Rung out: taken out as a song's deck is, so its song gets fresh synthesizers in the
+        // background and the next stinger does not load its font on the caller's thread.
         let rung = state.stingers.filter { deck in deck.retireAt.map { $0 <= now } ?? false }
         state.stingers.removeAll { deck in rung.contains { $0 === deck } }
-        for deck in rung { master.disconnect(input: deck.input) }
+        for deck in rung { disconnect(deck, state: &state) }
         let done = state.fading.filter { deck in deck.retireAt.map { $0 + SampleTime(configuration.maxFrames) <= now } ?? false }
         state.fading.removeAll { deck in done.contains { $0 === deck } }
         for deck in done { disconnect(deck, state: &state) }
