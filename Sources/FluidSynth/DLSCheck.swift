@@ -82,27 +82,36 @@ enum DLSCheck {
             guard offset >= end else { throw SoundFontCheck.Failure("byte \(offset): \(end - offset) bytes at the end of '\(list)' are not a chunk") }
             return found
         }
-        /// The one chunk `id` of `parent` (of `parent`'s name), at least `minimum` bytes long.
-        func one(_ id: String, of parent: Chunk, minimum: Int, exactly: Set<Int>? = nil) throws(SoundFontCheck.Failure) -> [UInt8] {
+        /// The one chunk `id` of `parent`, at least `minimum` bytes long (or one of `exactly`):
+        /// its bytes and where they start in the file.
+        func one(_ id: String, of parent: Chunk, minimum: Int, exactly: Set<Int>? = nil) throws(SoundFontCheck.Failure) -> (bytes: [UInt8], at: Int) {
+            guard let found = try optional(id, of: parent, minimum: minimum, exactly: exactly) else {
+                throw SoundFontCheck.Failure("byte \(parent.offset): '\(parent.id)' has no '\(id)' chunk")
+            }
+            return found
+        }
+        /// As `one`, `nil` when `parent` has no chunk `id`.
+        func optional(_ id: String, of parent: Chunk, minimum: Int, exactly: Set<Int>? = nil) throws(SoundFontCheck.Failure) -> (bytes: [UInt8], at: Int)? {
             let matches = parent.all(id)
-            guard let chunk = matches.first else { throw SoundFontCheck.Failure("byte \(parent.offset): '\(parent.id)' has no '\(id)' chunk") }
+            guard let chunk = matches.first else { return nil }
             guard matches.count == 1 else { throw SoundFontCheck.Failure("byte \(matches[1].offset): a second '\(id)' chunk in '\(parent.id)'") }
             guard chunk.body.count >= minimum, exactly.map({ $0.contains(chunk.body.count) }) ?? true else {
                 throw SoundFontCheck.Failure("byte \(chunk.offset + 4): '\(id)' is \(chunk.body.count) bytes, not \(exactly.map { $0.sorted().map(String.init).joined(separator: " or ") } ?? "at least \(minimum)")")
             }
-            return try bytes(at: chunk.body.lowerBound, chunk.body.count)
+            return (try bytes(at: chunk.body.lowerBound, chunk.body.count), chunk.body.lowerBound)
         }
 
-        /// A `wsmp` chunk: its header size and loops inside it, a loop inside `frames` when known.
-        func sampleInfo(_ info: [UInt8], at offset: Int, frames: Int?) throws(SoundFontCheck.Failure) {
+        /// A `wsmp` chunk (its bytes from byte `at`): its header size and loops inside it, a loop
+        /// inside `frames` when known.
+        func sampleInfo(_ info: [UInt8], at body: Int, frames: Int?) throws(SoundFontCheck.Failure) {
             let headerSize = word32(info, 0), loops = word32(info, 16)
             guard headerSize >= 20, headerSize <= info.count, loops <= (info.count - headerSize) / 16 else {
-                throw SoundFontCheck.Failure("byte \(offset + 8): 'wsmp' claims \(loops) loops after a \(headerSize)-byte header; it holds \(info.count) bytes")
+                throw SoundFontCheck.Failure("byte \(body): 'wsmp' claims \(loops) loops after a \(headerSize)-byte header; it holds \(info.count) bytes")
             }
             for loop in 0..<loops {
                 let at = headerSize + 16 * loop, start = word32(info, at + 8), length = word32(info, at + 12)
                 if let frames, start > frames || length > frames - start {
-                    throw SoundFontCheck.Failure("byte \(offset + 8 + at): a loop of \(length) frames from frame \(start), past the wave's \(frames)")
+                    throw SoundFontCheck.Failure("byte \(body + at): a loop of \(length) frames from frame \(start), past the wave's \(frames)")
                 }
             }
         }
@@ -115,70 +124,73 @@ enum DLSCheck {
                          children: try chunks(12, 8 + claimed, in: "RIFF", depth: 1))
 
         // The collection: its instruments.
-        let count = word32(try one("colh", of: bank, minimum: 4, exactly: [4]), 0)
+        let collection = try one("colh", of: bank, minimum: 4, exactly: [4])
+        let count = word32(collection.bytes, 0)
         guard let instrumentList = bank.all("lins", list: true).first else { throw SoundFontCheck.Failure("byte 0: no instrument list ('lins')") }
         let instruments = instrumentList.all("ins ", list: true)
         guard !instruments.isEmpty else { throw SoundFontCheck.Failure("byte \(instrumentList.offset): the instrument list is empty") }
         guard instruments.count == count else {
-            throw SoundFontCheck.Failure("byte \(bank.all("colh")[0].offset + 8): 'colh' says \(count) instrument\(count == 1 ? "" : "s"), the instrument list holds \(instruments.count)")
+            throw SoundFontCheck.Failure("byte \(collection.at): 'colh' says \(count) instrument\(count == 1 ? "" : "s"), the instrument list holds \(instruments.count)")
         }
 
         // The pool table: each cue the offset of a wave list inside the wave pool.
-        let table = try one("ptbl", of: bank, minimum: 8)
-        let tableChunk = bank.all("ptbl")[0]
+        let (table, tableAt) = try one("ptbl", of: bank, minimum: 8)
         let headerSize = word32(table, 0), cues = word32(table, 4)
         guard headerSize >= 8, headerSize <= table.count, cues <= (table.count - headerSize) / 4 else {
-            throw SoundFontCheck.Failure("byte \(tableChunk.offset + 8): 'ptbl' claims \(cues) cues after a \(headerSize)-byte header; it holds \(table.count) bytes")
+            throw SoundFontCheck.Failure("byte \(tableAt): 'ptbl' claims \(cues) cues after a \(headerSize)-byte header; it holds \(table.count) bytes")
         }
         guard let pool = bank.all("wvpl", list: true).first ?? bank.all("dwpl", list: true).first else { throw SoundFontCheck.Failure("byte 0: no wave pool ('wvpl')") }
         let waveOffsets = Set(pool.all("wave", list: true).map { $0.offset - pool.body.lowerBound })
         for cue in 0..<cues {
             let offset = word32(table, headerSize + 4 * cue)
             guard waveOffsets.contains(offset) else {
-                throw SoundFontCheck.Failure("byte \(tableChunk.body.lowerBound + headerSize + 4 * cue): pool table cue \(cue) points at byte \(offset) of the wave pool, where no 'wave' list starts")
+                throw SoundFontCheck.Failure("byte \(tableAt + headerSize + 4 * cue): pool table cue \(cue) points at byte \(offset) of the wave pool, where no 'wave' list starts")
             }
         }
 
         // Each wave: PCM it can play, with its data; its loop inside it.
         for wave in pool.all("wave", list: true) {
-            let format = try one("fmt ", of: wave, minimum: 16)
+            let format = try one("fmt ", of: wave, minimum: 16).bytes
             let tag = word16(format, 0), channels = word16(format, 2), rate = word32(format, 4), align = word16(format, 12), bits = word16(format, 14)
             guard tag == 1, (1...2).contains(channels), bits == 8 || bits == 16, (1...384_000).contains(rate), align == channels * bits / 8 else {
                 throw SoundFontCheck.Failure("byte \(wave.offset): a wave that is not 8- or 16-bit PCM, mono or stereo (format \(tag), \(channels) channels, \(bits) bits, \(rate) Hz, \(align)-byte frames)")
             }
             guard let data = wave.all("data").first, data.body.count >= align else { throw SoundFontCheck.Failure("byte \(wave.offset): a wave with no sample data") }
-            if !wave.all("wsmp").isEmpty { try sampleInfo(try one("wsmp", of: wave, minimum: 20), at: wave.all("wsmp")[0].offset, frames: data.body.count / align) }
+            if let info = try optional("wsmp", of: wave, minimum: 20) { try sampleInfo(info.bytes, at: info.at, frames: data.body.count / align) }
         }
 
-        // Each instrument: its header, its regions.
+        // Each instrument: its header, its regions, its articulations and theirs.
+        /// The connection blocks of `owner`'s articulation lists, inside their chunks.
+        func articulations(of owner: Chunk) throws(SoundFontCheck.Failure) {
+            for list in owner.children where list.isList && (list.id == "lart" || list.id == "lar2") {
+                for blocks in list.children where !blocks.isList && (blocks.id == "art1" || blocks.id == "art2") {
+                    let body = try bytes(at: blocks.body.lowerBound, min(blocks.body.count, 8))
+                    guard body.count == 8, word32(body, 0) >= 8, word32(body, 4) <= (blocks.body.count - word32(body, 0)) / 12 else {
+                        throw SoundFontCheck.Failure("byte \(blocks.offset): '\(blocks.id)' claims more connection blocks than it holds")
+                    }
+                }
+            }
+        }
         for instrument in instruments {
             let header = try one("insh", of: instrument, minimum: 12, exactly: [12])
             let regions = (instrument.all("lrgn", list: true).first?.children ?? []).filter { $0.isList && ($0.id == "rgn " || $0.id == "rgn2") }
-            guard regions.count == word32(header, 0) else {
-                throw SoundFontCheck.Failure("byte \(instrument.all("insh")[0].offset + 8): 'insh' says \(word32(header, 0)) regions, the instrument holds \(regions.count)")
+            guard regions.count == word32(header.bytes, 0) else {
+                throw SoundFontCheck.Failure("byte \(header.at): 'insh' says \(word32(header.bytes, 0)) regions, the instrument holds \(regions.count)")
             }
+            try articulations(of: instrument)
             for region in regions {
-                let range = try one("rgnh", of: region, minimum: 12, exactly: [12, 14])
+                let range = try one("rgnh", of: region, minimum: 12, exactly: [12, 14]).bytes
                 let keys = (word16(range, 0), word16(range, 2)), velocities = (word16(range, 4), word16(range, 6))
                 guard keys.0 <= keys.1, keys.1 <= 127, velocities.0 <= velocities.1, velocities.1 <= 127 else {
                     throw SoundFontCheck.Failure("byte \(region.offset): a region over keys \(keys.0)–\(keys.1) and velocities \(velocities.0)–\(velocities.1), not inside 0–127")
                 }
                 let link = try one("wlnk", of: region, minimum: 12, exactly: [12])
-                guard word32(link, 8) < cues else {
-                    throw SoundFontCheck.Failure("byte \(region.all("wlnk")[0].offset + 16): a region plays pool table cue \(word32(link, 8)), of \(cues)")
+                guard word32(link.bytes, 8) < cues else {
+                    throw SoundFontCheck.Failure("byte \(link.at + 8): a region plays pool table cue \(word32(link.bytes, 8)), of \(cues)")
                 }
-                if !region.all("wsmp").isEmpty { try sampleInfo(try one("wsmp", of: region, minimum: 20), at: region.all("wsmp")[0].offset, frames: nil) }
-                for articulation in region.children + instrument.children where articulation.isList && (articulation.id == "lart" || articulation.id == "lar2") {
-                    for blocks in articulation.children where !blocks.isList && (blocks.id == "art1" || blocks.id == "art2") {
-                        let body = try bytes(at: blocks.body.lowerBound, min(blocks.body.count, 8))
-                        guard body.count == 8, word32(body, 0) >= 8, word32(body, 1 * 4) <= (blocks.body.count - word32(body, 0)) / 12 else {
-                            throw SoundFontCheck.Failure("byte \(blocks.offset): '\(blocks.id)' claims more connection blocks than it holds")
-                        }
-                    }
-                }
+                if let info = try optional("wsmp", of: region, minimum: 20) { try sampleInfo(info.bytes, at: info.at, frames: nil) }
+                try articulations(of: region)
             }
         }
-
     }
-
 }
