@@ -180,8 +180,10 @@ public final class Soundtrack: Sendable {
         public var bar: Int
         /// The beat of the bar, from 1 (1 is the bar line). Any thread.
         public var beat: Int
-        /// Beats in the bar, and the beat's note value: 3 and 4 in 3/4. Any thread.
-        public var beatsPerBar: Int, beatUnit: Int
+        /// Beats in the bar: 3 in 3/4. Any thread.
+        public var beatsPerBar: Int
+        /// The beat's note value: 4 in 3/4. Any thread.
+        public var beatUnit: Int
         /// The tempo it plays at, in quarter notes a minute: the written tempo there times
         /// `setTempo`'s percent. Any thread.
         public var bpm: Double
