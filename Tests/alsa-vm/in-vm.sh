@@ -142,10 +142,12 @@ tmux -L kar kill-server 2>/dev/null
 # In a log each line is printed with the song's time when it was shown: the four that come while
 # the song plays (the first shows as it starts), each within 100 ms after
 # its first syllable. The emulated CPU can stall the guest for longer, so a second try is allowed.
+# The log's times are rounded to hundredths, so they are compared with the syllables' times rounded
+# the same way (5 1/3 s shown on time prints as 0:05.33).
 lyrics_in_time() {
     $P play $KAR --soundfont $FONT --device default --period 1024 --periods 4 > "$OUT/lyrics.txt"
     grep '^♪' "$OUT/lyrics.txt"
-    awk '/^♪/ { n++; split($2, t, ":"); shown = t[1] * 60 + t[2]; due[1] = 0; due[2] = 2.667; due[3] = 4; due[4] = 5.333; due[5] = 7.667
+    awk '/^♪/ { n++; split($2, t, ":"); shown = t[1] * 60 + t[2]; due[1] = 0; due[2] = 2.67; due[3] = 4; due[4] = 5.33; due[5] = 7.67
                 if (n > 1 && (shown < due[n] || shown > due[n] + 0.1)) bad = 1 } END { exit !(n == 5 && !bad) }' "$OUT/lyrics.txt"
 }
 lyrics_in_time || { echo "note: trying again"; lyrics_in_time; }
