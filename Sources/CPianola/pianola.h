@@ -321,7 +321,10 @@ enum {
     /** The effect could not be loaded; `text` says why. */
     PIANOLA_EVENT_EFFECT_LOAD_FAILED = 9,
     /** The song jumped to its section `text` (pianola_jump). */
-    PIANOLA_EVENT_JUMPED = 10
+    PIANOLA_EVENT_JUMPED = 10,
+    /** The music left for `song` by the transition rule named `text` (a Swift game's
+        Soundtrack.transition(to:section:)). */
+    PIANOLA_EVENT_TRANSITIONED = 11
 };
 
 /** Room for an event's text, its NUL included; a longer text is cut at a UTF-8 character. */

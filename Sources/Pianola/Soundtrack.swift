@@ -100,11 +100,11 @@ public final class Soundtrack: Sendable {
         public var loop: GameLoop? { loading.value?.loop }
         /// Its sections (its markers, loop markers aside), empty while loading. Any thread.
         public var sections: [SongSection] { loading.value?.sections ?? [] }
-        fileprivate let loading = Loading<Content>()
-        fileprivate let owner: UInt64                        // the `serial` of the soundtrack that loads it, at its rate
+        let loading = Loading<Content>()
+        let owner: UInt64                        // the `serial` of the soundtrack that loads it, at its rate
 
         /// What a load makes.
-        fileprivate struct Content: Sendable {
+        struct Content: Sendable {
             let sequence: MusicSequence
             let loop: GameLoop?
             let sections: [SongSection]
@@ -209,6 +209,9 @@ public final class Soundtrack: Sendable {
         case loopWrapped(song: Song, sampleTime: SampleTime)
         /// The song jumped to its section `section` (`jump(to:at:)`). Any thread.
         case jumped(song: Song, section: String, sampleTime: SampleTime)
+        /// The music left `from` (`nil`: none played) for `to` (its section `section`, `nil`:
+        /// its start) by the transition rule called `rule` (`transition(to:section:)`). Any thread.
+        case transitioned(from: Song?, to: Song, section: String?, rule: String, sampleTime: SampleTime)
         /// The song played to its end. Any thread.
         case songEnded(song: Song, sampleTime: SampleTime)
         /// A song finished loading, ready to play; `sampleTime` is the music clock then. Any thread.
@@ -222,7 +225,7 @@ public final class Soundtrack: Sendable {
     }
 
     /// One song playing (or fading out) in the graph.
-    private final class Deck {
+    final class Deck {
         let song: Song
         let node: SongNode
         let input: Int                       // the master mixer input
@@ -240,10 +243,13 @@ public final class Soundtrack: Sendable {
         }
     }
 
-    private struct State {
+    struct State {
         var current: Deck?
         var fading: [Deck] = []
         var stingers: [Deck] = []            // sounding or ringing out, oldest first
+        var segments: [Deck] = []            // transition segments, playing or ringing out
+        var transitions: [Place.Pair: Transition] = [:]   // the rules set, by (from, to)
+        var scheduled: [Event] = []          // reported once the audio has rendered past them
         var output: (any AudioOutput)?
         var delivery: Delivery?
         var events: [Event] = []             // reported, not yet polled, in time order
@@ -253,7 +259,7 @@ public final class Soundtrack: Sendable {
     }
 
     /// The timer that polls events onto the caller's queue.
-    private struct Delivery: @unchecked Sendable {
+    struct Delivery: @unchecked Sendable {
         // @unchecked Sendable: a Dispatch source may be cancelled from any thread.
         let timer: DispatchSourceTimer
     }
@@ -262,12 +268,12 @@ public final class Soundtrack: Sendable {
     public let configuration: Configuration
     /// The graph `startOutput` or `render(into:)` pulls. Render thread once pulled.
     private let graph: AudioGraph
-    private let clock: MusicClock
+    let clock: MusicClock
     private let master = MixerNode(metering: true)
     private let effects: SoundEffectsNode
-    private let state = ControlLock(State())
+    let state = ControlLock(State())
     private let scratch: AudioBuffer         // the interleaved renders' planar slice
-    private let serial = Soundtrack.serials.add(1, ordering: .relaxed).newValue   // never reused, unlike an address
+    let serial = Soundtrack.serials.add(1, ordering: .relaxed).newValue   // never reused, unlike an address
     private static let serials = Atomic<UInt64>(0)
     private let outputRunning = Atomic<Bool>(false)
 
@@ -389,7 +395,7 @@ public final class Soundtrack: Sendable {
     /// fades together make a crossfade). Throws if the song is not loaded, or `moment` is a
     /// marker not ahead. Any thread.
     public func play(_ song: Song, at moment: Moment = .now, fadeIn: Double = 0, fadeOut: Double = 0) throws(SoundtrackError) {
-        guard song.owner == serial else { throw SoundtrackError(.argument, "\(song.name) was loaded by another soundtrack") }
+        try owned(song)
         let content = try Self.ready(song)
         let (fadeIn, fadeOut) = (try frames(fadeIn, "fade-in"), try frames(fadeOut, "fade-out"))
         try state.withLock { state throws(SoundtrackError) in
@@ -427,13 +433,10 @@ public final class Soundtrack: Sendable {
     /// not ahead. Any thread.
     public func jump(to name: String, at moment: Moment = .nextBar) throws(SoundtrackError) {
         try state.withLock { state throws(SoundtrackError) in
-            guard let deck = state.current, let content = deck.song.loading.value else {
+            guard let deck = state.current else {
                 throw SoundtrackError(.state, "no song is playing, so there is no section '\(name)' to jump to")
             }
-            guard let section = content.sections.first(where: { $0.name.lowercased() == name.lowercased() }) else {
-                let names = content.sections.map(\.name)
-                throw SoundtrackError(.argument, "\(deck.song.name) has no section '\(name)' (sections: \(names.isEmpty ? "none; its markers make them" : names.joined(separator: ", ")))")
-            }
+            let section = try section(name, of: deck.song)
             deck.node.player.jump(toTick: section.startTick, at: try startTime(for: moment, state: state))
         }
     }
@@ -446,7 +449,7 @@ public final class Soundtrack: Sendable {
     /// priority (the oldest of those) stops for a new one of at least its priority; a new one
     /// below them all is refused. Throws if it is not loaded or `moment` cannot be. Any thread.
     public func playStinger(_ stinger: Song, at moment: Moment = .nextBeat, priority: Int = 0, volume: Float = 1) throws(SoundtrackError) {
-        guard stinger.owner == serial else { throw SoundtrackError(.argument, "\(stinger.name) was loaded by another soundtrack") }
+        try owned(stinger)
         let content = try Self.ready(stinger)
         let volume = try Self.gain(volume, "stinger volume")
         try state.withLock { state throws(SoundtrackError) in
@@ -456,8 +459,7 @@ public final class Soundtrack: Sendable {
                 guard let lowest = sounding.min(by: { $0.priority < $1.priority }), lowest.priority <= priority else {
                     throw SoundtrackError(.busy, "\(stinger.name): \(sounding.count) stingers of higher priority already sound (priority \(priority))")
                 }
-                lowest.node.player.stop(at: clock.earliestUnrenderedTime)
-                ringOut(lowest)
+                cut(lowest, at: clock.earliestUnrenderedTime)
             }
             let time = try startTime(for: moment, state: state)
             var phrase = content.sequence
@@ -558,7 +560,7 @@ public final class Soundtrack: Sendable {
     public func pollEvents(limit: Int = .max) -> [Event] {
         state.withLock { state in
             maintain(&state)
-            for deck in state.fading + (state.current.map { [$0] } ?? []) { collectEvents(of: deck, into: &state.events, output: state.output) }
+            for deck in state.fading + state.segments + (state.current.map { [$0] } ?? []) { collectEvents(of: deck, into: &state.events, output: state.output) }
             state.events.sort { $0.sampleTime < $1.sampleTime }   // stable: same-time events keep their order
             let taken = Array(state.events.prefix(max(0, limit)))
             state.events.removeFirst(taken.count)
@@ -708,7 +710,7 @@ public final class Soundtrack: Sendable {
 
     /// `seconds` as frames at the soundtrack's rate; throws for a negative, endless or
     /// absurd (over an hour) length, which `what` names.
-    private func frames(_ seconds: Double, _ what: String) throws(SoundtrackError) -> Int {
+    func frames(_ seconds: Double, _ what: String) throws(SoundtrackError) -> Int {
         guard seconds.isFinite, (0...3600).contains(seconds) else { throw SoundtrackError(.argument, "\(what) of \(seconds) s: use 0 to 3600 seconds") }
         return Int((seconds * Double(configuration.sampleRate)).rounded())
     }
@@ -720,7 +722,7 @@ public final class Soundtrack: Sendable {
     }
 
     /// The loaded content of `song`, or the error that says why it cannot play yet.
-    private static func ready(_ song: Song) throws(SoundtrackError) -> Song.Content {
+    static func ready(_ song: Song) throws(SoundtrackError) -> Song.Content {
         guard let content = song.loading.value else { throw notReady(song.name, song.state) }
         return content
     }
@@ -732,7 +734,7 @@ public final class Soundtrack: Sendable {
     }
 
     /// The music time of `moment`.
-    private func startTime(for moment: Moment, state: State) throws(SoundtrackError) -> SampleTime {
+    func startTime(for moment: Moment, state: State) throws(SoundtrackError) -> SampleTime {
         let earliest = clock.earliestUnrenderedTime
         let player = state.current?.node.player
         switch moment {
@@ -757,14 +759,17 @@ public final class Soundtrack: Sendable {
 
     /// A set of synthesizers for a song: one made in the background if ready, or new ones
     /// made here (a song played again at once, or crossfaded into itself).
-    private func takeSynthesizers(of content: Song.Content) throws(SoundtrackError) -> [Synthesizer] {
+    func takeSynthesizers(of content: Song.Content) throws(SoundtrackError) -> [Synthesizer] {
         if let ready = content.spare.withLock({ $0.popLast() }) { return ready }
         return try Self.makeSynthesizers(count: 1 + content.layerTracks.count, font: content.soundFont, for: content.sequence,
                                          configuration: synthesizerConfiguration)
     }
 
-    private func makeDeck(_ song: Song, content: Song.Content, synthesizers: [Synthesizer], startingAt time: SampleTime, fadeIn: Int,
-                          volume: Float = 1, transpose: Int = 0, reportsBeats: Bool = true) throws(SoundtrackError) -> Deck {
+    /// A deck playing `content` of `song` through `synthesizers` from `time`, fading in over
+    /// `fadeIn` frames to `volume`: its ticks `span` only when given (from the state chased at
+    /// its start, ending at its end), else the whole song.
+    func makeDeck(_ song: Song, content: Song.Content, synthesizers: [Synthesizer], startingAt time: SampleTime, fadeIn: Int,
+                  volume: Float = 1, transpose: Int = 0, reportsBeats: Bool = true, span: Range<Int>? = nil) throws(SoundtrackError) -> Deck {
         let samplers = synthesizers.map { SamplerNode(synthesizer: $0) }
         var trackDestinations = Array(repeating: 0, count: content.sequence.tracks.count)
         var layers: [String: Int] = [:]
@@ -779,10 +784,16 @@ public final class Soundtrack: Sendable {
         if let loop = content.loop { player.setLoop(startTick: loop.startTick, endTick: loop.endTick, count: loop.count) }
         player.reportBeats(reportsBeats)
         if transpose != 0 { player.setTranspose(semitones: transpose) }
+        if let span {
+            if span.lowerBound > 0 { player.seek(toTick: span.lowerBound) }
+            if span.upperBound < content.sequence.length { player.setEnd(tick: span.upperBound) }
+        }
         var stems: [any AudioNode] = []
         for (name, source) in song.description.stems.sorted(by: { $0.key < $1.key }) {
             var playing = FilePlayerNode.Playing()
             playing.startTime = time
+            // Started into a span, a stem starts as far into its file.
+            playing.startOffset = span.map { content.sequence.tempoMap.sampleFrame(atTick: $0.lowerBound, sampleRate: configuration.sampleRate) } ?? 0
             playing.plays = content.loop?.count ?? 1
             do {
                 stems.append(try FilePlayerNode(reader: source.audioFileReader(), sampleRate: configuration.sampleRate, playing: playing))
@@ -805,12 +816,12 @@ public final class Soundtrack: Sendable {
         return deck
     }
 
-    /// Songs fading out at once, at most; a game switching faster than its fades end cuts
-    /// the oldest (by then the quietest) rather than filling the mixer.
+    /// Songs fading out at once, at most, and transition segments; a game switching faster
+    /// than its fades end cuts the oldest (by then the quietest) rather than filling the mixer.
     static let maxFading = 4
 
     /// Fades `deck` out from `time` over `fade` frames and stops its player at the end.
-    private func retire(_ deck: Deck, at time: SampleTime, fade: Int, state: inout State) {
+    func retire(_ deck: Deck, at time: SampleTime, fade: Int, state: inout State) {
         var silent = MixerNode.InputSettings()
         silent.volume = 0
         master.set(silent, forInput: deck.input, at: time, rampFrames: fade)
@@ -823,36 +834,51 @@ public final class Soundtrack: Sendable {
         }
     }
 
-    /// How long a stopped or finished stinger stays connected, so its release and reverb ring out.
-    static let stingerTailSeconds = 3
+    /// How long a stopped or finished stinger or transition segment stays connected, so its
+    /// release and reverb ring out.
+    static let ringOutSeconds = 3
 
-    /// Leaves `stinger` connected for its tail, then `maintain` disconnects it.
-    private func ringOut(_ stinger: Deck) {
-        stinger.retireAt = clock.earliestUnrenderedTime + SampleTime(Self.stingerTailSeconds * configuration.sampleRate)
+    /// Leaves `deck` (a stinger or segment) connected for its tail from `time` (now when
+    /// `nil`), then `maintain` disconnects it.
+    private func ringOut(_ deck: Deck, from time: SampleTime? = nil) {
+        deck.retireAt = (time ?? clock.earliestUnrenderedTime) + SampleTime(Self.ringOutSeconds * configuration.sampleRate)
+    }
+
+    /// Stops `deck` (a stinger or segment) at `time`, its notes released there to ring out.
+    func cut(_ deck: Deck, at time: SampleTime) {
+        deck.node.player.stop(at: time)
+        ringOut(deck, from: time)
     }
 
     /// Disconnects decks whose fade has ended, and makes their song a fresh set of
     /// synthesizers in the background, so playing it again does not wait for its font.
-    private func maintain(_ state: inout State) {
+    func maintain(_ state: inout State) {
         let now = clock.earliestUnrenderedTime
-        for stinger in state.stingers {
-            _ = stinger.node.player.pollEvents()   // a stinger's markers are not the game's
-            if stinger.retireAt == nil && stinger.node.player.isFinished { ringOut(stinger) }
-        }
-        // Rung out: taken out as a song's deck is, so its song gets fresh synthesizers in the
-        // background and the next stinger does not load its font on the caller's thread.
-        let rung = state.stingers.filter { deck in deck.retireAt.map { $0 <= now } ?? false }
-        state.stingers.removeAll { deck in rung.contains { $0 === deck } }
-        for deck in rung { disconnect(deck, state: &state) }
+        for stinger in state.stingers { _ = stinger.node.player.pollEvents() }   // a stinger's markers are not the game's
+        state.stingers = ringOutFinished(state.stingers, state: &state)
+        state.segments = ringOutFinished(state.segments, state: &state)
+        state.events += state.scheduled.filter { $0.sampleTime < now }
+        state.scheduled.removeAll { $0.sampleTime < now }
         let done = state.fading.filter { deck in deck.retireAt.map { $0 + SampleTime(configuration.maxFrames) <= now } ?? false }
         state.fading.removeAll { deck in done.contains { $0 === deck } }
         for deck in done { disconnect(deck, state: &state) }
         master.collectDisconnected()
     }
 
+    /// `decks` less those rung out, which are disconnected: each rings out once its player
+    /// has finished. Taken out as a song's deck is, so its song gets fresh synthesizers in the
+    /// background and the next stinger or segment does not load its font on the caller's thread.
+    private func ringOutFinished(_ decks: [Deck], state: inout State) -> [Deck] {
+        let now = clock.earliestUnrenderedTime
+        for deck in decks where deck.retireAt == nil && deck.node.player.isFinished { ringOut(deck) }
+        let rung = decks.filter { deck in deck.retireAt.map { $0 <= now } ?? false }
+        for deck in rung { disconnect(deck, state: &state) }
+        return decks.filter { deck in !rung.contains { $0 === deck } }
+    }
+
     /// Takes `deck` out of the mix, keeping the events it has not handed out yet, and makes
     /// its song a fresh set of synthesizers in the background (at most one set waits per song).
-    private func disconnect(_ deck: Deck, state: inout State) {
+    func disconnect(_ deck: Deck, state: inout State) {
         collectEvents(of: deck, into: &state.events, output: state.output)
         master.disconnect(input: deck.input)
         guard let content = deck.song.loading.value, content.spare.withLock({ $0.isEmpty }) else { return }
@@ -898,7 +924,7 @@ extension Soundtrack.Event {
     /// When it sounded, or was reported, on the soundtrack's music clock. Any thread.
     public var sampleTime: SampleTime {
         switch self {
-        case .marker(_, _, let t), .loopWrapped(_, let t), .jumped(_, _, let t), .songEnded(_, let t),
+        case .marker(_, _, let t), .loopWrapped(_, let t), .jumped(_, _, let t), .transitioned(_, _, _, _, let t), .songEnded(_, let t),
              .songLoaded(_, let t), .songLoadFailed(_, _, let t), .effectLoaded(_, let t), .effectLoadFailed(_, _, let t):
             return t
         case .beat(_, let beat):

@@ -152,6 +152,10 @@ private func cEvent(_ event: Soundtrack.Event) -> pianola_event {
         c.type = pianola_event_type(PIANOLA_EVENT_JUMPED)
         text = section
         about(song)
+    case .transitioned(_, let song, _, let rule, _):
+        c.type = pianola_event_type(PIANOLA_EVENT_TRANSITIONED)
+        text = rule
+        about(song)
     case .songEnded(let song, _):
         c.type = pianola_event_type(PIANOLA_EVENT_SONG_ENDED)
         about(song)

@@ -29,6 +29,9 @@ public final class FilePlayerNode: AudioNode, @unchecked Sendable {
         public var useFileLoop = false
         /// Times the region plays in all; 0 plays it forever. Any thread.
         public var plays = 1
+        /// Frames (at the graph's rate) into the region where the first pass starts, at
+        /// `startTime`: a song's stem joining the song mid-way. Any thread.
+        public var startOffset: Int64 = 0
 
         /// The whole file once, from sample time 0. Any thread.
         public init() {}
@@ -74,7 +77,7 @@ public final class FilePlayerNode: AudioNode, @unchecked Sendable {
             throw AudioFileError(path: path, reason: "the region \(wanted.lowerBound)..<\(wanted.upperBound) holds none of its \(reader.frames) frames")
         }
         startTime = max(0, playing.startTime)
-        let skip = max(0, -playing.startTime) * Int64(fileSampleRate) / Int64(sampleRate)
+        let skip = (max(0, -playing.startTime) + max(0, playing.startOffset)) * Int64(fileSampleRate) / Int64(sampleRate)
         firstPosition = min(region.upperBound, region.lowerBound + skip)
         playsLeft = playing.plays
         if playing.plays == 0 {

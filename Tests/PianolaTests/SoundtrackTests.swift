@@ -272,7 +272,7 @@ struct SoundtrackTests {
         #expect(events.last.map { if case .songEnded(_, let t) = $0 { t == SampleTime(waltzFrame(2880)) } else { false } } == true)
     }
 
-    @Test("rendering a soundtrack (song, layer fades, stem, effects on the beat) allocates nothing on the render thread")
+    @Test("rendering a soundtrack (song, layer fades, stem, effects on the beat, transitions through a segment) allocates nothing on the render thread")
     func noAllocation() async throws {
         let fixture = try SoundtrackFixture()
         let soundtrack = Soundtrack(configuration: Soundtrack.Configuration())
@@ -281,10 +281,13 @@ struct SoundtrackTests {
         description.stems = ["pad": .path(try fixture.writeWAV((0..<96_000).map { Float(sin(Double($0) * 0.05)) * 0.1 }, as: "pad.wav"))]
         let song = try await soundtrack.load(description)
         let sting = try await soundtrack.loadEffect(.path(try fixture.writeWAV([Float](repeating: 0.2, count: 2400), as: "sting.wav")))
+        try soundtrack.setTransition(.init(name: "via verse", leave: .nextBeat, segment: .init(song, section: "verse"), fadeOut: 0.05, fadeIn: 0.05))
         try soundtrack.play(song)
         var pull = Puller(soundtrack)
         pull.slices = [512]
-        pull.pull(48_000)
+        pull.pull(24_000)
+        try soundtrack.transition(to: song)   // warm-up: every code path once (the Swift runtime fills its type caches on first use)
+        pull.pull(96_000)
         let buffer = AudioBuffer(capacity: 512)
         var allocations = 0
         for cycle in 0..<1000 {
@@ -292,6 +295,7 @@ struct SoundtrackTests {
                 try soundtrack.setLayer("bass", volume: cycle % 200 == 0 ? 0.2 : 1, seconds: 0.05)
                 try soundtrack.playEffect(sting, at: .nextBeat)
             }
+            if cycle % 200 == 150 { try soundtrack.transition(to: song) }   // through a segment (new decks), crossfading
             pianola_allocations_start()
             soundtrack.render(into: buffer.slice(frames: 512))
             allocations += pianola_allocations_stop()
