@@ -117,10 +117,11 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         trackDestination = trackDestinations ?? Array(repeating: 0, count: sequence.tracks.count)
         precondition(trackDestination.count == sequence.tracks.count && trackDestination.allSatisfy { destinations.indices.contains($0) })
         lookahead = Int64(destinations.map(\.schedulingLookahead).max() ?? 0)
+        // Each its own buffer: arrays sharing one would copy it on the render thread at their first write.
         muted = Array(repeating: false, count: score.trackCount)
-        soloed = muted
+        soloed = Array(repeating: false, count: score.trackCount)
         held = Array(repeating: 0, count: destinations.count * 2048)
-        heldSounding = held
+        heldSounding = Array(repeating: 0, count: destinations.count * 2048)
         heldTrack = Array(repeating: 0, count: destinations.count * 2048)
         chase = Array(repeating: -1, count: destinations.count * 16 * 131)
         pedals = Array(repeating: 0, count: destinations.count * 16)
