@@ -10,10 +10,11 @@ public protocol ParameterDestination: AnyObject, Sendable {
 }
 
 /// The automated volume and pan of one mixer input (or output), applied on top of its
-/// settings: a fader that a sequence moves. Render thread only.
+/// settings: a fader that a sequence moves, and a trim that a game parameter moves. Render thread only.
 struct Automation {
     private var volume = GainTimeline()
     private var pan = GainTimeline()
+    private var trim = GainTimeline()
 
     /// Schedules a change of `parameter`.
     mutating func schedule(_ parameter: ParameterEvent.Parameter, to value: Float, at time: SampleTime, rampFrames: Int) {
@@ -23,20 +24,28 @@ struct Automation {
         }
     }
 
+    /// Sets the trim gain to `gain` from `time`, at once or over `rampFrames` frames.
+    mutating func scheduleTrim(to gain: Float, at time: SampleTime, rampFrames: Int) {
+        trim.schedule(GainTimeline.Change(time: time, gain: StereoGain(left: gain, right: gain), ramp: rampFrames))
+    }
+
     /// Back to unity with nothing waiting (the input was disconnected). Allocates nothing.
     mutating func reset() {
         volume.reset(to: .unity)
         pan.reset(to: .unity)
+        trim.reset(to: .unity)
     }
 
     /// Whether it leaves `time ..< time + frames` untouched.
     func isUnity(from time: SampleTime, frames: Int) -> Bool {
         volume.isSteady(at: .unity, from: time, frames: frames) && pan.isSteady(at: .unity, from: time, frames: frames)
+            && trim.isSteady(at: .unity, from: time, frames: frames)
     }
 
-    /// Scales `audio` (which starts at `time`) by the automated volume and pan.
+    /// Scales `audio` (which starts at `time`) by the automated volume, pan and trim.
     mutating func apply(to audio: StereoSlice, from time: SampleTime) {
         volume.scale(audio, from: time)
         pan.scale(audio, from: time)
+        trim.scale(audio, from: time)
     }
 }

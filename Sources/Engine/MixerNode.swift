@@ -235,6 +235,14 @@ public final class MixerNode: AudioNode, ParameterDestination, @unchecked Sendab
         automation[index].schedule(parameter, to: value, at: time, rampFrames: max(0, rampFrames))
     }
 
+    /// Sets input `input`'s trim (a gain on top of its settings and automation: a game
+    /// parameter's layer volume) to `gain` from `time`, at once or over `rampFrames` frames.
+    /// Render thread only (before `render`).
+    public func scheduleTrim(ofInput input: Int, to gain: Float, at time: SampleTime, rampFrames: Int) {
+        guard input >= 0 && input < inputs.count else { return }
+        automation[input].scheduleTrim(to: gain, at: time, rampFrames: max(0, rampFrames))
+    }
+
     /// Publishes the cycle's peak and RMS.
     private func measure(_ output: StereoSlice) {
         guard metering else { return }

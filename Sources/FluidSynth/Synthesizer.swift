@@ -204,6 +204,13 @@ public final class Synthesizer: @unchecked Sendable {
         _ = fluid_synth_cc(synth, Int32(channel), Int32(controller), Int32(value))
     }
 
+    /// The value controller `controller` (0...127) of `channel` stands at, -1 if there is no
+    /// such channel or controller. Render thread only (or while nothing renders).
+    public func controller(channel: Int, _ controller: Int) -> Int {
+        var value: Int32 = 0
+        return fluid_synth_get_cc(synth, Int32(channel), Int32(controller), &value) == FLUID_OK ? Int(value) : -1
+    }
+
     /// Program change (the bank comes from CC0/CC32 as sent). Render thread only.
     @inline(__always) public func programChange(channel: Int, program: Int) {
         _ = fluid_synth_program_change(synth, Int32(channel), Int32(program))

@@ -15,6 +15,8 @@ public final class SongNode: AudioNode, @unchecked Sendable {
     public let bus: MixerNode
     /// What the song plays through, in bus input order. Render thread once connected.
     public let sources: [any AudioNode]
+    /// What the game parameters do to it (set before connecting). Render thread once connected.
+    var modulation: DeckModulation?
 
     /// `player` driving `sources` summed on `bus` (the mixer the player automates). Control thread.
     public init(player: Player, bus: MixerNode, sources: [any AudioNode]) {
@@ -29,8 +31,9 @@ public final class SongNode: AudioNode, @unchecked Sendable {
         for source in sources { bus.connect(source) }
     }
 
-    /// Schedules the cycle's events, then renders the bus. Render thread only.
+    /// Applies the game parameters, schedules the cycle's events, then renders the bus. Render thread only.
     public func render(_ output: StereoSlice, at time: SampleTime) {
+        modulation?.willRender(player: player, bus: bus, from: time, frames: output.frames)
         player.willRender(from: time, frames: output.frames)
         bus.render(output, at: time)
     }

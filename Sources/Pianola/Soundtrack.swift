@@ -35,6 +35,9 @@ public final class Soundtrack: Sendable {
         public var pauseFadeSeconds = 0.01
         /// Stingers (`playStinger`) that can sound at once; beyond that, priority decides. Any thread.
         public var maxStingers = 4
+        /// The shortest glide `setParameter` makes, in seconds, so a parameter set at once
+        /// still moves what it drives without a step. Any thread.
+        public var parameterGlideSeconds = 0.02
 
         /// The defaults. Any thread.
         public init() {}
@@ -250,6 +253,8 @@ public final class Soundtrack: Sendable {
         var segments: [Deck] = []            // transition segments, playing or ringing out
         var transitions: [Place.Pair: Transition] = [:]   // the rules set, by (from, to)
         var scheduled: [Event] = []          // reported once the audio has rendered past them
+        var parameters: [String: GameParameter] = [:]   // by lower-cased name
+        var mappings: [ParameterMapping] = []
         var output: (any AudioOutput)?
         var delivery: Delivery?
         var events: [Event] = []             // reported, not yet polled, in time order
@@ -269,6 +274,7 @@ public final class Soundtrack: Sendable {
     /// The graph `startOutput` or `render(into:)` pulls. Render thread once pulled.
     private let graph: AudioGraph
     let clock: MusicClock
+    let parameterBoard = ParameterBoard(capacity: Soundtrack.maxParameters)
     private let master = MixerNode(metering: true)
     private let effects: SoundEffectsNode
     let state = ControlLock(State())
@@ -282,7 +288,7 @@ public final class Soundtrack: Sendable {
         self.configuration = configuration
         scratch = AudioBuffer(capacity: configuration.maxFrames)
         effects = SoundEffectsNode(voices: configuration.effectVoices)
-        clock = MusicClock(master, fadeFrames: Int(configuration.pauseFadeSeconds * Double(configuration.sampleRate)))
+        clock = MusicClock(ParametersNode(board: parameterBoard, inner: master), fadeFrames: Int(configuration.pauseFadeSeconds * Double(configuration.sampleRate)))
         graph = AudioGraph(root: clock, format: AudioFormat(sampleRate: configuration.sampleRate), maxFrames: configuration.maxFrames)
         master.connect(effects)
         master.setLimiter(configuration.limiter)
@@ -402,7 +408,7 @@ public final class Soundtrack: Sendable {
             maintain(&state)
             let time = try startTime(for: moment, state: state)
             let synthesizers = try takeSynthesizers(of: content)
-            let deck = try makeDeck(song, content: content, synthesizers: synthesizers, startingAt: time, fadeIn: fadeIn)
+            let deck = try makeDeck(song, content: content, synthesizers: synthesizers, startingAt: time, fadeIn: fadeIn, mappings: state.mappings)
             if let old = state.current { retire(old, at: time, fade: fadeOut, state: &state) }
             state.current = deck
         }
@@ -473,7 +479,7 @@ public final class Soundtrack: Sendable {
             let played = Song.Content(sequence: phrase, loop: nil, sections: [], layerTracks: content.layerTracks,
                                       soundFont: content.soundFont, spare: content.spare)
             let deck = try makeDeck(stinger, content: played, synthesizers: try takeSynthesizers(of: content), startingAt: time, fadeIn: 0,
-                                    volume: volume, transpose: transpose, reportsBeats: false)
+                                    volume: volume, transpose: transpose, reportsBeats: false, mappings: state.mappings)
             deck.priority = priority
             state.stingers.append(deck)
         }
@@ -767,9 +773,10 @@ public final class Soundtrack: Sendable {
 
     /// A deck playing `content` of `song` through `synthesizers` from `time`, fading in over
     /// `fadeIn` frames to `volume`: its ticks `span` only when given (from the state chased at
-    /// its start, ending at its end), else the whole song.
+    /// its start, ending at its end), else the whole song; the game parameters move it by `mappings`.
     func makeDeck(_ song: Song, content: Song.Content, synthesizers: [Synthesizer], startingAt time: SampleTime, fadeIn: Int,
-                  volume: Float = 1, transpose: Int = 0, reportsBeats: Bool = true, span: Range<Int>? = nil) throws(SoundtrackError) -> Deck {
+                  volume: Float = 1, transpose: Int = 0, reportsBeats: Bool = true, span: Range<Int>? = nil,
+                  mappings: [ParameterMapping]) throws(SoundtrackError) -> Deck {
         let samplers = synthesizers.map { SamplerNode(synthesizer: $0) }
         var trackDestinations = Array(repeating: 0, count: content.sequence.tracks.count)
         var layers: [String: Int] = [:]
@@ -777,10 +784,13 @@ public final class Soundtrack: Sendable {
             for track in tracks { trackDestinations[track] = layer + 1 }
             layers[song.description.trackLayers[layer].lowercased()] = layer + 1
         }
+        let stemNames = song.description.stems.keys.sorted()
+        for (i, name) in stemNames.enumerated() { layers[name.lowercased()] = samplers.count + i }
         let bus = MixerNode()
         let busInputs = song.description.controllersDriveLayers ? samplers.indices.map { $0 == 0 ? -1 : $0 } : nil
+        let modulation = DeckModulation(mappings, layers: layers, board: parameterBoard)
         let player = Player(sequence: content.sequence, sampleRate: configuration.sampleRate, destinations: samplers,
-                            trackDestinations: trackDestinations, parameters: bus, busInputs: busInputs)
+                            trackDestinations: trackDestinations, parameters: bus, busInputs: busInputs, controllers: modulation)
         if let loop = content.loop { player.setLoop(startTick: loop.startTick, endTick: loop.endTick, count: loop.count) }
         player.reportBeats(reportsBeats)
         if transpose != 0 { player.setTranspose(semitones: transpose) }
@@ -789,7 +799,8 @@ public final class Soundtrack: Sendable {
             if span.upperBound < content.sequence.length { player.setEnd(tick: span.upperBound) }
         }
         var stems: [any AudioNode] = []
-        for (name, source) in song.description.stems.sorted(by: { $0.key < $1.key }) {
+        for name in stemNames {
+            let source = song.description.stems[name]!
             var playing = FilePlayerNode.Playing()
             playing.startTime = time
             // Started into a span, a stem starts as far into its file.
@@ -800,9 +811,9 @@ public final class Soundtrack: Sendable {
             } catch {
                 throw SoundtrackError(.file, "stem '\(name)': \(error)")
             }
-            layers[name.lowercased()] = samplers.count + stems.count - 1
         }
         let node = SongNode(player: player, bus: bus, sources: samplers + stems)
+        node.modulation = modulation
         var settings = MixerNode.InputSettings()
         settings.volume = fadeIn > 0 ? 0 : volume
         let input = master.connect(node, settings: settings)

@@ -149,7 +149,7 @@ extension Soundtrack {
                 let once = Song.Content(sequence: segmentContent.sequence, loop: nil, sections: segmentContent.sections, layerTracks: segmentContent.layerTracks,
                                         soundFont: segmentContent.soundFont, spare: segmentContent.spare)
                 state.segments.append(try makeDeck(segment.song, content: once, synthesizers: try takeSynthesizers(of: segmentContent),
-                                                   startingAt: leave, fadeIn: 0, span: span))
+                                                   startingAt: leave, fadeIn: 0, span: span, mappings: state.mappings))
                 while state.segments.count > Self.maxFading { disconnect(state.segments.removeFirst(), state: &state) }
                 let map = segmentContent.sequence.tempoMap, rate = configuration.sampleRate
                 enter += map.sampleFrame(atTick: span.upperBound, sampleRate: rate) - map.sampleFrame(atTick: span.lowerBound, sampleRate: rate)
@@ -158,7 +158,7 @@ extension Soundtrack {
                 from.node.player.jump(toTick: entryTick, at: leave)
             } else {
                 let deck = try makeDeck(song, content: content, synthesizers: try takeSynthesizers(of: content), startingAt: enter,
-                                        fadeIn: fadeIn, span: entryTick..<content.sequence.length)
+                                        fadeIn: fadeIn, span: entryTick..<content.sequence.length, mappings: state.mappings)
                 if let from { retire(from, at: leave, fade: fadeOut, state: &state) }
                 state.current = deck
             }

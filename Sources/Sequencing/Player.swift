@@ -85,8 +85,15 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     private var anchorTime: SampleTime = 0        // output time at which the score stood at anchorFrame
     private var anchorFrame: Int64 = 0
     private var cursor = 0
-    private var ratePercent = 100
-    private var transpose = 0
+    private var ratePercent = 100                 // the rate played: `baseRate` scaled by `rateScale`
+    private var baseRate = 100                    // setRate's
+    private var rateScale = 100                   // modulateRate's
+    private var transpose = 0                     // the transposition played: setTranspose's plus modulateTranspose's
+    private var baseTranspose = 0
+    private var transposeOffset = 0
+    private var scheduledUntil: SampleTime = .min // the destinations hold what is due before this
+    private let controllers: (any ControllerSource)?
+    private var ownedChannels: [UInt16]           // per controller: the channels `controllers` drives
     private var muted: [Bool]
     private var soloed: [Bool]
     private var soloCount = 0                     // tracks and channels soloed
@@ -108,9 +115,9 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     /// (the song's bus). With `busInputs`, destination `d`'s channel volume and pan (CC7,
     /// CC10) set the volume and pan of `parameters`' input `busInputs[d]` instead of reaching
     /// the destination (-1: they reach it); CC7's value `v` gives the gain (v/127)², as GM's
-    /// volume curve. Control thread.
+    /// volume curve. `controllers` drives controllers of its own, merged with the score. Control thread.
     public init(sequence: MusicSequence, sampleRate: Int, destinations: [any MIDIDestination], trackDestinations: [Int]? = nil,
-                parameters: (any ParameterDestination)? = nil, busInputs: [Int]? = nil) {
+                parameters: (any ParameterDestination)? = nil, busInputs: [Int]? = nil, controllers: (any ControllerSource)? = nil) {
         precondition(!destinations.isEmpty, "a player needs somewhere to send its events")
         score = Score(sequence, sampleRate: sampleRate)
         self.destinations = destinations
@@ -130,6 +137,9 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         busInput = busInputs ?? Array(repeating: -1, count: destinations.count)
         precondition(busInput.count == destinations.count && (parameters != nil || busInput.allSatisfy { $0 < 0 }))
         laneLast = Array(repeating: -1, count: Score.laneCount)
+        self.controllers = controllers
+        ownedChannels = Array(repeating: 0, count: 128)
+        for (controller, channels) in controllers?.owned ?? [] { ownedChannels[Int(controller & 0x7F)] |= channels }
         publishTimeline()   // before any render thread can: the song's end, for nextTime
     }
 
@@ -331,6 +341,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             guard playing, let jump = pendingJump, jump.time < limit else { break }
             performJump(jump)
         }
+        scheduledUntil = max(scheduledUntil, limit)
         if playing, let stop = stopTime, stop < reach {
             interrupt(at: max(stop, time))
             resetToStart()
@@ -358,6 +369,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             if let start = loopStart, loopEndFrame <= nextFrame {
                 let wrap = outputTime(ofFrame: loopEndFrame)
                 guard wrap < horizon else { break }
+                sendControllers(before: wrap, from: time)
                 notifications.push(Notification(kind: 1, index: 0, time: wrap))
                 move(toFrame: start.frame, index: start.index, at: wrap)
                 if loopWrapsLeft == 1 { loopStart = nil } else if loopWrapsLeft > 1 { loopWrapsLeft -= 1 }
@@ -368,6 +380,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             if cursor >= events.count || nextFrame > endFrame || (nextFrame == endFrame && events[cursor].message.isSoundingNoteOn) {
                 let end = outputTime(ofFrame: endFrame)
                 if end < horizon {
+                    sendControllers(before: max(end, time), from: time)
                     releaseAll(at: max(end, time))
                     notifications.push(Notification(kind: 2, index: 0, time: max(end, time)))
                     playing = false
@@ -378,10 +391,49 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             }
             let due = outputTime(ofFrame: nextFrame)
             guard due < horizon else { break }
+            sendControllers(before: max(due, time) + 1, from: time)   // a change due with the event goes first
             emit(events[cursor], index: cursor, at: max(due, time))
             cursor += 1
         }
+        if playing { sendControllers(before: horizon, from: time) }
     }
+
+    /// Sends `controllers`' changes due before `limit` to every destination. Render thread only.
+    @inline(__always) private func sendControllers(before limit: SampleTime, from time: SampleTime) {
+        guard let controllers else { return }
+        while let change = controllers.takeChange(from: time, before: limit) {
+            for d in 0..<destinations.count {
+                for channel in 0..<16 where change.channels & (UInt16(1) &<< UInt16(channel)) != 0 {
+                    destinations[d].schedule(ScheduledMIDI(time: change.time, status: 0xB0 | UInt8(channel), data1: change.controller, data2: change.value))
+                }
+            }
+        }
+    }
+
+    /// Plays at `percent` (1...1000) of the rate `setRate` sets, from the first frame not yet
+    /// scheduled: what is scheduled stands, sounding notes go on (a game parameter moving
+    /// the tempo, cycle by cycle). Render thread only (before `willRender`).
+    public func modulateRate(percent: Int, at time: SampleTime) {
+        let scale = min(1000, max(1, percent))
+        guard scale != rateScale else { return }
+        rateScale = scale
+        let pivot = max(time, scheduledUntil)
+        if playing {
+            anchorFrame = scoreFrame(at: pivot)
+            anchorTime = pivot
+        }
+        ratePercent = playedRate
+    }
+
+    /// Transposes by `semitones` more than `setTranspose` does, from the next note on (held
+    /// notes keep their key). Render thread only (before `willRender`).
+    public func modulateTranspose(semitones: Int) {
+        transposeOffset = semitones
+        transpose = baseTranspose + transposeOffset
+    }
+
+    /// The rate played: setRate's scaled by modulateRate's.
+    private var playedRate: Int { min(1000, max(1, baseRate * rateScale / 100)) }
 
     /// Makes the jump that has come due: the held notes released on its frame, play on from
     /// its tick there with the state chased. Render thread only.
@@ -490,16 +542,17 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             // What the lookahead already scheduled from the jump's frame on is taken back; what
             // comes before it still plays, and the jump waits for its frame.
             let when = max(at, time)
-            for d in destinations.indices { destinations[d].flushScheduled(from: when) }
+            flushScheduled(from: when)
             cursor = min(cursor, score.firstIndex(atOrAfterFrame: scoreFrame(at: when)))
             pendingJump = (tick, when)
         case .rate(let percent):
             // Stopped or paused, the position stands where it is (the anchor's time means
             // nothing until a start sets it).
-            guard playing else { ratePercent = percent; return }
+            baseRate = percent
+            guard playing else { ratePercent = playedRate; return }
             let frame = scoreFrame(at: time)
             interrupt(at: time)
-            ratePercent = percent
+            ratePercent = playedRate
             anchorFrame = frame
             anchorTime = time
             chaseState(toIndex: cursor, at: time)
@@ -534,7 +587,8 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             releaseInaudible(at: time)
         case .transpose(let semitones):
             // Held notes keep the key they sound on, so their note-offs still match.
-            transpose = semitones
+            baseTranspose = semitones
+            transpose = baseTranspose + transposeOffset
         }
     }
 
@@ -542,12 +596,20 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     /// moves the cursor back to the first event not yet due, so resuming replays nothing twice.
     private func interrupt(at time: SampleTime) {
         let frame = scoreFrame(at: time)
-        for d in destinations.indices { destinations[d].flushScheduled(from: time) }
+        flushScheduled(from: time)
         releaseAll(at: time)
         anchorFrame = frame
         anchorTime = time
         cursor = score.firstIndex(atOrAfterFrame: frame)
         chaseAutomation(toIndex: cursor, at: time, moving: false)
+    }
+
+    /// Drops what the destinations hold from `time` on; the controller source gives its
+    /// changes from then again.
+    private func flushScheduled(from time: SampleTime) {
+        for d in destinations.indices { destinations[d].flushScheduled(from: time) }
+        controllers?.rewind(to: time)
+        scheduledUntil = min(scheduledUntil, time)
     }
 
     @inline(__always) private func isAudible(_ track: Int, channel: Int) -> Bool {
@@ -596,6 +658,8 @@ public final class Player: RenderScheduler, @unchecked Sendable {
 
     /// Schedules a message on destination `d`, keeping track of the pedals it holds down.
     @inline(__always) private func send(_ event: ScheduledMIDI, to d: Int) {
+        // The controller source's own on this channel: the score's message gives way.
+        if event.status & 0xF0 == 0xB0, ownedChannels[Int(event.data1 & 0x7F)] & (UInt16(1) &<< UInt16(event.status & 0x0F)) != 0 { return }
         if busInput[d] >= 0, event.status & 0xF0 == 0xB0, event.data1 == 7 || event.data1 == 10, let parameters {
             let v = Float(event.data2)
             let (parameter, value): (ParameterEvent.Parameter, Float) = event.data1 == 7 ? (.volume, v * v / (127 * 127)) : (.pan, max(-1, (v - 64) / 63))

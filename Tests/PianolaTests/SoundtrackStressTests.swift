@@ -15,7 +15,7 @@ final class Shared: Sendable {
 /// this suite under ThreadSanitizer too (`swift test --sanitize=thread`, see .ci/run).
 @Suite("The game API under several threads at once")
 struct SoundtrackStressTests {
-    @Test("four threads play, crossfade, fade layers, change tempo, jump between sections, move by transition rules (through a segment), play MIDI stingers, pause and poll while audio renders: no race, no stuck call, output finite and limited")
+    @Test("four threads play, crossfade, fade layers, change tempo, jump between sections, move by transition rules (through a segment), glide game parameters, play MIDI stingers, pause and poll while audio renders: no race, no stuck call, output finite and limited")
     func manyThreads() async throws {
         let fixture = try SoundtrackFixture()
         let soundtrack = Soundtrack()   // the master limiter on: many songs at once still peak at or below 1
@@ -44,6 +44,10 @@ struct SoundtrackStressTests {
         // the oldest fading songs are cut rather than filling the mixer's 64 inputs.
         try soundtrack.setTransition(.init(name: "via", leave: .nextBeat, segment: .init(songs[1]), fadeOut: 0.05), from: .song(songs[0]), to: .song(songs[1]))
         try soundtrack.setTransition(.init(name: "cue", leave: .now, fadeIn: 0.02, entry: .samePosition), from: .song(songs[1]), to: .song(songs[0]))
+        try soundtrack.defineParameter("intensity")
+        try soundtrack.mapParameter("intensity", to: .layerVolume("bass"), curve: .linear(from: 0, to: 1))
+        try soundtrack.mapParameter("intensity", to: .controller(74, channels: [1]), curve: .linear(from: 0, to: 127))
+        try soundtrack.mapParameter("intensity", to: .tempo, curve: .linear(from: 80, to: 120))
         soundtrack.pause()
         for i in 0..<100 { try soundtrack.crossfade(to: songs[i % 2], seconds: 1) }
         soundtrack.resume()
@@ -63,6 +67,7 @@ struct SoundtrackStressTests {
                         case 6: if step % 4 == 2 { soundtrack.pause() } else { soundtrack.resume() }
                         case 7 where step % 3 == 0: try soundtrack.transition(to: songs[step % 2])
                         case 7: try? soundtrack.jump(to: "verse", at: step % 2 == 0 ? .nextBar : .now)   // the waltz's section; the other song has none
+                        case 8 where step % 3 == 1: try soundtrack.setParameter("intensity", to: Double(step % 7) / 6, seconds: Double(step % 3) * 0.05)
                         case 8: try? soundtrack.playStinger(songs[1], at: .nextBeat, priority: step % 3)   // busy when four of higher priority sound
                         default: shared.events.add(soundtrack.pollEvents().count, ordering: .relaxed)
                         }

@@ -272,7 +272,7 @@ struct SoundtrackTests {
         #expect(events.last.map { if case .songEnded(_, let t) = $0 { t == SampleTime(waltzFrame(2880)) } else { false } } == true)
     }
 
-    @Test("rendering a soundtrack (song, layer fades, stem, effects on the beat, transitions through a segment) allocates nothing on the render thread")
+    @Test("rendering a soundtrack (song, layer fades, stem, effects on the beat, transitions through a segment, game parameters gliding a layer, a controller, tempo and transposition) allocates nothing on the render thread")
     func noAllocation() async throws {
         let fixture = try SoundtrackFixture()
         let soundtrack = Soundtrack(configuration: Soundtrack.Configuration())
@@ -282,11 +282,17 @@ struct SoundtrackTests {
         let song = try await soundtrack.load(description)
         let sting = try await soundtrack.loadEffect(.path(try fixture.writeWAV([Float](repeating: 0.2, count: 2400), as: "sting.wav")))
         try soundtrack.setTransition(.init(name: "via verse", leave: .nextBeat, segment: .init(song, section: "verse"), fadeOut: 0.05, fadeIn: 0.05))
+        try soundtrack.defineParameter("intensity")
+        try soundtrack.mapParameter("intensity", to: .layerVolume("pad"), curve: .init([(0, 0.2), (0.5, 0.5), (1, 1)]))
+        try soundtrack.mapParameter("intensity", to: .controller(74, channels: [1, 2]), curve: .linear(from: 30, to: 120))
+        try soundtrack.mapParameter("intensity", to: .tempo, curve: .linear(from: 90, to: 130))
+        try soundtrack.mapParameter("intensity", to: .transpose, curve: .linear(from: -2, to: 2))
         try soundtrack.play(song)
         var pull = Puller(soundtrack)
         pull.slices = [512]
         pull.pull(24_000)
         try soundtrack.transition(to: song)   // warm-up: every code path once (the Swift runtime fills its type caches on first use)
+        try soundtrack.setParameter("intensity", to: 0.7, seconds: 0.3)
         pull.pull(96_000)
         let buffer = AudioBuffer(capacity: 512)
         var allocations = 0
@@ -296,6 +302,7 @@ struct SoundtrackTests {
                 try soundtrack.playEffect(sting, at: .nextBeat)
             }
             if cycle % 200 == 150 { try soundtrack.transition(to: song) }   // through a segment (new decks), crossfading
+            if cycle % 50 == 25 { try soundtrack.setParameter("intensity", to: Double(cycle % 300) / 300, seconds: 0.3) }
             pianola_allocations_start()
             soundtrack.render(into: buffer.slice(frames: 512))
             allocations += pianola_allocations_stop()
