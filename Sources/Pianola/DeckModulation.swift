@@ -6,7 +6,7 @@ import Sequencing
 /// more than the curve's slope along the glide), its tempo and transposition each cycle, and
 /// its controllers (a `ControllerSource` its player merges with the score, a change checked
 /// every 64 frames). Render thread once connected (made on the control thread).
-final class DeckModulation: ControllerSource, @unchecked Sendable {
+final class DeckModulation: ControllerSource, SectionChooser, @unchecked Sendable {
     // @unchecked Sendable: everything mutable is the render thread's.
 
     /// A mapping, resolved for this song.
@@ -16,6 +16,7 @@ final class DeckModulation: ControllerSource, @unchecked Sendable {
             case tempo
             case transpose
             case controller(UInt8, channels: UInt16)
+            case nextSection([Int])               // per name: the song's section, -1 none
         }
         let parameter: Int
         let curve: Soundtrack.ParameterCurve
@@ -33,13 +34,16 @@ final class DeckModulation: ControllerSource, @unchecked Sendable {
     private var pendingValue: [Int]
     private var lookedAt: SampleTime = .min        // the board's change last seen
     let owned: [(controller: UInt8, channels: UInt16)]
+    let sectionStartTicks: [Int]
+    /// Whether a mapping chooses the next section.
+    let choosesSections: Bool
 
     /// Step between the times a controller's value is checked.
     static let controllerStep: SampleTime = 64
 
     /// The modulation `mappings` make of a song whose layers (lower-cased names) are `layers`
-    /// inputs of its bus; `nil` when none applies. Control thread.
-    init?(_ mappings: [Soundtrack.ParameterMapping], layers: [String: Int], board: ParameterBoard) {
+    /// inputs of its bus, and whose sections are `sections`; `nil` when none applies. Control thread.
+    init?(_ mappings: [Soundtrack.ParameterMapping], layers: [String: Int], sections: [SongSection], board: ParameterBoard) {
         let resolved = mappings.compactMap { mapping -> Mapping? in
             let target: Mapping.Target
             switch mapping.target {
@@ -50,6 +54,10 @@ final class DeckModulation: ControllerSource, @unchecked Sendable {
             case .transpose: target = .transpose
             case .controller(let controller, let channels):
                 target = .controller(UInt8(controller), channels: channels.reduce(0) { $0 | 1 << UInt16($1 - 1) })
+            case .nextSection(let names):
+                let indices = names.map { name in sections.firstIndex { $0.name.lowercased() == name.lowercased() } ?? -1 }
+                guard indices.contains(where: { $0 >= 0 }) else { return nil }
+                target = .nextSection(indices)
             }
             return Mapping(parameter: mapping.parameter, curve: mapping.curve, target: target)
         }
@@ -66,6 +74,8 @@ final class DeckModulation: ControllerSource, @unchecked Sendable {
         pending = Array(repeating: .max, count: resolved.count)
         pendingValue = Array(repeating: 0, count: resolved.count)
         owned = resolved.compactMap { if case .controller(let c, let channels) = $0.target { (c, channels) } else { nil } }
+        choosesSections = resolved.contains { if case .nextSection = $0.target { true } else { false } }
+        sectionStartTicks = sections.map(\.startTick)
     }
 
     /// Mapping `m`'s curve at its parameter's value at `time`.
@@ -85,7 +95,7 @@ final class DeckModulation: ControllerSource, @unchecked Sendable {
             case .transpose:
                 transpose += value(m, at: time)
                 moves = true
-            case .trim, .controller: break
+            case .trim, .controller, .nextSection: break
             }
         }
         if moves {
@@ -196,6 +206,17 @@ final class DeckModulation: ControllerSource, @unchecked Sendable {
             at = (at / Self.controllerStep + 1) * Self.controllerStep
         }
         scanned[m] = max(scanned[m], limit)
+    }
+
+    /// The section the first next-section mapping picks at `time` (its curve's y rounded,
+    /// into its list), if the song has it. Render thread only.
+    func section(after ending: Int, at time: SampleTime) -> Int? {
+        for m in 0..<mappings.count {
+            guard case .nextSection(let indices) = mappings[m].target else { continue }
+            let pick = min(indices.count - 1, max(0, Int(value(m, at: time).rounded())))
+            return indices[pick] >= 0 ? indices[pick] : nil
+        }
+        return nil
     }
 
     /// What was sent from `time` on was dropped: sent again from there. Render thread only.

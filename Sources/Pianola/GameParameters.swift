@@ -55,6 +55,10 @@ extension Soundtrack {
         case controller(Int, channels: [Int])
         /// A transposition in semitones (−48...48, rounded) added to `setTranspose`'s, from the next note. Any thread.
         case transpose
+        /// Which section plays when one ends: the curve's y, rounded, picks a name from the
+        /// list (0 the first); that section follows, on the boundary's frame, as a jump
+        /// (repeating the one ending, or skipping ahead), in songs that have it. Any thread.
+        case nextSection([String])
     }
 
     /// A parameter as the control side knows it.
@@ -103,6 +107,9 @@ extension Soundtrack {
         case .layerVolume: limits = 0...16
         case .tempo: limits = 1...1000
         case .transpose: limits = -48...48
+        case .nextSection(let names):
+            guard !names.isEmpty else { throw SoundtrackError(.argument, "parameter '\(name)': give the sections it chooses among") }
+            limits = 0...Double(names.count - 1)
         case .controller(let controller, let channels):
             guard (0...119).contains(controller) else { throw SoundtrackError(.argument, "controller \(controller): use 0 to 119 (120 and up are channel mode messages)") }
             guard !channels.isEmpty, channels.allSatisfy({ (1...16).contains($0) }) else {

@@ -788,9 +788,10 @@ public final class Soundtrack: Sendable {
         for (i, name) in stemNames.enumerated() { layers[name.lowercased()] = samplers.count + i }
         let bus = MixerNode()
         let busInputs = song.description.controllersDriveLayers ? samplers.indices.map { $0 == 0 ? -1 : $0 } : nil
-        let modulation = DeckModulation(mappings, layers: layers, board: parameterBoard)
+        let modulation = DeckModulation(mappings, layers: layers, sections: content.sections, board: parameterBoard)
         let player = Player(sequence: content.sequence, sampleRate: configuration.sampleRate, destinations: samplers,
-                            trackDestinations: trackDestinations, parameters: bus, busInputs: busInputs, controllers: modulation)
+                            trackDestinations: trackDestinations, parameters: bus, busInputs: busInputs, controllers: modulation,
+                            sections: modulation?.choosesSections == true ? modulation : nil)
         if let loop = content.loop { player.setLoop(startTick: loop.startTick, endTick: loop.endTick, count: loop.count) }
         player.reportBeats(reportsBeats)
         if transpose != 0 { player.setTranspose(semitones: transpose) }

@@ -35,3 +35,14 @@ public protocol ControllerSource: AnyObject, Sendable {
     /// on, and the values standing then, are to be given again. Render thread only.
     func rewind(to time: SampleTime)
 }
+
+/// Chooses, where a section of the song ends, which section plays next (a game parameter
+/// re-sequencing the song): the player goes there on the boundary's frame, as a jump. Render
+/// thread only, but `sectionStartTicks` (read once, when the player is made).
+public protocol SectionChooser: AnyObject, Sendable {
+    /// Where the song's sections start, in order (a section runs to the next one's start). Control thread.
+    var sectionStartTicks: [Int] { get }
+    /// The section (an index into `sectionStartTicks`) to play when section `ending` ends at
+    /// `time`; `nil` for the one that follows. Render thread only.
+    func section(after ending: Int, at time: SampleTime) -> Int?
+}

@@ -93,6 +93,11 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     private var transposeOffset = 0
     private var scheduledUntil: SampleTime = .min // the destinations hold what is due before this
     private let controllers: (any ControllerSource)?
+    private let sectionChooser: (any SectionChooser)?
+    private let sectionTicks: [Int]               // the chooser's sections: their first ticks
+    private let sectionFrames: [Int64]            // and frames
+    private var nextBoundary: (index: Int, frame: Int64) = (.max, .max)   // the next section start ahead
+    private var loopEndTick = 0
     private var ownedChannels: [UInt16]           // per controller: the channels `controllers` drives
     private var muted: [Bool]
     private var soloed: [Bool]
@@ -115,9 +120,11 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     /// (the song's bus). With `busInputs`, destination `d`'s channel volume and pan (CC7,
     /// CC10) set the volume and pan of `parameters`' input `busInputs[d]` instead of reaching
     /// the destination (-1: they reach it); CC7's value `v` gives the gain (v/127)², as GM's
-    /// volume curve. `controllers` drives controllers of its own, merged with the score. Control thread.
+    /// volume curve. `controllers` drives controllers of its own, merged with the score;
+    /// `sections` chooses where each section goes on. Control thread.
     public init(sequence: MusicSequence, sampleRate: Int, destinations: [any MIDIDestination], trackDestinations: [Int]? = nil,
-                parameters: (any ParameterDestination)? = nil, busInputs: [Int]? = nil, controllers: (any ControllerSource)? = nil) {
+                parameters: (any ParameterDestination)? = nil, busInputs: [Int]? = nil, controllers: (any ControllerSource)? = nil,
+                sections: (any SectionChooser)? = nil) {
         precondition(!destinations.isEmpty, "a player needs somewhere to send its events")
         score = Score(sequence, sampleRate: sampleRate)
         self.destinations = destinations
@@ -140,6 +147,10 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         self.controllers = controllers
         ownedChannels = Array(repeating: 0, count: 128)
         for (controller, channels) in controllers?.owned ?? [] { ownedChannels[Int(controller & 0x7F)] |= channels }
+        sectionChooser = sections
+        sectionTicks = sections?.sectionStartTicks ?? []
+        let tempoMap = score.tempoMap
+        sectionFrames = sectionTicks.map { tempoMap.sampleFrame(atTick: $0, sampleRate: sampleRate) }
         publishTimeline()   // before any render thread can: the song's end, for nextTime
     }
 
@@ -358,6 +369,20 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         let events = score.events
         while true {
             let nextFrame = cursor < events.count ? events[cursor].frame : Int64.max
+            // A section's end, where the chooser may send play elsewhere (before the beat and
+            // the events on its frame, which belong to the section played next).
+            if nextBoundary.frame <= nextFrame && nextBoundary.frame < endFrame && (loopStart == nil || nextBoundary.frame < loopEndFrame) {
+                let due = outputTime(ofFrame: nextBoundary.frame)
+                guard due < horizon else { break }
+                let natural = nextBoundary.index
+                if let chosen = chosenSection(after: natural - 1, at: max(due, time)), chosen != natural {
+                    sendControllers(before: max(due, time), from: time)
+                    enterSection(chosen, at: max(due, time))
+                } else {
+                    nextBoundary = natural + 1 < sectionFrames.count ? (natural + 1, sectionFrames[natural + 1]) : (.max, .max)
+                }
+                continue
+            }
             if reportingBeats && nextBeat.frame <= nextFrame && nextBeat.frame < (loopStart == nil ? .max : loopEndFrame)
                 && nextBeat.frame < endFrame {
                 let due = outputTime(ofFrame: nextBeat.frame)
@@ -371,7 +396,12 @@ public final class Player: RenderScheduler, @unchecked Sendable {
                 guard wrap < horizon else { break }
                 sendControllers(before: wrap, from: time)
                 notifications.push(Notification(kind: 1, index: 0, time: wrap))
-                move(toFrame: start.frame, index: start.index, at: wrap)
+                let resumed = section(atTick: start.tick)
+                if let chosen = chosenSection(after: section(atTick: loopEndTick - 1), at: wrap), chosen != resumed {
+                    enterSection(chosen, at: wrap)
+                } else {
+                    move(toFrame: start.frame, index: start.index, at: wrap)
+                }
                 if loopWrapsLeft == 1 { loopStart = nil } else if loopWrapsLeft > 1 { loopWrapsLeft -= 1 }
                 continue
             }
@@ -396,6 +426,32 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             cursor += 1
         }
         if playing { sendControllers(before: horizon, from: time) }
+    }
+
+    /// The section the chooser picks to follow section `ending`, if it picks a real one.
+    @inline(__always) private func chosenSection(after ending: Int, at time: SampleTime) -> Int? {
+        guard let sectionChooser, ending >= 0, let chosen = sectionChooser.section(after: ending, at: time), chosen >= 0, chosen < sectionTicks.count else { return nil }
+        return chosen
+    }
+
+    /// The chooser's section `tick` falls in, -1 before the first.
+    private func section(atTick tick: Int) -> Int {
+        var index = -1
+        for i in 0..<sectionTicks.count where sectionTicks[i] <= tick { index = i }
+        return index
+    }
+
+    /// Play goes on from section `index`'s start at `time`, as a jump there (reported as one).
+    private func enterSection(_ index: Int, at time: SampleTime) {
+        move(toFrame: sectionFrames[index], index: score.firstIndex(atOrAfterTick: sectionTicks[index]), at: time)
+        notifications.push(Notification(kind: 4, index: sectionTicks[index], time: time))
+    }
+
+    /// The first section start after the anchor: where the chooser is asked next.
+    private func findNextBoundary() {
+        var i = 0
+        while i < sectionFrames.count && sectionFrames[i] <= anchorFrame { i += 1 }
+        nextBoundary = i < sectionFrames.count ? (i, sectionFrames[i]) : (.max, .max)
     }
 
     /// Sends `controllers`' changes due before `limit` to every destination. Render thread only.
@@ -454,6 +510,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         anchorFrame = frame
         cursor = index
         findNextBeat()
+        findNextBoundary()
         chaseState(toIndex: index, at: time)
         chaseAutomation(toIndex: index, at: time, moving: true)
     }
@@ -512,6 +569,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             playing = true
             stopTime = nil
             findNextBeat()
+            findNextBoundary()
             chaseState(toIndex: cursor, at: anchorTime)
             chaseAutomation(toIndex: cursor, at: anchorTime, moving: true)
         case .pause:
@@ -535,6 +593,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             anchorTime = time
             finishedFlag.store(false, ordering: .relaxed)
             findNextBeat()
+            findNextBoundary()
             if playing { chaseState(toIndex: cursor, at: time) }
             chaseAutomation(toIndex: cursor, at: time, moving: playing)
         case .jump(let tick, let at):
@@ -563,6 +622,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             loopStart = loopWrapsLeft == 0 ? nil
                 : (startTick, map.sampleFrame(atTick: startTick, sampleRate: score.sampleRate), score.firstIndex(atOrAfterTick: startTick))
             loopEndFrame = map.sampleFrame(atTick: endTick, sampleRate: score.sampleRate)
+            loopEndTick = endTick
         case .clearLoop:
             loopStart = nil
         case .end(let tick):

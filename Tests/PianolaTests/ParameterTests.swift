@@ -90,6 +90,30 @@ struct ParameterTests {
         #expect(abs(hertz - 880) < 2, "the next note an octave up: \(hertz) Hz")
     }
 
+    @Test("a parameter choosing the next section: low, calm repeats where it ends (a jump on that bar line's frame, its notes on their beats); high, combat follows")
+    func nextSection() async throws {
+        let fixture = try SoundtrackFixture()
+        let soundtrack = Soundtrack(configuration: dryConfiguration())
+        let song = try await soundtrack.load(.init(midiPath: fixture.write(sectionSong(), as: "sections.mid"), soundFontPath: SoundtrackFixture.testFont))
+        try soundtrack.defineParameter("intensity")
+        try soundtrack.mapParameter("intensity", to: .nextSection(["calm", "Combat"]), curve: .linear(from: 0, to: 1))
+        try soundtrack.play(song)
+        var pull = Puller(soundtrack)
+        pull.pull(500_000)                                 // past calm's first end (bar 6, 480,000)
+        try soundtrack.setParameter("intensity", to: 0.8)
+        pull.pull(500_000)                                 // past calm's second end (864,000)
+        let events = soundtrack.pollEvents()
+        let jumps = events.compactMap { if case .jumped(_, let section, let t) = $0 { (section, Int(t)) } else { nil } }
+        #expect(jumps.count == 1 && jumps.first.map { $0 == ("calm", 480_000) } == true, "\(jumps)")
+        let bars = events.compactMap { if case .beat(_, let beat) = $0, beat.beat == 1 { (beat.bar, beat.section, Int(beat.sampleTime)) } else { nil } }
+        #expect(bars.contains { $0 == (2, "calm", 480_000) } && bars.contains { $0 == (6, "combat", 864_000) }, "\(bars)")
+        // Calm again from 480,000: A4 on beats 2 and 3 of its bars, nothing on the bar line.
+        let onsets = noteOnsets(pull.left, gap: 2_000).filter { $0 >= 470_000 && $0 < 864_000 }
+        let due = (0..<4).flatMap { bar in [1, 2].map { 480_000 + bar * 96_000 + $0 * 24_000 } }
+        #expect(onsets.count == due.count && zip(onsets, due).allSatisfy { abs($0 - $1) <= 32 }, "onsets \(onsets), due \(due)")
+        #expect(noteOnsets(pull.left, gap: 2_000).contains { abs($0 - 864_000) <= 32 }, "combat's first note on its bar line")
+    }
+
     @Test("parameters refused in one line: one not defined (naming those that are), made twice, a value outside its range, a curve outside its target's range, a channel that is not there")
     func refusals() throws {
         let soundtrack = Soundtrack(configuration: dryConfiguration())

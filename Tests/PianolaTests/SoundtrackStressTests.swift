@@ -48,6 +48,7 @@ struct SoundtrackStressTests {
         try soundtrack.mapParameter("intensity", to: .layerVolume("bass"), curve: .linear(from: 0, to: 1))
         try soundtrack.mapParameter("intensity", to: .controller(74, channels: [1]), curve: .linear(from: 0, to: 127))
         try soundtrack.mapParameter("intensity", to: .tempo, curve: .linear(from: 80, to: 120))
+        try soundtrack.mapParameter("intensity", to: .nextSection(["verse"]), curve: .linear(from: 0, to: 0))
         soundtrack.pause()
         for i in 0..<100 { try soundtrack.crossfade(to: songs[i % 2], seconds: 1) }
         soundtrack.resume()

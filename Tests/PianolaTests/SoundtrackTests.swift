@@ -272,7 +272,7 @@ struct SoundtrackTests {
         #expect(events.last.map { if case .songEnded(_, let t) = $0 { t == SampleTime(waltzFrame(2880)) } else { false } } == true)
     }
 
-    @Test("rendering a soundtrack (song, layer fades, stem, effects on the beat, transitions through a segment, game parameters gliding a layer, a controller, tempo and transposition) allocates nothing on the render thread")
+    @Test("rendering a soundtrack (song, layer fades, stem, effects on the beat, transitions through a segment, game parameters gliding a layer, a controller, tempo and transposition and choosing sections) allocates nothing on the render thread")
     func noAllocation() async throws {
         let fixture = try SoundtrackFixture()
         let soundtrack = Soundtrack(configuration: Soundtrack.Configuration())
@@ -287,6 +287,7 @@ struct SoundtrackTests {
         try soundtrack.mapParameter("intensity", to: .controller(74, channels: [1, 2]), curve: .linear(from: 30, to: 120))
         try soundtrack.mapParameter("intensity", to: .tempo, curve: .linear(from: 90, to: 130))
         try soundtrack.mapParameter("intensity", to: .transpose, curve: .linear(from: -2, to: 2))
+        try soundtrack.mapParameter("intensity", to: .nextSection(["verse"]), curve: .linear(from: 0, to: 0))
         try soundtrack.play(song)
         var pull = Puller(soundtrack)
         pull.slices = [512]
