@@ -293,6 +293,88 @@ pianola_status pianola_play_effect(pianola_soundtrack *soundtrack, pianola_effec
 pianola_status pianola_play_stinger(pianola_soundtrack *soundtrack, pianola_song *stinger, pianola_moment moment,
                                     const char *marker, int32_t priority, float volume);
 
+/* ---------------------------------------------------------------- Transitions */
+
+/** Where a transition's destination enters. */
+typedef int32_t pianola_entry;
+enum {
+    /** At the start of the section asked for (or of the song). */
+    PIANOLA_ENTER_SECTION_START = 0,
+    /** At the bar and beat, counted from the section's start, the music leaves from. */
+    PIANOLA_ENTER_SAME_POSITION = 1,
+    /** At the destination's marker named by `entry_cue` (any case): its entry cue. */
+    PIANOLA_ENTER_AT_CUE = 2
+};
+
+/** A transition rule: when the music leaves (`leave`, with `leave_marker` for
+    PIANOLA_AT_MARKER: an exit cue), a segment played between (`segment`, NULL for none, or its
+    section `segment_section`, NULL for the whole song), the fades in seconds, and where the
+    destination enters (`entry`, with `entry_cue` for PIANOLA_ENTER_AT_CUE). `name` names it in
+    PIANOLA_EVENT_TRANSITIONED. The strings are copied. */
+typedef struct pianola_transition_rule {
+    const char *name;
+    pianola_moment leave;
+    const char *leave_marker;
+    pianola_song *segment;
+    const char *segment_section;
+    double fade_out;
+    double fade_in;
+    pianola_entry entry;
+    const char *entry_cue;
+} pianola_transition_rule;
+
+/** Sets the rule for leaving `from_song` (NULL: any music; in its section `from_section`, NULL:
+    any) for `to_song` (NULL: any song; its section `to_section`, NULL: any). With both NULL it
+    is the default rule. pianola_transition uses the most specific rule that fits: the side the
+    music leaves counts first, a section before a song before any. Any thread. */
+pianola_status pianola_set_transition(pianola_soundtrack *soundtrack, const pianola_transition_rule *rule,
+                                      pianola_song *from_song, const char *from_section,
+                                      pianola_song *to_song, const char *to_section);
+
+/** Moves the music to `song` (its section `section`, NULL: its start) by the rule that fits:
+    leaving on its moment with its fade-out, playing its segment, entering where it says with its
+    fade-in; PIANOLA_EVENT_TRANSITIONED reports it. Any thread. */
+pianola_status pianola_transition(pianola_soundtrack *soundtrack, pianola_song *song, const char *section);
+
+/* ---------------------------------------------------------------- Game parameters */
+
+/** What a game parameter drives. */
+typedef int32_t pianola_parameter_target;
+enum {
+    /** The volume (linear gain 0 to 16) of the layer `names[0]`, on top of pianola_set_layer's. */
+    PIANOLA_TARGET_LAYER_VOLUME = 0,
+    /** The tempo, in percent (1 to 1000) of pianola_set_tempo's. */
+    PIANOLA_TARGET_TEMPO = 1,
+    /** Controller `controller` (0 to 119, value 0 to 127) on the channels in `channels` (bit n-1
+        for channel n, 1 to 16); the song's own messages for it there give way. */
+    PIANOLA_TARGET_CONTROLLER = 2,
+    /** A transposition in semitones (-48 to 48), added to pianola_set_transpose's. */
+    PIANOLA_TARGET_TRANSPOSE = 3,
+    /** Which section plays when one ends: the curve's value, rounded, picks one of the
+        `name_count` section names in `names` (0 the first). */
+    PIANOLA_TARGET_NEXT_SECTION = 4
+};
+
+/** Makes the game parameter `name` (any case) with values from `minimum` to `maximum`,
+    standing at `value`. At most 32. Any thread. */
+pianola_status pianola_define_parameter(pianola_soundtrack *soundtrack, const char *name, double minimum, double maximum, double value);
+
+/** Makes parameter `name` drive `target` in the songs played from now on, along straight lines
+    through the `count` points (`xs[i]` in the parameter's range, `ys[i]` in the target's unit),
+    flat beyond the first and last. `names` (`name_count` of them) names the layer or the
+    sections, `controller` and `channels` the controller, for the targets that take them; the
+    others ignore them. Any thread. */
+pianola_status pianola_map_parameter(pianola_soundtrack *soundtrack, const char *name, pianola_parameter_target target,
+                                     const char *const *names, size_t name_count, int32_t controller, uint16_t channels,
+                                     const double *xs, const double *ys, size_t count);
+
+/** Moves parameter `name` to `value` along a straight line over `seconds` (at least 20 ms),
+    smoothed on the audio thread. Any thread. */
+pianola_status pianola_set_parameter(pianola_soundtrack *soundtrack, const char *name, double value, double seconds);
+
+/** Where parameter `name` stands now (along its glide), into `*value`. Any thread. */
+pianola_status pianola_get_parameter(pianola_soundtrack *soundtrack, const char *name, double *value);
+
 /** The output's peak and RMS (linear) over the last render, into `*peak` and `*rms`. Any thread. */
 pianola_status pianola_meters(pianola_soundtrack *soundtrack, float *peak, float *rms);
 

@@ -326,6 +326,64 @@ static void events(pianola_soundtrack *soundtrack, pianola_song *song, pianola_s
     CHECK(bars >= 2 && beats >= 2 * bars - 2);
 }
 
+static void interactive(pianola_soundtrack *soundtrack, pianola_song *song, pianola_song *failed) {
+    /* Game parameters: a glide read back half-way and at its end; refusals in one line. */
+    double value = -1;
+    const double xs[] = {0, 1}, ys[] = {0, 1}, cc[] = {0, 127}, tempo[] = {80, 120};
+    const char *strings[] = {"strings"};
+    FAILS(pianola_define_parameter(soundtrack, "intensity", 1, 0, 0), PIANOLA_ERROR_ARGUMENT, "must be below maximum");
+    OK(pianola_define_parameter(soundtrack, "intensity", 0, 1, 0));
+    FAILS(pianola_define_parameter(soundtrack, "Intensity", 0, 1, 0), PIANOLA_ERROR_ARGUMENT, "already defined");
+    FAILS(pianola_map_parameter(soundtrack, "intensity", PIANOLA_TARGET_LAYER_VOLUME, NULL, 0, 0, 0, xs, ys, 2), PIANOLA_ERROR_ARGUMENT, "names[0]");
+    FAILS(pianola_map_parameter(soundtrack, "intensity", PIANOLA_TARGET_CONTROLLER, NULL, 0, 74, 0, xs, cc, 2), PIANOLA_ERROR_ARGUMENT, "give channels 1 to 16");
+    FAILS(pianola_map_parameter(soundtrack, "intensity", 99, NULL, 0, 0, 0, xs, ys, 2), PIANOLA_ERROR_ARGUMENT, "target 99");
+    FAILS(pianola_map_parameter(soundtrack, "intensity", PIANOLA_TARGET_TEMPO, NULL, 0, 0, 0, xs, ys, 0), PIANOLA_ERROR_ARGUMENT, "count 0");
+    FAILS(pianola_map_parameter(soundtrack, "speed", PIANOLA_TARGET_TEMPO, NULL, 0, 0, 0, xs, tempo, 2), PIANOLA_ERROR_ARGUMENT, "no parameter 'speed'");
+    OK(pianola_map_parameter(soundtrack, "intensity", PIANOLA_TARGET_LAYER_VOLUME, strings, 1, 0, 0, xs, ys, 2));
+    OK(pianola_map_parameter(soundtrack, "intensity", PIANOLA_TARGET_CONTROLLER, NULL, 0, 74, 0x0003, xs, cc, 2));
+    FAILS(pianola_set_parameter(soundtrack, "intensity", 2, 0), PIANOLA_ERROR_ARGUMENT, "outside its range");
+    FAILS(pianola_get_parameter(soundtrack, "intensity", NULL), PIANOLA_ERROR_ARGUMENT, "value is NULL");
+    FAILS(pianola_get_parameter(soundtrack, "nothing", &value), PIANOLA_ERROR_ARGUMENT, "no parameter 'nothing'");
+    OK(pianola_play(soundtrack, song, PIANOLA_NOW, NULL, 0, 0));
+    float *audio = calloc(2 * 24000, sizeof(float));
+    OK(pianola_render_f32(soundtrack, audio, 4800));
+    OK(pianola_set_parameter(soundtrack, "intensity", 1, 1));
+    OK(pianola_render_f32(soundtrack, audio, 24000));
+    OK(pianola_get_parameter(soundtrack, "intensity", &value));
+    CHECK(value > 0.4 && value < 0.7);
+    OK(pianola_render_f32(soundtrack, audio, 24000));
+    OK(pianola_render_f32(soundtrack, audio, 4800));
+    OK(pianola_get_parameter(soundtrack, "intensity", &value));
+    CHECK(value == 1);
+
+    /* A transition rule, the move it makes, and the event that names it. */
+    pianola_transition_rule rule = {.name = "again", .leave = PIANOLA_NEXT_BAR, .fade_out = 0.1, .fade_in = 0.1, .entry = PIANOLA_ENTER_SECTION_START};
+    FAILS(pianola_set_transition(soundtrack, NULL, NULL, NULL, NULL, NULL), PIANOLA_ERROR_ARGUMENT, "rule is NULL");
+    FAILS(pianola_set_transition(soundtrack, &rule, NULL, "verse", NULL, NULL), PIANOLA_ERROR_ARGUMENT, "a section needs its song");
+    rule.entry = 9;
+    FAILS(pianola_set_transition(soundtrack, &rule, song, NULL, song, NULL), PIANOLA_ERROR_ARGUMENT, "entry 9");
+    rule.entry = PIANOLA_ENTER_AT_CUE;
+    FAILS(pianola_set_transition(soundtrack, &rule, song, NULL, song, NULL), PIANOLA_ERROR_ARGUMENT, "entry_cue is NULL");
+    rule.entry = PIANOLA_ENTER_SECTION_START;
+    OK(pianola_set_transition(soundtrack, &rule, song, NULL, song, NULL));
+    FAILS(pianola_transition(soundtrack, failed, NULL), PIANOLA_ERROR_STATE, "did not load");
+    FAILS(pianola_transition(soundtrack, song, "nowhere"), PIANOLA_ERROR_ARGUMENT, "has no section 'nowhere'");
+    OK(pianola_transition(soundtrack, song, NULL));
+    pianola_event polled[64];
+    size_t count = 0;
+    int moved = 0;
+    for (int second = 0; second < 8 && !moved; second++) {
+        OK(pianola_render_f32(soundtrack, audio, 24000));
+        OK(pianola_render_f32(soundtrack, audio, 24000));
+        do {
+            OK(pianola_poll_events(soundtrack, polled, 64, &count));
+            for (size_t i = 0; i < count; i++) moved += polled[i].type == PIANOLA_EVENT_TRANSITIONED && polled[i].song == song && strcmp(polled[i].text, "again") == 0;
+        } while (count > 0);
+    }
+    CHECK(moved == 1);
+    free(audio);
+}
+
 static void own_output(pianola_soundtrack *soundtrack) {
     float buffer[2 * 64];
     FAILS(pianola_output_stop(soundtrack), PIANOLA_ERROR_STATE, "not running");
@@ -461,6 +519,7 @@ int main(int argc, char **argv) {
     transport(soundtrack, song, failed_song, effect, failed_effect);
     rendering(soundtrack, song);
     events(soundtrack, song, failed_song, effect);
+    interactive(soundtrack, song, failed_song);
     own_output(soundtrack);
     OK(pianola_stop(soundtrack, PIANOLA_NEXT_BAR, NULL, 0.1));
     OK(pianola_song_destroy(song));

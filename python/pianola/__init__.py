@@ -24,7 +24,7 @@ from . import _library as _c
 __all__ = [
     "version", "render", "render_file", "play_file", "Soundtrack", "Song", "Effect",
     "PianolaError", "ArgumentError", "HandleError", "StateError", "FileError", "DeviceError", "BusyError",
-    "Beat", "Bar", "Marker", "LoopWrapped", "Jumped", "SongEnded", "SongLoaded", "SongLoadFailed", "EffectLoaded", "EffectLoadFailed",
+    "Beat", "Bar", "Marker", "LoopWrapped", "Jumped", "Transitioned", "SongEnded", "SongLoaded", "SongLoadFailed", "EffectLoaded", "EffectLoadFailed",
 ]
 
 Data = Union[str, os.PathLike, bytes, bytearray, memoryview]
@@ -240,6 +240,12 @@ class Jumped(_SongEvent):
 
 
 @dataclass(frozen=True)
+class Transitioned(_SongEvent):
+    """The music left for `song` by the transition rule named `rule` (Soundtrack.transition)."""
+    rule: str
+
+
+@dataclass(frozen=True)
 class SongEnded(_SongEvent):
     """The song played to its end."""
 
@@ -399,6 +405,61 @@ class Soundtrack:
         moment, text = _moment(at, marker)
         _check(_c.lib.pianola_play_stinger(self._handle, stinger._handle, moment, text, priority, volume))
 
+    def set_transition(self, name: str, *, from_song: Optional[Song] = None, from_section: Optional[str] = None,
+                       to_song: Optional[Song] = None, to_section: Optional[str] = None, leave: str = "bar",
+                       leave_marker: Optional[str] = None, segment: Optional[Song] = None, segment_section: Optional[str] = None,
+                       fade_out: float = 0, fade_in: float = 0, entry: str = "section_start", entry_cue: Optional[str] = None) -> None:
+        """Sets the transition rule `name` for leaving `from_song` (None: any; its `from_section`)
+        for `to_song` (its `to_section`): leaving at `leave` or `leave_marker`, playing `segment`
+        (or its `segment_section`) between, with the fades, entering at `entry` ('section_start',
+        'same_position', or 'cue' with `entry_cue`). The most specific rule that fits is used."""
+        moment, marker = _moment(leave, leave_marker)
+        if entry not in _c.ENTRIES:
+            raise ArgumentError(_c.ERROR_ARGUMENT, f"entry={entry!r}: use 'section_start', 'same_position' or 'cue'")
+        encode = lambda text: text.encode() if text is not None else None
+        rule = _c.TransitionRule(name.encode(), moment, marker, segment._handle if segment else None, encode(segment_section),
+                                 fade_out, fade_in, _c.ENTRIES[entry], encode(entry_cue))
+        _check(_c.lib.pianola_set_transition(self._handle, ctypes.byref(rule), from_song._handle if from_song else None,
+                                             encode(from_section), to_song._handle if to_song else None, encode(to_section)))
+
+    def transition(self, song: Song, section: Optional[str] = None) -> None:
+        """Moves the music to `song` (its `section`) by the rule that fits; a Transitioned event names it."""
+        _check(_c.lib.pianola_transition(self._handle, song._handle, section.encode() if section is not None else None))
+
+    def define_parameter(self, name: str, minimum: float = 0, maximum: float = 1, value: Optional[float] = None) -> None:
+        """Makes the game parameter `name`, from `minimum` to `maximum`, standing at `value` (else `minimum`)."""
+        _check(_c.lib.pianola_define_parameter(self._handle, name.encode(), minimum, maximum, minimum if value is None else value))
+
+    def map_parameter(self, name: str, target: str, curve, *, layer: Optional[str] = None, controller: int = 0,
+                      channels=(), sections=()) -> None:
+        """Makes parameter `name` drive `target` ('layer_volume' with `layer`, 'tempo', 'controller'
+        with `controller` and `channels` 1 to 16, 'transpose', 'next_section' with `sections`) along
+        `curve`, a list of (x, y) points, in the songs played from now on."""
+        if target not in _c.TARGETS:
+            raise ArgumentError(_c.ERROR_ARGUMENT, f"target={target!r}: use one of {', '.join(_c.TARGETS)}")
+        names = [layer] if target == "layer_volume" and layer is not None else list(sections)
+        name_array = (ctypes.c_char_p * max(1, len(names)))(*[n.encode() for n in names])
+        mask = 0
+        for channel in channels:
+            if not 1 <= channel <= 16:
+                raise ArgumentError(_c.ERROR_ARGUMENT, f"channel {channel}: give channels 1 to 16")
+            mask |= 1 << (channel - 1)
+        points = list(curve)
+        xs = (ctypes.c_double * max(1, len(points)))(*[float(x) for x, _ in points])
+        ys = (ctypes.c_double * max(1, len(points)))(*[float(y) for _, y in points])
+        _check(_c.lib.pianola_map_parameter(self._handle, name.encode(), _c.TARGETS[target], name_array, len(names), controller,
+                                            mask, xs, ys, len(points)))
+
+    def set_parameter(self, name: str, value: float, seconds: float = 0) -> None:
+        """Moves parameter `name` to `value` over `seconds` (at least 20 ms), smoothed on the audio thread."""
+        _check(_c.lib.pianola_set_parameter(self._handle, name.encode(), value, seconds))
+
+    def parameter(self, name: str) -> float:
+        """Where parameter `name` stands now, along its glide."""
+        value = ctypes.c_double()
+        _check(_c.lib.pianola_get_parameter(self._handle, name.encode(), ctypes.byref(value)))
+        return value.value
+
     @property
     def meters(self) -> tuple:
         """(peak, rms) of the last render."""
@@ -424,6 +485,8 @@ class Soundtrack:
             return Marker(song, t, text=text)
         if kind == _c.EVENT_JUMPED:
             return Jumped(song, t, section=text)
+        if kind == _c.EVENT_TRANSITIONED:
+            return Transitioned(song, t, rule=text)
         if kind in (_c.EVENT_SONG_LOAD_FAILED, _c.EVENT_EFFECT_LOAD_FAILED):
             return SongLoadFailed(song, t, reason=text) if kind == _c.EVENT_SONG_LOAD_FAILED else EffectLoadFailed(effect, t, reason=text)
         if kind in (_c.EVENT_EFFECT_LOADED,):

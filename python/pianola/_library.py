@@ -19,7 +19,10 @@ ERROR_BUSY = -6
 LOADING, READY, FAILED = 0, 1, 2
 NOW, NEXT_BEAT, NEXT_BAR, AT_MARKER, SECTION_END = 0, 1, 2, 3, 4
 (EVENT_BEAT, EVENT_BAR, EVENT_MARKER, EVENT_LOOP_WRAPPED, EVENT_SONG_ENDED, EVENT_SONG_LOADED,
- EVENT_SONG_LOAD_FAILED, EVENT_EFFECT_LOADED, EVENT_EFFECT_LOAD_FAILED, EVENT_JUMPED) = range(1, 11)
+ EVENT_SONG_LOAD_FAILED, EVENT_EFFECT_LOADED, EVENT_EFFECT_LOAD_FAILED, EVENT_JUMPED, EVENT_TRANSITIONED) = range(1, 12)
+# Transition entries and parameter targets (pianola.h), by the names the module takes.
+ENTRIES = {"section_start": 0, "same_position": 1, "cue": 2}
+TARGETS = {"layer_volume": 0, "tempo": 1, "controller": 2, "transpose": 3, "next_section": 4}
 EVENT_TEXT_SIZE = 256
 # Audio drivers (pianola.h), by the names `pianola play --driver` takes; None is the default choice.
 DRIVERS = {None: 0, "alsa": 1, "pipewire": 2, "jack": 3}
@@ -54,6 +57,13 @@ class Event(ctypes.Structure):
     """pianola_event."""
     _fields_ = [("type", ctypes.c_int32), ("bar", ctypes.c_int32), ("beat", ctypes.c_int32), ("sample_time", ctypes.c_int64),
                 ("song", ctypes.c_void_p), ("effect", ctypes.c_void_p), ("text", ctypes.c_char * EVENT_TEXT_SIZE)]
+
+
+class TransitionRule(ctypes.Structure):
+    """pianola_transition_rule."""
+    _fields_ = [("name", ctypes.c_char_p), ("leave", ctypes.c_int32), ("leave_marker", ctypes.c_char_p),
+                ("segment", ctypes.c_void_p), ("segment_section", ctypes.c_char_p), ("fade_out", ctypes.c_double),
+                ("fade_in", ctypes.c_double), ("entry", ctypes.c_int32), ("entry_cue", ctypes.c_char_p)]
 
 
 class RenderConfig(ctypes.Structure):
@@ -119,6 +129,13 @@ _signatures = {
     "pianola_play_effect": (_status, [_handle, _handle, _c.c_int32, _c.c_char_p, _c.c_float, _c.c_float]),
     "pianola_play_stinger": (_status, [_handle, _handle, _c.c_int32, _c.c_char_p, _c.c_int32, _c.c_float]),
     "pianola_meters": (_status, [_handle, _c.POINTER(_c.c_float), _c.POINTER(_c.c_float)]),
+    "pianola_set_transition": (_status, [_handle, _c.POINTER(TransitionRule), _handle, _c.c_char_p, _handle, _c.c_char_p]),
+    "pianola_transition": (_status, [_handle, _handle, _c.c_char_p]),
+    "pianola_define_parameter": (_status, [_handle, _c.c_char_p, _c.c_double, _c.c_double, _c.c_double]),
+    "pianola_map_parameter": (_status, [_handle, _c.c_char_p, _c.c_int32, _c.POINTER(_c.c_char_p), _c.c_size_t, _c.c_int32,
+                                        _c.c_uint16, _c.POINTER(_c.c_double), _c.POINTER(_c.c_double), _c.c_size_t]),
+    "pianola_set_parameter": (_status, [_handle, _c.c_char_p, _c.c_double, _c.c_double]),
+    "pianola_get_parameter": (_status, [_handle, _c.c_char_p, _c.POINTER(_c.c_double)]),
     "pianola_poll_events": (_status, [_handle, _c.POINTER(Event), _c.c_size_t, _c.POINTER(_c.c_size_t)]),
     "pianola_render_f32": (_status, [_handle, _c.c_void_p, _c.c_size_t]),
     "pianola_output_start_driver": (_status, [_handle, _c.c_int32, _c.c_char_p, _c.c_int32, _c.c_int32]),

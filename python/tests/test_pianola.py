@@ -140,6 +140,32 @@ def test_a_jump_to_a_section_lands_on_a_bar_line_and_is_reported():
         assert np.abs(music.render(48000)).max() > 0.01
 
 
+def test_a_transition_rule_moves_the_music_on_the_bar_and_a_parameter_glides():
+    with pianola.Soundtrack(reverb=False, chorus=False) as music:
+        town = music.load_song(ROOT / "songs" / "town.mid", FONT).wait()
+        battle = music.load_song(ROOT / "songs" / "battle.mid", FONT).wait()
+        music.set_transition("into battle", from_song=town, to_song=battle, leave="bar", fade_out=0.5)
+        music.define_parameter("intensity")
+        music.map_parameter("intensity", "controller", [(0, 0), (1, 127)], controller=74, channels=[1, 2])
+        with pytest.raises(pianola.ArgumentError, match="no parameter 'danger'"):
+            music.set_parameter("danger", 1)
+        with pytest.raises(pianola.ArgumentError, match="give channels 1 to 16"):
+            music.map_parameter("intensity", "controller", [(0, 0), (1, 127)], controller=74, channels=[0])
+        music.play(town)
+        music.render(48000 * 2)
+        music.transition(battle)
+        music.set_parameter("intensity", 1, seconds=1)
+        music.render(24000)
+        assert 0.2 < music.parameter("intensity") < 0.8
+        music.render(48000 * 3)
+        assert music.parameter("intensity") == 1
+        events = music.poll_events(limit=1000)
+        moves = [e for e in events if isinstance(e, pianola.Transitioned)]
+        assert [(e.song, e.rule) for e in moves] == [(battle, "into battle")]
+        first_bar = min(e.sample_time for e in events if isinstance(e, pianola.Bar) and e.song is battle)
+        assert first_bar == moves[0].sample_time >= 48000 * 2
+
+
 def test_the_render_call_refuses_while_the_own_output_plays():
     with pianola.Soundtrack() as music:
         music.start_output("null", 256, 3)
