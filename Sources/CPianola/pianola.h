@@ -306,9 +306,18 @@ enum {
     PIANOLA_ENTER_AT_CUE = 2
 };
 
+/** How a transition's fades move. */
+typedef int32_t pianola_fade_shape;
+enum {
+    /** In a straight line of gain. */
+    PIANOLA_FADE_LINEAR = 0,
+    /** Along a quarter sine: a crossfade that keeps the summed power. */
+    PIANOLA_FADE_EQUAL_POWER = 1
+};
+
 /** A transition rule: when the music leaves (`leave`, with `leave_marker` for
     PIANOLA_AT_MARKER: an exit cue), a segment played between (`segment`, NULL for none, or its
-    section `segment_section`, NULL for the whole song), the fades in seconds, and where the
+    section `segment_section`, NULL for the whole song), the fades in seconds and their shape, and where the
     destination enters (`entry`, with `entry_cue` for PIANOLA_ENTER_AT_CUE). `name` names it in
     PIANOLA_EVENT_TRANSITIONED. The strings are copied. */
 typedef struct pianola_transition_rule {
@@ -319,6 +328,7 @@ typedef struct pianola_transition_rule {
     const char *segment_section;
     double fade_out;
     double fade_in;
+    pianola_fade_shape fade_shape;
     pianola_entry entry;
     const char *entry_cue;
 } pianola_transition_rule;

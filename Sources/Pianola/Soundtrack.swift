@@ -161,6 +161,15 @@ public final class Soundtrack: Sendable {
         public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
     }
 
+    /// How a fade moves. Any thread.
+    public enum FadeShape: Hashable, Sendable {
+        /// In a straight line of gain. Any thread.
+        case linear
+        /// Along a quarter sine (out along a cosine): two songs crossfading this way keep
+        /// their summed power, 3 dB louder half-way than a linear crossfade. Any thread.
+        case equalPower
+    }
+
     /// When a change happens. Any thread.
     public enum Moment: Hashable, Sendable {
         /// As soon as the audio can take it.
@@ -772,11 +781,11 @@ public final class Soundtrack: Sendable {
     }
 
     /// A deck playing `content` of `song` through `synthesizers` from `time`, fading in over
-    /// `fadeIn` frames to `volume`: its ticks `span` only when given (from the state chased at
+    /// `fadeIn` frames to `volume` along `fadeShape`: its ticks `span` only when given (from the state chased at
     /// its start, ending at its end), else the whole song; the game parameters move it by `mappings`.
     func makeDeck(_ song: Song, content: Song.Content, synthesizers: [Synthesizer], startingAt time: SampleTime, fadeIn: Int,
-                  volume: Float = 1, transpose: Int = 0, reportsBeats: Bool = true, span: Range<Int>? = nil,
-                  mappings: [ParameterMapping]) throws(SoundtrackError) -> Deck {
+                  fadeShape: FadeShape = .linear, volume: Float = 1, transpose: Int = 0, reportsBeats: Bool = true,
+                  span: Range<Int>? = nil, mappings: [ParameterMapping]) throws(SoundtrackError) -> Deck {
         let samplers = synthesizers.map { SamplerNode(synthesizer: $0) }
         var trackDestinations = Array(repeating: 0, count: content.sequence.tracks.count)
         var layers: [String: Int] = [:]
@@ -818,25 +827,42 @@ public final class Soundtrack: Sendable {
         var settings = MixerNode.InputSettings()
         settings.volume = fadeIn > 0 ? 0 : volume
         let input = master.connect(node, settings: settings)
-        if fadeIn > 0 {
-            settings.volume = volume
-            master.set(settings, forInput: input, at: time, rampFrames: fadeIn)
-        }
+        if fadeIn > 0 { fade(input: input, from: 0, to: volume, at: time, frames: fadeIn, shape: fadeShape) }
         player.start(at: time)
         let deck = Deck(song: song, node: node, input: input, layers: layers)
         deck.transpose = transpose
         return deck
     }
 
+    /// Moves master input `input`'s volume from `from` to `to` over `frames` from `time`: one
+    /// ramp, or for an equal-power fade a quarter sine drawn as `equalPowerPieces` ramps.
+    private func fade(input: Int, from: Float, to: Float, at time: SampleTime, frames: Int, shape: FadeShape) {
+        var settings = master.settings(ofInput: input) ?? MixerNode.InputSettings()
+        guard shape == .equalPower, frames > 0 else {
+            settings.volume = to
+            master.set(settings, forInput: input, at: time, rampFrames: frames)
+            return
+        }
+        let pieces = Self.equalPowerPieces
+        for k in 1...pieces {
+            let (start, end) = (frames * (k - 1) / pieces, frames * k / pieces)
+            let phase = Double(k) / Double(pieces) * .pi / 2
+            let share = to > from ? sin(phase) : 1 - cos(phase)   // rising along a sine, falling along a cosine
+            settings.volume = from + (to - from) * Float(share)
+            master.set(settings, forInput: input, at: time + SampleTime(start), rampFrames: end - start)
+        }
+    }
+
+    /// The straight pieces of an equal-power fade.
+    static let equalPowerPieces = 16
+
     /// Songs fading out at once, at most, and transition segments; a game switching faster
     /// than its fades end cuts the oldest (by then the quietest) rather than filling the mixer.
     static let maxFading = 4
 
     /// Fades `deck` out from `time` over `fade` frames and stops its player at the end.
-    func retire(_ deck: Deck, at time: SampleTime, fade: Int, state: inout State) {
-        var silent = MixerNode.InputSettings()
-        silent.volume = 0
-        master.set(silent, forInput: deck.input, at: time, rampFrames: fade)
+    func retire(_ deck: Deck, at time: SampleTime, fade: Int, shape: FadeShape = .linear, state: inout State) {
+        self.fade(input: deck.input, from: master.settings(ofInput: deck.input)?.volume ?? 1, to: 0, at: time, frames: fade, shape: shape)
         deck.node.player.stop(at: time + SampleTime(fade))
         deck.retireAt = time + SampleTime(fade)
         state.fading.append(deck)
@@ -944,3 +970,7 @@ extension Soundtrack.Event {
         }
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+#endif

@@ -77,18 +77,21 @@ extension Soundtrack {
         public var fadeOut: Double
         /// The destination fades in over this many seconds from when it enters. Any thread.
         public var fadeIn: Double
+        /// How both fades move. Any thread.
+        public var fadeShape: Soundtrack.FadeShape
         /// Where the destination enters. Any thread.
         public var entry: Entry
 
         /// A rule called `name`: by default on the next bar line, no segment, no fades, into
         /// the section's start. Any thread.
         public init(name: String, leave: Soundtrack.Moment = .nextBar, segment: Segment? = nil,
-                    fadeOut: Double = 0, fadeIn: Double = 0, entry: Entry = .sectionStart) {
+                    fadeOut: Double = 0, fadeIn: Double = 0, fadeShape: Soundtrack.FadeShape = .linear, entry: Entry = .sectionStart) {
             self.name = name
             self.leave = leave
             self.segment = segment
             self.fadeOut = fadeOut
             self.fadeIn = fadeIn
+            self.fadeShape = fadeShape
             self.entry = entry
         }
 
@@ -158,8 +161,8 @@ extension Soundtrack {
                 from.node.player.jump(toTick: entryTick, at: leave)
             } else {
                 let deck = try makeDeck(song, content: content, synthesizers: try takeSynthesizers(of: content), startingAt: enter,
-                                        fadeIn: fadeIn, span: entryTick..<content.sequence.length, mappings: state.mappings)
-                if let from { retire(from, at: leave, fade: fadeOut, state: &state) }
+                                        fadeIn: fadeIn, fadeShape: rule.fadeShape, span: entryTick..<content.sequence.length, mappings: state.mappings)
+                if let from { retire(from, at: leave, fade: fadeOut, shape: rule.fadeShape, state: &state) }
                 state.current = deck
             }
             state.scheduled.append(.transitioned(from: from?.song, to: song, section: target?.name, rule: rule.name, sampleTime: leave))

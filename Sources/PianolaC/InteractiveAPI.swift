@@ -31,9 +31,15 @@ public func pianolaSetTransition(_ handle: OpaquePointer?, _ rule: UnsafePointer
         case PIANOLA_ENTER_AT_CUE: entry = .cue(try string(c.entry_cue, "entry_cue"))
         default: throw APIError.argument("entry \(c.entry): use PIANOLA_ENTER_SECTION_START, PIANOLA_ENTER_SAME_POSITION or PIANOLA_ENTER_AT_CUE")
         }
+        let shape: Soundtrack.FadeShape
+        switch Int(c.fade_shape) {
+        case PIANOLA_FADE_LINEAR: shape = .linear
+        case PIANOLA_FADE_EQUAL_POWER: shape = .equalPower
+        default: throw APIError.argument("fade_shape \(c.fade_shape): use PIANOLA_FADE_LINEAR or PIANOLA_FADE_EQUAL_POWER")
+        }
         let segment = try c.segment.map { song throws(APIError) in Soundtrack.Transition.Segment(try loadedSong(song), section: optional(c.segment_section)) }
         let transition = Soundtrack.Transition(name: try string(c.name, "rule name"), leave: try moment(c.leave, c.leave_marker), segment: segment,
-                                               fadeOut: c.fade_out, fadeIn: c.fade_in, entry: entry)
+                                               fadeOut: c.fade_out, fadeIn: c.fade_in, fadeShape: shape, entry: entry)
         try soundtrack.setTransition(transition, from: try place(fromSong, fromSection), to: try place(toSong, toSection))
     }
 }

@@ -145,6 +145,31 @@ struct TransitionTests {
         #expect(cued.bar == 6 && cued.beat == 1 && cued.section == "enter" && Int(cued.sampleTime) < cueAsked + 4_096, "\(cued), asked at \(cueAsked)")
     }
 
+    @Test("an equal-power crossfade rule: two songs' steady stems sum along cos + sin, 3 dB over a linear crossfade half-way, within 0.2 % all through")
+    func equalPowerCrossfade() async throws {
+        let fixture = try SoundtrackFixture()
+        let soundtrack = Soundtrack(configuration: dryConfiguration())
+        var description = Soundtrack.SongDescription(midiPath: try fixture.write(SectionTests.silentSong(bars: 4), as: "silent.mid"), soundFontPath: SoundtrackFixture.testFont)
+        description.stems = ["pad": .path(try fixture.writeWAV([Float](repeating: 0.25, count: 384_000), as: "pad.wav"))]
+        let (a, b) = (try await soundtrack.load(description), try await soundtrack.load(description))
+        try soundtrack.setTransition(.init(name: "smooth", leave: .now, fadeOut: 1, fadeIn: 1, fadeShape: .equalPower))
+        try soundtrack.play(a)
+        var pull = Puller(soundtrack)
+        pull.pull(10_000)
+        try soundtrack.transition(to: b)
+        pull.pull(100_000)
+        let start = try #require(soundtrack.pollEvents().compactMap { if case .transitioned(_, _, _, "smooth", let t) = $0 { Int(t) } else { nil } }.first)
+        let error = (start ..< start + 48_000).map { t -> Double in
+            let phase = Double(t - start) / 48_000 * .pi / 2
+            return abs(Double(pull.left[t]) - 0.25 * (cos(phase) + sin(phase)))
+        }.max() ?? 1
+        #expect(error < 0.0005, "largest distance from 0.25 (cos + sin): \(error)")
+        let halfway = 20 * log10(Double(pull.left[start + 24_000]) / 0.25)
+        #expect(abs(halfway - 3.01) < 0.05, "half-way \(halfway) dB over one song alone (a linear crossfade: 0 dB)")
+        #expect(abs(pull.left[start + 60_000] - 0.25) < 1e-5, "after it, the new song alone")
+        print("equal-power crossfade: within \(error) of 0.25 (cos + sin), half-way +\(halfway.rounded2) dB")
+    }
+
     @Test("transitions refused in one line: a section the song lacks, an entry cue it lacks, a segment's section it lacks, a song of another soundtrack, a fade out of range")
     func refusals() async throws {
         let fixture = try SoundtrackFixture()

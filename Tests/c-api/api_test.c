@@ -362,6 +362,10 @@ static void interactive(pianola_soundtrack *soundtrack, pianola_song *song, pian
     FAILS(pianola_set_transition(soundtrack, &rule, NULL, "verse", NULL, NULL), PIANOLA_ERROR_ARGUMENT, "a section needs its song");
     rule.entry = 9;
     FAILS(pianola_set_transition(soundtrack, &rule, song, NULL, song, NULL), PIANOLA_ERROR_ARGUMENT, "entry 9");
+    rule.fade_shape = 7;
+    rule.entry = PIANOLA_ENTER_SECTION_START;
+    FAILS(pianola_set_transition(soundtrack, &rule, song, NULL, song, NULL), PIANOLA_ERROR_ARGUMENT, "fade_shape 7");
+    rule.fade_shape = PIANOLA_FADE_EQUAL_POWER;
     rule.entry = PIANOLA_ENTER_AT_CUE;
     FAILS(pianola_set_transition(soundtrack, &rule, song, NULL, song, NULL), PIANOLA_ERROR_ARGUMENT, "entry_cue is NULL");
     rule.entry = PIANOLA_ENTER_SECTION_START;

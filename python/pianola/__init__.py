@@ -408,17 +408,20 @@ class Soundtrack:
     def set_transition(self, name: str, *, from_song: Optional[Song] = None, from_section: Optional[str] = None,
                        to_song: Optional[Song] = None, to_section: Optional[str] = None, leave: str = "bar",
                        leave_marker: Optional[str] = None, segment: Optional[Song] = None, segment_section: Optional[str] = None,
-                       fade_out: float = 0, fade_in: float = 0, entry: str = "section_start", entry_cue: Optional[str] = None) -> None:
+                       fade_out: float = 0, fade_in: float = 0, fade_shape: str = "linear", entry: str = "section_start",
+                       entry_cue: Optional[str] = None) -> None:
         """Sets the transition rule `name` for leaving `from_song` (None: any; its `from_section`)
         for `to_song` (its `to_section`): leaving at `leave` or `leave_marker`, playing `segment`
-        (or its `segment_section`) between, with the fades, entering at `entry` ('section_start',
+        (or its `segment_section`) between, with the fades ('linear' or 'equal_power'), entering at `entry` ('section_start',
         'same_position', or 'cue' with `entry_cue`). The most specific rule that fits is used."""
         moment, marker = _moment(leave, leave_marker)
         if entry not in _c.ENTRIES:
             raise ArgumentError(_c.ERROR_ARGUMENT, f"entry={entry!r}: use 'section_start', 'same_position' or 'cue'")
+        if fade_shape not in _c.FADE_SHAPES:
+            raise ArgumentError(_c.ERROR_ARGUMENT, f"fade_shape={fade_shape!r}: use 'linear' or 'equal_power'")
         encode = lambda text: text.encode() if text is not None else None
         rule = _c.TransitionRule(name.encode(), moment, marker, segment._handle if segment else None, encode(segment_section),
-                                 fade_out, fade_in, _c.ENTRIES[entry], encode(entry_cue))
+                                 fade_out, fade_in, _c.FADE_SHAPES[fade_shape], _c.ENTRIES[entry], encode(entry_cue))
         _check(_c.lib.pianola_set_transition(self._handle, ctypes.byref(rule), from_song._handle if from_song else None,
                                              encode(from_section), to_song._handle if to_song else None, encode(to_section)))
 

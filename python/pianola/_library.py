@@ -22,6 +22,7 @@ NOW, NEXT_BEAT, NEXT_BAR, AT_MARKER, SECTION_END = 0, 1, 2, 3, 4
  EVENT_SONG_LOAD_FAILED, EVENT_EFFECT_LOADED, EVENT_EFFECT_LOAD_FAILED, EVENT_JUMPED, EVENT_TRANSITIONED) = range(1, 12)
 # Transition entries and parameter targets (pianola.h), by the names the module takes.
 ENTRIES = {"section_start": 0, "same_position": 1, "cue": 2}
+FADE_SHAPES = {"linear": 0, "equal_power": 1}
 TARGETS = {"layer_volume": 0, "tempo": 1, "controller": 2, "transpose": 3, "next_section": 4}
 EVENT_TEXT_SIZE = 256
 # Audio drivers (pianola.h), by the names `pianola play --driver` takes; None is the default choice.
@@ -63,7 +64,7 @@ class TransitionRule(ctypes.Structure):
     """pianola_transition_rule."""
     _fields_ = [("name", ctypes.c_char_p), ("leave", ctypes.c_int32), ("leave_marker", ctypes.c_char_p),
                 ("segment", ctypes.c_void_p), ("segment_section", ctypes.c_char_p), ("fade_out", ctypes.c_double),
-                ("fade_in", ctypes.c_double), ("entry", ctypes.c_int32), ("entry_cue", ctypes.c_char_p)]
+                ("fade_in", ctypes.c_double), ("fade_shape", ctypes.c_int32), ("entry", ctypes.c_int32), ("entry_cue", ctypes.c_char_p)]
 
 
 class RenderConfig(ctypes.Structure):

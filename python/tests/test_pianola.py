@@ -144,7 +144,7 @@ def test_a_transition_rule_moves_the_music_on_the_bar_and_a_parameter_glides():
     with pianola.Soundtrack(reverb=False, chorus=False) as music:
         town = music.load_song(ROOT / "songs" / "town.mid", FONT).wait()
         battle = music.load_song(ROOT / "songs" / "battle.mid", FONT).wait()
-        music.set_transition("into battle", from_song=town, to_song=battle, leave="bar", fade_out=0.5)
+        music.set_transition("into battle", from_song=town, to_song=battle, leave="bar", fade_out=0.5, fade_shape="equal_power")
         music.define_parameter("intensity")
         music.map_parameter("intensity", "controller", [(0, 0), (1, 127)], controller=74, channels=[1, 2])
         with pytest.raises(pianola.ArgumentError, match="no parameter 'danger'"):
