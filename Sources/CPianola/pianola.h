@@ -394,9 +394,10 @@ pianola_status pianola_meters(pianola_soundtrack *soundtrack, float *peak, float
 typedef int32_t pianola_event_type;
 
 enum {
-    /** A beat other than the first of its bar sounded (`bar`, `beat`). */
+    /** A beat other than the first of its bar sounded (`bar`, `beat`; `text` the section it
+        falls in, empty before the first). */
     PIANOLA_EVENT_BEAT = 1,
-    /** A bar line sounded: beat 1 of bar `bar`. */
+    /** A bar line sounded: beat 1 of bar `bar` (`text` its section, as for a beat). */
     PIANOLA_EVENT_BAR = 2,
     /** A marker (or cue point) sounded; `text` is its text. */
     PIANOLA_EVENT_MARKER = 3,

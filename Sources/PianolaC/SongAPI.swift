@@ -140,6 +140,7 @@ private func cEvent(_ event: Soundtrack.Event) -> pianola_event {
     case .beat(let song, let beat):
         c.type = pianola_event_type(beat.beat == 1 ? PIANOLA_EVENT_BAR : PIANOLA_EVENT_BEAT)
         (c.bar, c.beat) = (Int32(clamping: beat.bar), Int32(clamping: beat.beat))
+        text = beat.section ?? ""
         about(song)
     case .marker(let song, let marker, _):
         c.type = pianola_event_type(PIANOLA_EVENT_MARKER)

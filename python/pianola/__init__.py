@@ -211,15 +211,17 @@ class _SongEvent:
 
 @dataclass(frozen=True)
 class Beat(_SongEvent):
-    """A beat other than a bar's first sounded."""
+    """A beat other than a bar's first sounded, in `section` (None before the first)."""
     bar: int
     beat: int
+    section: Optional[str] = None
 
 
 @dataclass(frozen=True)
 class Bar(_SongEvent):
-    """A bar line sounded (beat 1 of `bar`)."""
+    """A bar line sounded (beat 1 of `bar`), in `section` (None before the first)."""
     bar: int
+    section: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -481,9 +483,9 @@ class Soundtrack:
         song, effect, text, t = self._songs.get(e.song), self._effects.get(e.effect), e.text.decode("utf-8", "replace"), e.sample_time
         kind = e.type
         if kind == _c.EVENT_BEAT:
-            return Beat(song, t, bar=e.bar, beat=e.beat)
+            return Beat(song, t, bar=e.bar, beat=e.beat, section=text or None)
         if kind == _c.EVENT_BAR:
-            return Bar(song, t, bar=e.bar)
+            return Bar(song, t, bar=e.bar, section=text or None)
         if kind == _c.EVENT_MARKER:
             return Marker(song, t, text=text)
         if kind == _c.EVENT_JUMPED:
