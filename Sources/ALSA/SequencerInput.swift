@@ -32,6 +32,7 @@ public final class SequencerInput: @unchecked Sendable {
     private var decoder: OpaquePointer?
     private var sysex: [UInt8] = []
     private var sysexStart: Int64 = 0
+    private let broken = Atomic<Int>(0)
 
     /// Pianola's input port `portName`, stamping on `queue` (one of the client's queues, e.g.
     /// a `SequencerOutput`'s, so recording and playing share a clock) or a queue of its own. Control thread.
@@ -63,6 +64,13 @@ public final class SequencerInput: @unchecked Sendable {
         let (thread, _) = startThread(realTimePriority: nil) { self.run() }
         self.thread = thread
     }
+
+    /// What has arrived so far, in arrival order, while it goes on reading. Control thread.
+    public var arrivals: [Arrival] { recorded.withLock { $0 } }
+
+    /// System-exclusive messages that arrived cut off (a status byte before their F7) and
+    /// were left out. Any thread.
+    public var brokenSysex: Int { broken.load(ordering: .relaxed) }
 
     /// Stops reading and returns everything recorded, in arrival order. Control thread.
     public func stop() -> [Arrival] {
@@ -99,8 +107,11 @@ public final class SequencerInput: @unchecked Sendable {
         if event.type == UInt8(SND_SEQ_EVENT_SYSEX.rawValue) {
             let chunk = UnsafeRawBufferPointer(start: event.data.ext.ptr, count: Int(event.data.ext.len))
             for byte in chunk {
-                if byte == 0xF0 {
-                    sysex = [0xF0]
+                if byte >= 0xF8 {
+                    continue   // a real-time byte may come between a message's bytes on a cable; it is not one of them
+                } else if byte == 0xF0 || (byte >= 0x80 && byte != 0xF7 && !sysex.isEmpty) {
+                    if !sysex.isEmpty { broken.add(1, ordering: .relaxed) }   // cut off by a status byte before its F7
+                    sysex = byte == 0xF0 ? [0xF0] : []
                     sysexStart = at
                 } else if !sysex.isEmpty {
                     sysex.append(byte)

@@ -8,7 +8,7 @@ public struct PianolaCommand: ParsableCommand {
         commandName: "pianola",
         abstract: "A MIDI sequencer and SoundFont synthesizer for Linux.",
         version: "0.1.0",
-        subcommands: [Convert.self, Devices.self, Info.self, Play.self, Ports.self, Record.self, Render.self, Roll.self]
+        subcommands: [Convert.self, Devices.self, Info.self, Play.self, Ports.self, Receive.self, Record.self, Render.self, Roll.self, Send.self]
     )
 
     /// An empty command: ArgumentParser fills it in. Any thread.

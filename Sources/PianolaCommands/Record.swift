@@ -60,7 +60,7 @@ struct Record: ParsableCommand {
 
     func run() throws {
         try checkNumbers()
-        try checkWritable()
+        try OutputFile.check(output, force: force)
         let interruption = Interruption()
 
         var sequence = MusicSequence(division: .ticksPerQuarter(ppq))
@@ -149,7 +149,7 @@ struct Record: ParsableCommand {
             track.insert(MIDIEvent(tick: map.tick(atSeconds: max(0, seconds)), arrival.message))
         }
         sequence.addTrack(track)
-        try write(sequence)
+        try OutputFile.write(sequence.midiFile().serialized(), to: output, force: force, while: "recording")
         if let log {
             let lines = arrivals.map { seconds($0).fixed(6) + " " + $0.message.wireBytes.map(\.hex).joined(separator: " ") }
             guard FileManager.default.createFile(atPath: log, contents: Data((lines.joined(separator: "\n") + "\n").utf8)) else {
@@ -168,38 +168,5 @@ struct Record: ParsableCommand {
         if let duration, !(duration > 0 && duration <= 86_400) { throw fail("--duration \(duration): use more than 0 and at most 86400 seconds") }
         try audio.check()
         if play == nil && (!route.isEmpty || playTo.lowercased() != "synth") { throw fail("--route and --play-to need --play SONG") }
-    }
-
-    /// Refuses, before anything is recorded, an output that exists (without --force) or a
-    /// folder that cannot take it.
-    func checkWritable() throws {
-        var isDirectory = false
-        if FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory) {
-            if isDirectory { throw fail("\(output): is a directory; give a file name") }
-            if !force { throw fail("\(output): already exists (use --force to replace it)") }
-        }
-        let folder = output.lastIndex(of: "/").map { $0 == output.startIndex ? "/" : String(output[..<$0]) } ?? "."
-        guard access(folder, W_OK) == 0 else {
-            throw fail("\(output): cannot write in \(folder): \(String(cString: strerror(errno)))")
-        }
-    }
-
-    /// Writes the file whole to a temporary name beside it, then renames it into place, so
-    /// an interrupted write never leaves half a file where the user asked for one.
-    func write(_ sequence: MusicSequence) throws {
-        let bytes = sequence.midiFile().serialized()
-        let temporary = output + ".pianola-\(getpid()).tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
-            throw fail("\(output): cannot write \(temporary): \(String(cString: strerror(errno)))")
-        }
-        if !force && FileManager.default.fileExists(atPath: output) {
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw fail("\(output): appeared while recording; not replaced (use --force to replace it)")
-        }
-        guard rename(temporary, output) == 0 else {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw fail("\(output): cannot write: \(reason)")
-        }
     }
 }

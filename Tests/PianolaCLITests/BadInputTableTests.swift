@@ -105,6 +105,15 @@ struct BadInputTableTests {
             ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", font, "--from", "9223372036854775807:1"]
         }, says: "--from 9223372036854775807:1 is at or after the end of "),
         Row(description: "a path that is a directory", arguments: { ["info", $0.url.path] }, says: "is a directory"),
+        Row(description: "a SysEx dump with a status byte inside a message", arguments: {
+            ["send", try $0.write("patch.syx", [0xF0, 0x43, 0x10, 0xF7, 0xF0, 0x43, 0x90, 0x01, 0xF7]), "--port", "14:0"]
+        }, says: "patch.syx: byte 6: status byte 0x90 inside the message from byte 4 (its data bytes are 00-7F; it has no F7)"),
+        Row(description: "a SysEx dump cut off before its F7", arguments: {
+            ["send", try $0.write("bank.syx", [0xF0, 0x41, 0x10, 0x42, 0x12]), "--port", "14:0"]
+        }, says: "bank.syx: byte 5: the file ends inside the message from byte 0 (no F7)"),
+        Row(description: "a negative delay between SysEx messages", arguments: {
+            ["send", try $0.write("ok.syx", [0xF0, 0x7E, 0xF7]), "--port", "14:0", "--delay=-5"]
+        }, says: "--delay -5.0: use 0 to 60000 milliseconds"),
         Row(description: "a SoundFont that is a directory", arguments: {
             ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", $0.url.path]
         }, says: "cannot load SoundFont: is a directory"),

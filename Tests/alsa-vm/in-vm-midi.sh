@@ -174,5 +174,32 @@ cat "$OUT/virtual.out"
 notes=$(grep -c "Note on" "$OUT/virtual-dump.txt")
 [ $status = 0 ] && [ -n "$address" ] && [ "$notes" -ge 4 ]; check $? "play --virtual waits at $address, then plays to the program that connected ($notes note-ons)"
 
+# 8. SysEx: a 64 KB dump (256 messages of 256 bytes) sent to Midi Through at the cable's pace
+# and received back from it byte for byte; a malformed dump refused in one line.
+python3 -c "
+import sys
+sys.stdout.buffer.write(b''.join(bytes([0xF0] + [(m * 7 + i) % 128 for i in range(254)] + [0xF7]) for m in range(256)))
+" > "$OUT/dump.syx"
+$P receive -o "$OUT/back.syx" --port 14:0 --count 256 --duration 120 > "$OUT/receive.out" 2> "$OUT/receive.err" &
+RECEIVE=$!
+i=0
+while [ $i -lt 50 ] && ! grep -q "receiving SysEx" "$OUT/receive.out"; do sleep 0.2; i=$((i + 1)); done
+$P send "$OUT/dump.syx" --port 14:0 > "$OUT/send.out" 2> "$OUT/send.err"
+sent=$?
+wait $RECEIVE
+received=$?
+cat "$OUT/send.out" "$OUT/send.err" "$OUT/receive.out" "$OUT/receive.err"
+seconds=$(grep -o 'in [0-9.]* s' "$OUT/send.out" | cut -d' ' -f2)
+[ $sent = 0 ] && [ $received = 0 ] && cmp -s "$OUT/dump.syx" "$OUT/back.syx"
+check $? "a 64 KB SysEx dump sent through Midi Through comes back byte for byte ($(wc -c < "$OUT/back.syx" 2>/dev/null || echo 0) bytes)"
+awk -v s="$seconds" 'BEGIN { exit !(s != "" && s >= 65536 * 0.00032 * 0.99 && s <= 65536 * 0.00032 * 1.05) }'
+check $? "it goes out at the cable's pace: $seconds s for 65,536 bytes (3,125 bytes/s: 20.97 s)"
+printf '\360\103\220\367' > "$OUT/bad.syx"
+$P send "$OUT/bad.syx" --port 14:0 2> "$OUT/bad.err"
+status=$?
+cat "$OUT/bad.err"
+[ $status = 1 ] && [ "$(wc -l < "$OUT/bad.err")" = 1 ] && grep -q "bad.syx: byte 2: status byte 0x90 inside the message" "$OUT/bad.err"
+check $? "a malformed dump is refused in one line, status 1, nothing sent"
+
 echo "alsa-vm midi: $passed passed, $failed failed"
 [ "$failed" = 0 ]
