@@ -214,7 +214,9 @@ extension SectionTests {
         clock_gettime(CLOCK_MONOTONIC, &now)
         let (a, b) = (beats[0], beats[beats.count - 1])
         let apart = Double(b.heardAtNanos! - a.heardAtNanos!) / 1e9, frames = Double(b.sampleTime - a.sampleTime) / 48_000
-        #expect(abs(apart - frames) < 0.001, "heard \(apart) s apart, \(frames) s of frames")
+        // Each heard time comes from the output's latest cycle stamp, which JACK's thread takes as it
+        // wakes: a machine busy with other work moves it by a millisecond now and then.
+        #expect(abs(apart - frames) < 0.002, "heard \(apart) s apart, \(frames) s of frames")
         print("beats heard \((apart * 1e6).rounded() / 1e3) ms apart through jackd, their frames \((frames * 1e6).rounded() / 1e3) ms apart")
         #expect(abs(Double(a.heardAtNanos! - (Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec))) / 1e9) < 60, "on CLOCK_MONOTONIC")
     }
