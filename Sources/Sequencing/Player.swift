@@ -85,12 +85,10 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     private var anchorTime: SampleTime = 0        // output time at which the score stood at anchorFrame
     private var anchorFrame: Int64 = 0
     private var cursor = 0
-    private var ratePercent = 100                 // the rate played: `baseRate` scaled by `rateScale`
     private var baseRate = 100                    // setRate's
     private var rateScale = 100                   // modulateRate's
-    private var transpose = 0                     // the transposition played: setTranspose's plus modulateTranspose's
-    private var baseTranspose = 0
-    private var transposeOffset = 0
+    private var baseTranspose = 0                 // setTranspose's
+    private var transposeOffset = 0               // modulateTranspose's
     private var scheduledUntil: SampleTime = .min // the destinations hold what is due before this
     private let controllers: (any ControllerSource)?
     private let sectionChooser: (any SectionChooser)?
@@ -472,24 +470,23 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     public func modulateRate(percent: Int, at time: SampleTime) {
         let scale = min(1000, max(1, percent))
         guard scale != rateScale else { return }
-        rateScale = scale
         let pivot = max(time, scheduledUntil)
         if playing {
-            anchorFrame = scoreFrame(at: pivot)
+            anchorFrame = scoreFrame(at: pivot)   // at the rate played until now
             anchorTime = pivot
         }
-        ratePercent = playedRate
+        rateScale = scale
     }
 
     /// Transposes by `semitones` more than `setTranspose` does, from the next note on (held
     /// notes keep their key). Render thread only (before `willRender`).
-    public func modulateTranspose(semitones: Int) {
-        transposeOffset = semitones
-        transpose = baseTranspose + transposeOffset
-    }
+    public func modulateTranspose(semitones: Int) { transposeOffset = semitones }
 
     /// The rate played: setRate's scaled by modulateRate's.
-    private var playedRate: Int { min(1000, max(1, baseRate * rateScale / 100)) }
+    private var ratePercent: Int { min(1000, max(1, baseRate * rateScale / 100)) }
+
+    /// The transposition played: setTranspose's plus modulateTranspose's.
+    private var transpose: Int { baseTranspose + transposeOffset }
 
     /// Makes the jump that has come due: the held notes released on its frame, play on from
     /// its tick there with the state chased. Render thread only.
@@ -607,11 +604,10 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         case .rate(let percent):
             // Stopped or paused, the position stands where it is (the anchor's time means
             // nothing until a start sets it).
-            baseRate = percent
-            guard playing else { ratePercent = playedRate; return }
-            let frame = scoreFrame(at: time)
+            guard playing else { baseRate = percent; return }
+            let frame = scoreFrame(at: time)   // at the rate played until now
             interrupt(at: time)
-            ratePercent = playedRate
+            baseRate = percent
             anchorFrame = frame
             anchorTime = time
             chaseState(toIndex: cursor, at: time)
@@ -648,7 +644,6 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         case .transpose(let semitones):
             // Held notes keep the key they sound on, so their note-offs still match.
             baseTranspose = semitones
-            transpose = baseTranspose + transposeOffset
         }
     }
 
