@@ -194,13 +194,7 @@ extension Soundtrack {
             return start
         case .cue(let cue):
             let wanted = cue.lowercased()
-            let ticks = ([content.sequence.tempoTrack] + content.sequence.tracks).flatMap { track in
-                track.events.compactMap { event -> Int? in
-                    guard case .meta(.text(.marker, let bytes)) = event.message, String(latin1: bytes).lowercased() == wanted, event.tick >= start else { return nil }
-                    return event.tick
-                }
-            }
-            guard let tick = ticks.min() else {
+            guard let tick = content.sequence.markers.filter({ $0.text.lowercased() == wanted && $0.tick >= start }).map(\.tick).min() else {
                 throw SoundtrackError(.argument, "\(song.name) has no entry cue '\(cue)' (a marker)\(section.map { " in or after its section '\($0.name)'" } ?? "")")
             }
             return tick

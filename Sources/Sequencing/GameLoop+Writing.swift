@@ -14,14 +14,20 @@ extension GameLoop {
     public static func marks(_ message: MIDIMessage, in convention: Convention) -> Bool {
         switch (convention, message) {
         case (.markers, .meta(.text(.marker, let bytes))):
-            let name = String(decoding: bytes.filter { $0 != 0x20 }, as: UTF8.self).lowercased()
-            return name == "loopstart" || name == "loopend"
+            return isLoopMarker(String(latin1: bytes))
         case (.emidi, .controlChange(_, 116, _)), (.emidi, .controlChange(_, 117, _)),
              (.rpgMaker, .controlChange(_, 111, _)), (.descent, .controlChange(_, 110, _)), (.descent, .controlChange(_, 111, _)):
             return true
         default:
             return false
         }
+    }
+
+    /// Whether a marker's text is a loop marker, `loopStart` or `loopEnd` (any case, spaces
+    /// aside). Any thread.
+    public static func isLoopMarker(_ text: String) -> Bool {
+        let name = text.filter { $0 != " " }.lowercased()
+        return name == "loopstart" || name == "loopend"
     }
 
     /// `file` (a one-song file whose first track is `file.tracks[0]`, ending at `songEnd`)

@@ -101,6 +101,17 @@ public struct MusicSequence: Hashable, Sendable {
         })
     }
 
+    /// Every marker meta event's tick and text (Latin-1), the tempo track's first, then each
+    /// track's in order. Any thread.
+    public var markers: [(tick: Int, text: String)] {
+        ([tempoTrack] + tracks).flatMap { track in
+            track.events.compactMap { event -> (tick: Int, text: String)? in
+                guard case .meta(.text(.marker, let bytes)) = event.message else { return nil }
+                return (event.tick, String(latin1: bytes))
+            }
+        }
+    }
+
     /// The song's end in ticks: the longest track, tempo track included. Any thread.
     public var length: Int { tracks.reduce(tempoTrack.length) { max($0, $1.length) } }
 

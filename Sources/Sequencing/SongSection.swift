@@ -20,13 +20,8 @@ public struct SongSection: Hashable, Sendable {
     /// The sections of `sequence`, in the order they sound: one per marker (the loop markers
     /// `loopStart` and `loopEnd` aside), each running to the next or to the song's end. Any thread.
     public static func sections(of sequence: MusicSequence) -> [SongSection] {
-        let markers = ([sequence.tempoTrack] + sequence.tracks).flatMap { track in
-            track.events.compactMap { event -> (tick: Int, name: String)? in
-                guard case .meta(.text(.marker, let bytes)) = event.message, !GameLoop.marks(event.message, in: .markers) else { return nil }
-                return (event.tick, String(latin1: bytes))
-            }
-        }
-        return sections(starting: markers, length: sequence.length)
+        let starts = sequence.markers.filter { !GameLoop.isLoopMarker($0.text) }.map { (tick: $0.tick, name: $0.text) }
+        return sections(starting: starts, length: sequence.length)
     }
 
     /// The sections a table names (section → where it starts, bar:beat from 1), for a song
