@@ -33,6 +33,7 @@ public final class SequencerInput: @unchecked Sendable {
     private var sysex: [UInt8] = []
     private var sysexStart: Int64 = 0
     private let broken = Atomic<Int>(0)
+    private let wholeSysex = Atomic<Int>(0)
 
     /// Pianola's input port `portName`, stamping on `queue` (one of the client's queues, e.g.
     /// a `SequencerOutput`'s, so recording and playing share a clock) or a queue of its own. Control thread.
@@ -65,8 +66,8 @@ public final class SequencerInput: @unchecked Sendable {
         self.thread = thread
     }
 
-    /// What has arrived so far, in arrival order, while it goes on reading. Control thread.
-    public var arrivals: [Arrival] { recorded.withLock { $0 } }
+    /// Whole system-exclusive messages received so far. Any thread.
+    public var sysexCount: Int { wholeSysex.load(ordering: .relaxed) }
 
     /// System-exclusive messages that arrived cut off (a status byte before their F7) and
     /// were left out. Any thread.
@@ -118,6 +119,7 @@ public final class SequencerInput: @unchecked Sendable {
                     if byte == 0xF7 {
                         let message = MIDIMessage.sysex(Array(sysex.dropFirst()))
                         recorded.withLock { $0.append(Arrival(nanoseconds: sysexStart, message: message)) }
+                        wholeSysex.add(1, ordering: .relaxed)
                         sysex = []
                     }
                 }

@@ -315,7 +315,8 @@ final class PortDestination: MIDIDestination, @unchecked Sendable {
     var schedulingLookahead: Int { 0 }
 }
 
-func monotonicNanos() -> Int64 {
+/// CLOCK_MONOTONIC now, in nanoseconds. Any thread.
+public func monotonicNanos() -> Int64 {
     var t = timespec()
     clock_gettime(CLOCK_MONOTONIC, &t)
     return Int64(t.tv_sec) * 1_000_000_000 + Int64(t.tv_nsec)

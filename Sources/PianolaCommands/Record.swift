@@ -161,11 +161,16 @@ struct Record: ParsableCommand {
         if let signal = interruption.signal { throw ExitCode(128 + signal) }
     }
 
+    /// One line on a `--duration` that is not more than 0 and at most a day (record and receive).
+    static func check(duration: Double?) throws {
+        if let duration, !(duration > 0 && duration <= 86_400) { throw fail("--duration \(duration): use more than 0 and at most 86400 seconds") }
+    }
+
     /// One line on a number out of its range or an option that needs `--play`.
     func checkNumbers() throws {
         guard tempo >= 10 && tempo <= 1000 else { throw fail("--tempo \(tempo): use 10 to 1000 beats per minute") }
         guard (24...32_767).contains(ppq) else { throw fail("--ppq \(ppq): use 24 to 32767") }
-        if let duration, !(duration > 0 && duration <= 86_400) { throw fail("--duration \(duration): use more than 0 and at most 86400 seconds") }
+        try Record.check(duration: duration)
         try audio.check()
         if play == nil && (!route.isEmpty || playTo.lowercased() != "synth") { throw fail("--route and --play-to need --play SONG") }
     }

@@ -50,7 +50,7 @@ struct Send: ParsableCommand {
         let interruption = Interruption()
         let total = dumps.reduce(0) { $0 + $1.byteCount }, messages = dumps.reduce(0) { $0 + $1.messages.count }
         let progress = Progress(total: total, shown: !quiet && isatty(STDOUT_FILENO) == 1)
-        let started = Send.now()
+        let started = monotonicNanos()
         var lineFree = started, sent = 0
         for message in dumps.flatMap(\.messages) {
             for start in stride(from: 0, to: message.count, by: SequencerClient.sysexPiece) {
@@ -62,25 +62,18 @@ struct Send: ParsableCommand {
                     throw ExitCode(128 + signal)
                 }
                 do { try client.sendSysex(piece, from: source, to: destination) } catch { throw fail(error.description) }
-                lineFree = max(lineFree, Send.now()) + Int64(piece.count) * Send.nanosecondsPerByte
+                lineFree = max(lineFree, monotonicNanos()) + Int64(piece.count) * Send.nanosecondsPerByte
                 sent += piece.count
                 progress.show(sent)
             }
-            if let delay { Send.sleep(until: Send.now() + Int64(delay * 1_000_000)) }
+            if let delay { Send.sleep(until: monotonicNanos() + Int64(delay * 1_000_000)) }
         }
         if delay == nil { Send.sleep(until: lineFree) }   // the last byte off the cable
         progress.finish()
-        let seconds = Double(Send.now() - started) / 1e9
+        let seconds = Double(monotonicNanos() - started) / 1e9
         if !quiet {
             print("sent \(messages) message\(messages == 1 ? "" : "s") (\(total) bytes) to \(destination.address) (\(destination.clientName): \(destination.name)) in \(seconds.fixed(2)) s, \(Int((Double(total) / seconds).rounded())) bytes/s")
         }
-    }
-
-    /// CLOCK_MONOTONIC now, in nanoseconds.
-    static func now() -> Int64 {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return Int64(t.tv_sec) * 1_000_000_000 + Int64(t.tv_nsec)
     }
 
     /// Sleeps until CLOCK_MONOTONIC reads `nanoseconds` (at once if it has passed).
@@ -121,7 +114,7 @@ struct Receive: ParsableCommand {
 
     func run() throws {
         if let count, count < 1 { throw fail("--count \(count): use 1 or more messages") }
-        if let duration, !(duration > 0 && duration <= 86_400) { throw fail("--duration \(duration): use more than 0 and at most 86400 seconds") }
+        try Record.check(duration: duration)
         try OutputFile.check(output, force: force)
         let input: SequencerInput, source: SequencerPort
         do {
@@ -133,13 +126,13 @@ struct Receive: ParsableCommand {
         let interruption = Interruption()
         if !quiet { print("receiving SysEx from \(source.address) (\(source.clientName): \(source.name)) into \(output)"); fflush(nil) }
         input.start(startQueue: true)
-        let started = Send.now()
+        let started = monotonicNanos()
         while interruption.signal == nil {
             usleep(20_000)
-            if let count, Receive.messages(input.arrivals).count >= count { break }
-            if let duration, Double(Send.now() - started) / 1e9 >= duration { break }
+            if let count, input.sysexCount >= count { break }
+            if let duration, Double(monotonicNanos() - started) / 1e9 >= duration { break }
         }
-        var messages = Receive.messages(input.stop())
+        var messages = input.stop().compactMap { arrival -> [UInt8]? in if case .sysex(let body) = arrival.message { [0xF0] + body } else { nil } }
         if let count { messages = Array(messages.prefix(count)) }
         if input.brokenSysex > 0 { printError("warning: \(input.brokenSysex) message\(input.brokenSysex == 1 ? "" : "s") from \(source.address) came cut off (a status byte before F7) and \(input.brokenSysex == 1 ? "was" : "were") left out") }
         guard !messages.isEmpty else { throw fail("no SysEx message came from \(source.address); nothing written") }
@@ -147,11 +140,6 @@ struct Receive: ParsableCommand {
         try OutputFile.write(bytes, to: output, force: force, while: "receiving")
         if !quiet { print("wrote \(output): \(messages.count) message\(messages.count == 1 ? "" : "s"), \(bytes.count) bytes") }
         if let signal = interruption.signal { throw ExitCode(128 + signal) }
-    }
-
-    /// The whole SysEx messages among `arrivals`, F0 to F7.
-    static func messages(_ arrivals: [SequencerInput.Arrival]) -> [[UInt8]] {
-        arrivals.compactMap { if case .sysex(let body) = $0.message { [0xF0] + body } else { nil } }
     }
 }
 
