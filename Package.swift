@@ -104,7 +104,7 @@ let package = Package(
         // Test support in Swift: the seeded random generator the tests share.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "Sequencing", "TestSupport"]),
-        .testTarget(name: "SequencingTests", dependencies: ["Sequencing", "MIDI", "SongBook"]),
+        .testTarget(name: "SequencingTests", dependencies: ["Sequencing", "MIDI", "Engine", "SongBook"]),
         .testTarget(name: "PianolaTests", dependencies: ["Pianola", "Engine", "MIDI", "AllocationCounter", "TestSupport", "SongBook", "SoundServers"]),
         .testTarget(name: "PianolaCLITests", dependencies: ["MIDI", "Pianola", "pianola", "CCairo", "SoundServers", "jack-capture", "pipewire-capture", "SoundFontBook"]),
         // Test support: counts the heap allocations a thread makes (the render-thread rule).

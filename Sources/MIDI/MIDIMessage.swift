@@ -45,6 +45,12 @@ public enum MIDIMessage: Hashable, Sendable {
         }
     }
 
+    /// True for a system common or real-time message (clock, transport, timecode). Any thread.
+    public var isSystem: Bool {
+        if case .system = self { return true }
+        return false
+    }
+
     /// True for a note-on with velocity above 0 (a note that sounds). Any thread.
     public var isSoundingNoteOn: Bool {
         if case .noteOn(_, _, let velocity) = self { return velocity > 0 }
@@ -125,6 +131,12 @@ extension MIDIMessage {
         case 0xF2: return 2
         default: return 0
         }
+    }
+
+    /// The number of data bytes that follow any status byte in a MIDI stream (a channel
+    /// message's, or a system message's: 2 for Song Position Pointer, none for clock). Any thread.
+    public static func dataLength(afterStatus status: UInt8) -> Int {
+        status < 0xF0 ? channelDataLength(status) : systemDataLength(status)
     }
 
     /// The number of data bytes of a channel message with this status byte. Any thread.

@@ -135,6 +135,28 @@ public struct TempoMap: Hashable, Sendable {
         return tick(atUnits: maxUnits)
     }
 
+    /// The sample frame of pulse `pulse` of a grid of `pulsesPerQuarter` pulses a quarter
+    /// note (MIDI clock's 24) counted from the start, exact between ticks, rounded to the
+    /// nearest frame. For SMPTE division, quarters at 120 bpm. Any thread.
+    public func sampleFrame(atPulse pulse: Int, pulsesPerQuarter: Int, sampleRate: Int) -> Int64 {
+        guard let tpq = ticksPerQuarter else { return Int64(Self.mulDivRounded(pulse, sampleRate, 2 * pulsesPerQuarter)) }
+        let (tick, remainder) = pulse.multipliedSaturating(by: tpq).quotientAndRemainder(dividingBy: pulsesPerQuarter)
+        let units = units(atTick: tick).multipliedSaturating(by: pulsesPerQuarter)
+            .addingSaturating(remainder * segment(atTick: tick).unitsPerTick)
+        return Int64(Self.mulDivRounded(units, sampleRate, unitsPerSecond * pulsesPerQuarter))
+    }
+
+    /// The first pulse of a grid of `pulsesPerQuarter` a quarter whose frame is at or after
+    /// `frame`. Any thread.
+    public func firstPulse(atOrAfterFrame frame: Int64, pulsesPerQuarter: Int, sampleRate: Int) -> Int {
+        let quarters = ticksPerQuarter.map { Double(tick(atSampleFrame: frame, sampleRate: sampleRate)) / Double($0) }
+            ?? Double(frame) * 2 / Double(sampleRate)
+        var pulse = max(0, Int(min(quarters * Double(pulsesPerQuarter), 0x1p52)))
+        while pulse > 0 && sampleFrame(atPulse: pulse - 1, pulsesPerQuarter: pulsesPerQuarter, sampleRate: sampleRate) >= frame { pulse -= 1 }
+        while sampleFrame(atPulse: pulse, pulsesPerQuarter: pulsesPerQuarter, sampleRate: sampleRate) < frame { pulse += 1 }
+        return pulse
+    }
+
     /// Position in quarter notes (beats of the MIDI tempo). For SMPTE division, in quarters at
     /// 120 bpm. Any thread.
     public func beats(atTick tick: Int) -> Double {

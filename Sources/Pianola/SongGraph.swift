@@ -112,10 +112,11 @@ public final class SongGraph {
     /// Builds the graph for `sequence` with the font `soundFont` (a file or bytes), pulled in
     /// slices of at most `maxFrames`, and starts the player and the audio files. `routing`
     /// sends chosen tracks and channels to the `external` destinations (ALSA ports) instead of
-    /// the synthesizer. Throws a `SynthesizerError` or an `AudioFileError`, one line each. Control thread.
+    /// the synthesizer; `sync` receives MIDI clock and timecode (`Player`'s). Throws a
+    /// `SynthesizerError` or an `AudioFileError`, one line each. Control thread.
     public convenience init(sequence: MusicSequence, soundFont: FileSource, settings: Settings, maxFrames: Int = 4096,
-                            routing: Routing = Routing(), external: [any MIDIDestination] = []) throws {
-        try self.init(sequence: sequence, font: soundFont.soundFont, settings: settings, maxFrames: maxFrames, routing: routing, external: external)
+                            routing: Routing = Routing(), external: [any MIDIDestination] = [], sync: SyncDestinations = SyncDestinations()) throws {
+        try self.init(sequence: sequence, font: soundFont.soundFont, settings: settings, maxFrames: maxFrames, routing: routing, external: external, sync: sync)
     }
 
     /// Builds the graph for `sequence` with `soundFont`, loaded once and shared with other
@@ -125,7 +126,7 @@ public final class SongGraph {
     }
 
     init(sequence: MusicSequence, font: SoundFontSource, settings: Settings, maxFrames: Int = 4096,
-         routing: Routing = Routing(), external: [any MIDIDestination] = []) throws {
+         routing: Routing = Routing(), external: [any MIDIDestination] = [], sync: SyncDestinations = SyncDestinations()) throws {
         self.sequence = sequence
         self.settings = settings
         var configuration = Synthesizer.Configuration()
@@ -147,7 +148,7 @@ public final class SongGraph {
         let routes = routing.destinations(trackCount: sequence.tracks.count, synth: synth, external: external)
         let bus = MixerNode()
         player = Player(sequence: sequence, sampleRate: settings.sampleRate, destinations: routes.destinations,
-                        trackDestinations: routes.trackDestinations, parameters: bus)
+                        trackDestinations: routes.trackDestinations, parameters: bus, sync: sync)
         live = LiveMIDI(to: synth)
         graph.add(live)
         var musicFrames = settings.musicFrames(of: sequence)

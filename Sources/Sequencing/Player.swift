@@ -112,6 +112,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     private var chase: [Int16]                    // per destination × channel: 128 CCs, program, pitch bend, pressure
     private var pedals: [UInt8]                   // per destination × channel: bit 0 sustain (64), bit 1 sostenuto (66) down
     private var laneLast: [Int32]                 // per automation lane: the last step before the chase point
+    private var sync: SyncOutputs                 // MIDI clock and timecode
 
     /// A player for `sequence` at `sampleRate`, every track to `destination`, or track `i` to
     /// `destinations[trackDestinations[i]]` when given. Parameter events go to `parameters`
@@ -119,10 +120,12 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     /// CC10) set the volume and pan of `parameters`' input `busInputs[d]` instead of reaching
     /// the destination (-1: they reach it); CC7's value `v` gives the gain (v/127)², as GM's
     /// volume curve. `controllers` drives controllers of its own, merged with the score;
-    /// `sections` chooses where each section goes on. Control thread.
+    /// `sections` chooses where each section goes on. `sync` receives MIDI clock (following the
+    /// tempo map and the rate, with Start, Stop, Song Position Pointer and Continue as the
+    /// transport moves) and MIDI timecode. Control thread.
     public init(sequence: MusicSequence, sampleRate: Int, destinations: [any MIDIDestination], trackDestinations: [Int]? = nil,
                 parameters: (any ParameterDestination)? = nil, busInputs: [Int]? = nil, controllers: (any ControllerSource)? = nil,
-                sections: (any SectionChooser)? = nil) {
+                sections: (any SectionChooser)? = nil, sync: SyncDestinations = SyncDestinations()) {
         precondition(!destinations.isEmpty, "a player needs somewhere to send its events")
         score = Score(sequence, sampleRate: sampleRate)
         self.destinations = destinations
@@ -149,6 +152,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         sectionTicks = sections?.sectionStartTicks ?? []
         let tempoMap = score.tempoMap
         sectionFrames = sectionTicks.map { tempoMap.sampleFrame(atTick: $0, sampleRate: sampleRate) }
+        self.sync = SyncOutputs(sync, tempoMap: tempoMap, sampleRate: sampleRate)
         publishTimeline()   // before any render thread can: the song's end, for nextTime
     }
 
@@ -353,6 +357,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         scheduledUntil = max(scheduledUntil, limit)
         if playing, let stop = stopTime, stop < reach {
             interrupt(at: max(stop, time))
+            sync.stop(at: max(stop, time))
             resetToStart()
         }
         // Where the song is at the end of this cycle (not the next event's tick, which can be
@@ -367,6 +372,16 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         let events = score.events
         while true {
             let nextFrame = cursor < events.count ? events[cursor].frame : Int64.max
+            // A MIDI clock pulse or timecode quarter frame; one on a section's start, the loop's
+            // end or the song's end belongs to what plays from there.
+            let syncFrame = sync.nextFrame
+            if syncFrame <= nextFrame && syncFrame < nextBoundary.frame && syncFrame < endFrame
+                && (loopStart == nil || syncFrame < loopEndFrame) {
+                let due = outputTime(ofFrame: syncFrame)
+                guard due < horizon else { break }
+                sync.sendNext(at: max(due, time))
+                continue
+            }
             // A section's end, where the chooser may send play elsewhere (before the beat and
             // the events on its frame, which belong to the section played next).
             if nextBoundary.frame <= nextFrame && nextBoundary.frame < endFrame && (loopStart == nil || nextBoundary.frame < loopEndFrame) {
@@ -410,6 +425,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
                 if end < horizon {
                     sendControllers(before: max(end, time), from: time)
                     releaseAll(at: max(end, time))
+                    sync.stop(at: max(end, time))
                     notifications.push(Notification(kind: 2, index: 0, time: max(end, time)))
                     playing = false
                     stopTime = nil
@@ -510,6 +526,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         findNextBoundary()
         chaseState(toIndex: index, at: time)
         chaseAutomation(toIndex: index, at: time, moving: true)
+        sync.start(fromFrame: frame, at: time)
     }
 
     /// Publishes the mapping from score to output time for `nextTime(on:atOrAfter:)`, then
@@ -531,6 +548,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         pendingJump = nil
         anchorFrame = 0
         cursor = 0
+        sync.reset()
         finishedFlag.store(false, ordering: .relaxed)
     }
 
@@ -569,13 +587,18 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             findNextBoundary()
             chaseState(toIndex: cursor, at: anchorTime)
             chaseAutomation(toIndex: cursor, at: anchorTime, moving: true)
+            sync.start(fromFrame: anchorFrame, at: anchorTime)
         case .pause:
             guard playing else { return }
             interrupt(at: time)
+            sync.stop(at: time)
             playing = false
             pendingJump = nil
         case .stop:
-            if playing { interrupt(at: time) }
+            if playing {
+                interrupt(at: time)
+                sync.stop(at: time)
+            }
             resetToStart()
         case .stopAt(let at):
             if playing { stopTime = at } else { resetToStart() }
@@ -591,7 +614,10 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             finishedFlag.store(false, ordering: .relaxed)
             findNextBeat()
             findNextBoundary()
-            if playing { chaseState(toIndex: cursor, at: time) }
+            if playing {
+                chaseState(toIndex: cursor, at: time)
+                sync.start(fromFrame: anchorFrame, at: time)
+            }
             chaseAutomation(toIndex: cursor, at: time, moving: playing)
         case .jump(let tick, let at):
             guard playing else { return apply(.seek(tick: tick), at: time) }
@@ -663,6 +689,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     /// changes from then again.
     private func flushScheduled(from time: SampleTime) {
         for d in destinations.indices { destinations[d].flushScheduled(from: time) }
+        sync.flushScheduled(from: time, frame: scoreFrame(at: time), outputTime: outputTime(ofFrame:))
         controllers?.rewind(to: time)
         scheduledUntil = min(scheduledUntil, time)
     }

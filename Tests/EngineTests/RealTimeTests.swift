@@ -18,7 +18,7 @@ struct RealTimeTests {
         #expect(count >= 1)
     }
 
-    @Test("after warm-up, 1,000 render cycles with events, loop wraps, mute, solo, seek, jumps, transpose, rate, pause, mixer fades and the limiter allocate nothing")
+    @Test("after warm-up, 1,000 render cycles with events, loop wraps, mute, solo, seek, jumps, transpose, rate, pause, MIDI clock, mixer fades and the limiter allocate nothing")
     func noAllocationWhileRendering() throws {
         // Sixteenth notes on two tracks with controllers, pitch bend and a sysex every bar.
         var notes = Track(events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: 0))])
@@ -36,7 +36,8 @@ struct RealTimeTests {
             }
         }
         let sequence = MusicSequence(division: .ticksPerQuarter(480), tracks: [notes, other])
-        let harness = try RenderHarness(sequence, reverb: true, maxFrames: 256)
+        let clock = MessageCounter()
+        let harness = try RenderHarness(sequence, reverb: true, maxFrames: 256, sync: SyncDestinations(clock: [clock], timecode: [clock]))
         harness.player.setLoop(startTick: 0, endTick: 480 * 8, count: 0)
         // Warm-up: every code path once (the Swift runtime fills its type caches on first use).
         let mixer = harness.graph.root as! MixerNode
@@ -65,6 +66,7 @@ struct RealTimeTests {
         let buffer = harness.buffer
         // Only the render calls are counted: the control calls stand for another thread.
         var allocations = 0, openMP = 0
+        let clockBefore = clock.count
         for cycle in 0..<1000 {
             if cycle % 250 == 100 { transportChanges(cycle / 250 + 2) }
             pianola_allocations_start()
@@ -79,7 +81,17 @@ struct RealTimeTests {
         print("render allocations: Pianola \(allocations), libgomp inside libfluidsynth \(openMP) in 1,000 cycles")
         #expect(harness.sampler.droppedEvents == 0)
         #expect(harness.sampler.synthesizer.activeVoiceCount > 0)
+        #expect(clock.count - clockBefore > 500, "the clock ran: \(clock.count - clockBefore) messages")
     }
+}
+
+/// A destination that only counts what it is sent (allocating nothing itself).
+final class MessageCounter: MIDIDestination, @unchecked Sendable {
+    var count = 0
+    func schedule(_ event: ScheduledMIDI) { count += 1 }
+    func scheduleSysex(_ data: UnsafeBufferPointer<UInt8>, at time: SampleTime) { count += 1 }
+    func flushScheduled(from time: SampleTime) {}
+    var schedulingLookahead: Int { 0 }
 }
 
 extension RealTimeTests {

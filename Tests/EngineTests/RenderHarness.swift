@@ -16,7 +16,7 @@ struct RenderHarness {
     let sampler: SamplerNode
     let buffer: AudioBuffer
 
-    init(_ sequence: MusicSequence, reverb: Bool = false, maxFrames: Int = 1000) throws {
+    init(_ sequence: MusicSequence, reverb: Bool = false, maxFrames: Int = 1000, sync: SyncDestinations = SyncDestinations()) throws {
         var configuration = Synthesizer.Configuration()
         configuration.sampleRate = Double(Self.rate)
         configuration.reverb = reverb
@@ -28,7 +28,7 @@ struct RenderHarness {
         let mixer = MixerNode()
         graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: Self.rate), maxFrames: maxFrames)
         mixer.connect(sampler)
-        player = Player(sequence: sequence, sampleRate: Self.rate, destinations: [sampler])
+        player = Player(sequence: sequence, sampleRate: Self.rate, destinations: [sampler], sync: sync)
         graph.add(player)
         buffer = AudioBuffer(capacity: maxFrames)
         player.start()
