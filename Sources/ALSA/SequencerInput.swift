@@ -132,10 +132,18 @@ public final class SequencerInput: @unchecked Sendable {
         // 14-bit controllers and (N)RPNs decode to several messages.
         var start = 0
         while start < count {
-            let length = 1 + MIDIMessage.channelDataLength(bytes[start])
-            guard start + length <= count, let message = MIDIMessage(channelBytes: Array(bytes[start..<start + length])) else { return }
-            recorded.withLock { $0.append(Arrival(nanoseconds: at, message: message)) }
-            thru?(message)
+            let status = bytes[start]
+            let length = 1 + MIDIMessage.dataLength(afterStatus: status)
+            guard start + length <= count else { return }
+            let wire = Array(bytes[start..<start + length])
+            if status >= 0xF0 {
+                // Clock, transport, song position, timecode: recorded, never played.
+                recorded.withLock { $0.append(Arrival(nanoseconds: at, message: .system(status: status, data: Array(wire.dropFirst())))) }
+            } else {
+                guard let message = MIDIMessage(channelBytes: wire) else { return }
+                recorded.withLock { $0.append(Arrival(nanoseconds: at, message: message)) }
+                thru?(message)
+            }
             start += length
         }
     }

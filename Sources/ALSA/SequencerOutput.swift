@@ -18,10 +18,11 @@ public final class SequencerOutput: @unchecked Sendable {
     // thread that runs the player) single-consumer (the sender thread); everything else is set
     // up by the control thread before `start` and used by the sender thread until `finish`.
 
-    /// One thing for the sender thread: a channel message, a sysex (its bytes follow in
-    /// `sysexBytes`), or a transport jump at `time`.
+    /// One thing for the sender thread: a channel or system message, a sysex (its bytes follow
+    /// in `sysexBytes`), a transport jump at `time` (what was queued from then on taken back and
+    /// the channels reset), or a flush (taken back only: a clock's port).
     struct Item {
-        enum Kind: UInt8 { case message, sysex, jump }
+        enum Kind: UInt8 { case message, sysex, jump, flush }
         var kind: Kind
         var target: UInt8
         var status: UInt8, data1: UInt8, data2: UInt8
@@ -55,6 +56,7 @@ public final class SequencerOutput: @unchecked Sendable {
     private var windowFrames: Int64
     private let offset = Atomic<Int64>(0)
     private var lineFreeAt: [Int64] = []
+    private var latency: [Int64] = []            // per target: nanoseconds its events go out early (negative: late)
     private var sysexScratch: [UInt8] = []
     private var coder: OpaquePointer?
 
@@ -81,19 +83,47 @@ public final class SequencerOutput: @unchecked Sendable {
     /// it), or to whoever subscribes to Pianola's port when `port` is nil (a virtual port).
     /// Control thread, before `start`.
     public func destination(to port: SequencerPort?) throws(SequencerError) -> MIDIDestination {
-        if let port { try client.connect(port: Int(sourcePort), to: port) }
+        PortDestination(output: self, target: try self.target(port), resetsChannels: true)
+    }
+
+    /// A destination for a player's MIDI clock or timecode to `port`: like `destination(to:)`,
+    /// but a transport jump resets no channels there. Control thread, before `start`.
+    public func syncDestination(to port: SequencerPort) throws(SequencerError) -> MIDIDestination {
+        PortDestination(output: self, target: try target(port), resetsChannels: false)
+    }
+
+    /// The index of `port`'s target (nil: the subscribers), connecting to it the first time.
+    private func target(_ port: SequencerPort?) throws(SequencerError) -> UInt8 {
         let target: Target = port.map { .port(client: UInt8($0.client), port: UInt8($0.port)) } ?? .subscribers
-        if let index = targets.firstIndex(of: target) { return PortDestination(output: self, target: UInt8(index)) }
+        if let index = targets.firstIndex(of: target) { return UInt8(index) }
+        if let port { try client.connect(port: Int(sourcePort), to: port) }
         targets.append(target)
         lineFreeAt.append(0)
-        return PortDestination(output: self, target: UInt8(targets.count - 1))
+        latency.append(0)
+        return UInt8(targets.count - 1)
     }
+
+    /// Sends what goes to `port` `seconds` early (late when negative), for a device that
+    /// sounds that much after the others (or before): its events still line up with the
+    /// audio and the other ports. `port` must be one of the destinations. Control thread, before `start`.
+    public func setLatency(seconds: Double, for port: SequencerPort) {
+        guard let index = targets.firstIndex(of: .port(client: UInt8(port.client), port: UInt8(port.port))) else { return }
+        latency[index] = Int64((seconds * 1e9).rounded())
+    }
+
+    /// Nanoseconds the earliest port goes out before the player's time (0 when none is early).
+    private var maxLead: Int64 { max(0, latency.max() ?? 0) }
 
     /// Starts the queue and the sender thread, which runs `clock` (the player) in real time:
     /// MIDI only, nothing pulled by audio. Control thread.
     public func start(driving clock: any RenderScheduler) {
         self.clock = clock
-        // The first window goes to the kernel before the queue starts, so nothing is late.
+        // The queue starts first (starting it takes back what this client queued on it before,
+        // as the kernel does), and frame 0 comes a lead after its start, so the first window
+        // reaches the kernel before any of it is due.
+        startQueue()
+        windowFrames += maxLead * Int64(sampleRate) / 1_000_000_000   // an early port needs its events that much sooner
+        offset.store(Self.drivingLead + maxLead, ordering: .relaxed)
         clock.willRender(from: 0, frames: Int(windowFrames))
         rendered = windowFrames
         while let item = items.pop() { send(item) }
@@ -101,18 +131,25 @@ public final class SequencerOutput: @unchecked Sendable {
         startSender()
     }
 
+    /// Nanoseconds of queue time before the player's frame 0 when the sender drives it.
+    private static let drivingLead: Int64 = 20_000_000
+
     /// Starts the queue and the sender thread for a player that `audio` pulls: each event is
     /// stamped for the moment its frame leaves the audio device, so gear and synth sound
     /// together. Control thread.
     public func start(following audio: any AudioOutput) {
         self.audio = audio
         sampleRate = audio.format.sampleRate
+        startQueue()
         startSender()
     }
 
-    private func startSender() {
+    private func startQueue() {
         client.control(queue: queue, start: true)
         queueStart = monotonicNanos()
+    }
+
+    private func startSender() {
         // Normal priority: it works 50 ms ahead, and a real-time thread here would hold off
         // the kernel's own deferred work (the timer that fires the queue) on a busy machine.
         let (thread, _) = startThread(realTimePriority: nil) { self.run() }
@@ -190,7 +227,7 @@ public final class SequencerOutput: @unchecked Sendable {
                 offset.store(zero - queueStart, ordering: .relaxed)
             }
             if let clock {
-                let now = (monotonicNanos() - queueStart) * Int64(sampleRate) / 1_000_000_000
+                let now = (monotonicNanos() - queueStart - offset.load(ordering: .relaxed)) * Int64(sampleRate) / 1_000_000_000
                 let target = now + windowFrames
                 if target > rendered {
                     clock.willRender(from: rendered, frames: Int(target - rendered))
@@ -213,22 +250,24 @@ public final class SequencerOutput: @unchecked Sendable {
         }
     }
 
-    private func stamp(_ time: SampleTime) -> Int64 {
-        max(0, offset.load(ordering: .relaxed) + time * 1_000_000_000 / Int64(sampleRate))
+    private func stamp(_ time: SampleTime, target: UInt8) -> Int64 {
+        max(0, offset.load(ordering: .relaxed) + time * 1_000_000_000 / Int64(sampleRate) - latency[Int(target)])
     }
 
     private func send(_ item: Item) {
-        let at = stamp(item.time)
+        let at = stamp(item.time, target: item.target)
         switch item.kind {
+        case .flush:
+            removeQueued(from: at, target: item.target)
         case .jump:
-            removeQueued(from: at)
+            removeQueued(from: at, target: item.target)
             for channel in 0..<16 {
                 output([0xB0 | UInt8(channel), 123, 0], target: item.target, at: at)
                 output([0xB0 | UInt8(channel), 121, 0], target: item.target, at: at)
             }
         case .message:
             let bytes = [item.status, item.data1, item.data2]
-            output(Array(bytes.prefix(1 + MIDIMessage.channelDataLength(item.status))), target: item.target, at: at)
+            output(Array(bytes.prefix(1 + MIDIMessage.dataLength(afterStatus: item.status))), target: item.target, at: at)
         case .sysex:
             let count = Int(abs(item.length))
             sysexScratch.removeAll(keepingCapacity: true)
@@ -252,14 +291,7 @@ public final class SequencerOutput: @unchecked Sendable {
         let used = bytes.withUnsafeBufferPointer { snd_midi_event_encode(coder, $0.baseAddress, $0.count, &event) }
         guard used == bytes.count, event.type != UInt8(SND_SEQ_EVENT_NONE.rawValue) else { droppedCount.add(1, ordering: .relaxed); return }
         event.source.port = UInt8(sourcePort)
-        switch targets[Int(target)] {
-        case .port(let c, let p):
-            event.dest.client = c
-            event.dest.port = p
-        case .subscribers:
-            event.dest.client = UInt8(SND_SEQ_ADDRESS_SUBSCRIBERS)
-            event.dest.port = UInt8(SND_SEQ_ADDRESS_UNKNOWN)
-        }
+        event.dest = address(of: target)
         event.queue = UInt8(queue)
         event.flags = (event.flags & ~UInt8(SND_SEQ_TIME_STAMP_MASK | SND_SEQ_TIME_MODE_MASK)) | UInt8(SND_SEQ_TIME_STAMP_REAL | SND_SEQ_TIME_MODE_ABS)
         event.time.time.tv_sec = UInt32(at / 1_000_000_000)
@@ -269,13 +301,24 @@ public final class SequencerOutput: @unchecked Sendable {
         if snd_seq_event_output(client.handle, &event) >= 0 { sentCount.add(1, ordering: .relaxed) }
     }
 
-    /// Takes back every event of ours still waiting in the kernel at or after `at`.
-    private func removeQueued(from at: Int64) {
+    /// The address events for `target` are sent to.
+    private func address(of target: UInt8) -> snd_seq_addr_t {
+        switch targets[Int(target)] {
+        case .port(let c, let p): snd_seq_addr_t(client: c, port: p)
+        case .subscribers: snd_seq_addr_t(client: UInt8(SND_SEQ_ADDRESS_SUBSCRIBERS), port: UInt8(SND_SEQ_ADDRESS_UNKNOWN))
+        }
+    }
+
+    /// Takes back every event of ours for `target` still waiting in the kernel at or after
+    /// `at` (the other targets' may be stamped early or late of the same moment).
+    private func removeQueued(from at: Int64, target: UInt8) {
         snd_seq_drain_output(client.handle)
         var remove: OpaquePointer?
         snd_seq_remove_events_malloc(&remove)
         defer { snd_seq_remove_events_free(remove) }
-        snd_seq_remove_events_set_condition(remove, UInt32(SND_SEQ_REMOVE_OUTPUT | SND_SEQ_REMOVE_TIME_AFTER))
+        snd_seq_remove_events_set_condition(remove, UInt32(SND_SEQ_REMOVE_OUTPUT | SND_SEQ_REMOVE_TIME_AFTER | SND_SEQ_REMOVE_DEST))
+        var dest = address(of: target)
+        snd_seq_remove_events_set_dest(remove, &dest)
         snd_seq_remove_events_set_queue(remove, queue)
         var time = snd_seq_timestamp_t()
         time.time.tv_sec = UInt32(at / 1_000_000_000)
@@ -292,10 +335,12 @@ final class PortDestination: MIDIDestination, @unchecked Sendable {
     // output's lock-free queues.
     private let output: SequencerOutput
     private let target: UInt8
+    private let resetsChannels: Bool
 
-    init(output: SequencerOutput, target: UInt8) {
+    init(output: SequencerOutput, target: UInt8, resetsChannels: Bool) {
         self.output = output
         self.target = target
+        self.resetsChannels = resetsChannels
     }
 
     func schedule(_ event: ScheduledMIDI) {
@@ -309,7 +354,7 @@ final class PortDestination: MIDIDestination, @unchecked Sendable {
     func flushScheduled(from time: SampleTime) {
         // The player's note-offs follow at `time`; the sender first takes back what was
         // queued from then on and resets the channels.
-        output.push(.init(kind: .jump, target: target, status: 0, data1: 0, data2: 0, length: 0, time: time))
+        output.push(.init(kind: resetsChannels ? .jump : .flush, target: target, status: 0, data1: 0, data2: 0, length: 0, time: time))
     }
 
     var schedulingLookahead: Int { 0 }

@@ -16,6 +16,8 @@ struct MIDIOptions: ParsableArguments {
     @Option(help: MIDIOptions.routeHelp)
     var route: [String] = []
 
+    @OptionGroup var sync: SyncOptions
+
     /// How `--route` is written (play and record --play share it).
     static let routeHelp = ArgumentHelp(
         "Send chosen tracks or channels somewhere: SELECTORS=TARGET, repeatable, first match wins.",
@@ -32,11 +34,16 @@ struct MIDIOptions: ParsableArguments {
         let output: SequencerOutput
         let routing: Routing
         let destinations: [any MIDIDestination]
+        let sync: SyncDestinations
         let names: [String]
+        let clockNames: [String]
+        let timecodeNames: [String]
         let virtualPort: Int?
 
         var description: String {
             var parts = names
+            if !clockNames.isEmpty { parts.append("clock to " + clockNames.joined(separator: ", ")) }
+            if !timecodeNames.isEmpty { parts.append("timecode (\(sync.timecodeRate.mtcName) fps) to " + timecodeNames.joined(separator: ", ")) }
             if let virtualPort { parts.append("Pianola's port \(client.clientID):\(virtualPort) and whoever connects to it") }
             let timing = output.isPrecise ? "" : "; timed by the system tick (load snd-hrtimer for 0.25 ms timing)"
             return (parts.isEmpty ? "no ports" : "sending to " + parts.joined(separator: ", ")) + timing
@@ -67,17 +74,22 @@ struct MIDIOptions: ParsableArguments {
     /// Opens the sequencer and resolves every port name when any MIDI option is given; `nil`
     /// when none is (the song goes to the synthesizer only). Exits with one line on a bad name.
     func open(trackCount: Int, sampleRate: Int) throws -> Opened? {
-        guard port != nil || virtual || !route.isEmpty else { return nil }
-        let routes = try Self.parse(routes: route, trackCount: trackCount)   // a typo fails before any port is opened
+        let plan = try sync.parsed()   // a typo fails before any port is opened
+        guard port != nil || virtual || !route.isEmpty || sync.sendsSync else {
+            if let first = sync.portLatency.first { throw fail("--port-latency \(first): Pianola sends to no MIDI port (give --port, --route, --clock or --mtc)") }
+            return nil
+        }
+        let routes = try Self.parse(routes: route, trackCount: trackCount)
         do {
-            return try Self.open(client: SequencerClient(), sampleRate: sampleRate, port: port, virtual: virtual, routes: routes)
+            return try Self.open(client: SequencerClient(), sampleRate: sampleRate, port: port, virtual: virtual, routes: routes, sync: plan)
         } catch let error as SequencerError {
             throw fail(error.description)
         }
     }
 
-    /// Resolves `port`, `virtual` and the parsed `routes` on `client` into an output and a routing.
-    static func open(client: SequencerClient, sampleRate: Int, port: String?, virtual: Bool, routes: [ParsedRoute]) throws -> Opened {
+    /// Resolves `port`, `virtual`, the parsed `routes` and `sync`'s clock and timecode ports on
+    /// `client` into an output and a routing, and gives the ports `sync`'s latencies.
+    static func open(client: SequencerClient, sampleRate: Int, port: String?, virtual: Bool, routes: [ParsedRoute], sync: SyncOptions.Parsed) throws -> Opened {
         do {
             let output = try SequencerOutput(client: client, sampleRate: sampleRate)
             var destinations: [any MIDIDestination] = []
@@ -105,8 +117,32 @@ struct MIDIOptions: ParsableArguments {
                 let destination = try target(targetName)
                 rules += selectors.map { Routing.Rule(tracks: $0.tracks, channels: $0.channels, target: destination) }
             }
+            var syncAddresses: Set<String> = []
+            /// The sync destinations for ports named by an option, and their descriptions.
+            func syncPorts(_ names: [String]) throws -> (destinations: [any MIDIDestination], names: [String]) {
+                var seen: Set<String> = []
+                var result: ([any MIDIDestination], [String]) = ([], [])
+                for name in names {
+                    let found = try client.port(named: name, sending: true)
+                    guard seen.insert(found.address).inserted else { continue }
+                    syncAddresses.insert(found.address)
+                    result.0.append(try output.syncDestination(to: found))
+                    result.1.append("\(found.address) (\(found.clientName): \(found.name))")
+                }
+                return result
+            }
+            let clock = try syncPorts(sync.clock)
+            let timecode = try syncPorts(sync.timecode)
+            for (name, milliseconds, text) in sync.latencies {
+                let found = try client.port(named: name, sending: true)
+                guard byAddress[found.address] != nil || syncAddresses.contains(found.address) else {
+                    throw fail("--port-latency \(text): Pianola sends nothing to \(found.address) (\(found.clientName): \(found.name)); name a port of --port, --route, --clock or --mtc")
+                }
+                output.setLatency(seconds: milliseconds / 1000, for: found)
+            }
             return Opened(client: client, output: output, routing: Routing(rules: rules, fallback: fallback),
-                          destinations: destinations, names: names, virtualPort: virtualPort)
+                          destinations: destinations, sync: SyncDestinations(clock: clock.destinations, timecode: timecode.destinations, timecodeRate: sync.timecodeRate),
+                          names: names, clockNames: clock.names, timecodeNames: timecode.names, virtualPort: virtualPort)
         } catch let error as SequencerError {
             throw fail(error.description)
         }

@@ -149,7 +149,7 @@ extension Play {
         let graph: SongGraph
         do {
             graph = try SongGraph(sequence: sequence, soundFont: .path(font.path), settings: settings, maxFrames: max(4096, output.format.periodFrames),
-                                  routing: midi?.routing ?? Routing(), external: midi?.destinations ?? [])
+                                  routing: midi?.routing ?? Routing(), external: midi?.destinations ?? [], sync: midi?.sync ?? SyncDestinations())
         } catch {
             throw fail("\(error)")   // a SynthesizerError or an AudioFileError, one line
         }
@@ -265,7 +265,7 @@ struct MIDIPlayback: Playback {
 
     init(sequence: MusicSequence, settings: SongGraph.Settings, midi: MIDIOptions.Opened) {
         let routes = midi.routing.destinations(trackCount: sequence.tracks.count, synth: nil, external: midi.destinations)
-        player = Player(sequence: sequence, sampleRate: settings.sampleRate, destinations: routes.destinations, trackDestinations: routes.trackDestinations)
+        player = Player(sequence: sequence, sampleRate: settings.sampleRate, destinations: routes.destinations, trackDestinations: routes.trackDestinations, sync: midi.sync)
         self.midi = midi
         settings.configure(player, for: sequence)
         player.start()

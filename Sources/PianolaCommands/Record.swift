@@ -32,6 +32,7 @@ struct Record: ParsableCommand {
     @Option(help: ArgumentHelp("With --play: send the song's chosen tracks or channels to the synth or a MIDI port, as play --route does (SELECTORS=TARGET, repeatable).", valueName: "selectors=target"))
     var route: [String] = []
 
+
     @Option(help: ArgumentHelp("Also pass what arrives, as it arrives, to the synth (heard through the audio device) or to a MIDI port (routed by the kernel, no delay).", valueName: "synth|port"))
     var thru: String?
 
@@ -56,6 +57,8 @@ struct Record: ParsableCommand {
     @Option(help: "SoundFont for the song (default: $PIANOLA_SOUNDFONT, the system GM font, then Pianola's own).")
     var soundfont: String?
 
+    @OptionGroup(title: "Keeping devices in step (with --play)") var sync: SyncOptions
+
     @OptionGroup(title: "Audio device (with --play)") var audio: AudioDeviceOptions
 
     func run() throws {
@@ -72,6 +75,7 @@ struct Record: ParsableCommand {
             sequence = MusicSequence(file: file)
         }
         let routes = try MIDIOptions.parse(routes: route, trackCount: sequence.tracks.count)   // before any port opens
+        let plan = try sync.parsed()
         let say: (String) -> Void = { line in if !quiet { print(line); fflush(nil) } }
 
         let client: SequencerClient
@@ -87,7 +91,7 @@ struct Record: ParsableCommand {
             if play != nil {
                 // The song's events and the recording share one queue, so they share one clock.
                 midi = try MIDIOptions.open(client: client, sampleRate: SongGraph.Settings().sampleRate,
-                                             port: playTo.lowercased() == "synth" ? nil : playTo, virtual: false, routes: routes)
+                                             port: playTo.lowercased() == "synth" ? nil : playTo, virtual: false, routes: routes, sync: plan)
             }
             input = try SequencerInput(client: client, queue: midi?.output.queueID)
             try input.listen(to: source)
@@ -144,7 +148,9 @@ struct Record: ParsableCommand {
         func seconds(_ arrival: SequencerInput.Arrival) -> Double {
             midi.map { $0.output.playerSeconds(atQueueTime: arrival.nanoseconds) } ?? Double(arrival.nanoseconds) / 1e9
         }
-        for arrival in arrivals {
+        // Clock, transport and timecode have no place in a Standard MIDI File; the log keeps them.
+        let kept = arrivals.filter { !$0.message.isSystem }
+        for arrival in kept {
             let seconds = seconds(arrival)
             track.insert(MIDIEvent(tick: map.tick(atSeconds: max(0, seconds)), arrival.message))
         }
@@ -156,7 +162,7 @@ struct Record: ParsableCommand {
                 throw fail("\(log): cannot write the log: \(String(cString: strerror(errno)))")
             }
         }
-        say("wrote \(output): \(arrivals.count) event\(arrivals.count == 1 ? "" : "s")")
+        say("wrote \(output): \(kept.count) event\(kept.count == 1 ? "" : "s")")
         if let outputFailure { throw fail(outputFailure) }
         if let signal = interruption.signal { throw ExitCode(128 + signal) }
     }
@@ -172,6 +178,8 @@ struct Record: ParsableCommand {
         guard (24...32_767).contains(ppq) else { throw fail("--ppq \(ppq): use 24 to 32767") }
         try Record.check(duration: duration)
         try audio.check()
-        if play == nil && (!route.isEmpty || playTo.lowercased() != "synth") { throw fail("--route and --play-to need --play SONG") }
+        if play == nil && (!route.isEmpty || sync.sendsSync || !sync.portLatency.isEmpty || playTo.lowercased() != "synth") {
+            throw fail("--route, --clock, --mtc, --port-latency and --play-to need --play SONG")
+        }
     }
 }

@@ -95,6 +95,24 @@ struct BadInputTableTests {
         Row(description: "a port that does not exist", arguments: {
             ["play", try $0.write("song.mid", RenderCommandTests.song()), "--port", "no such port"]
         }, says: "sequencer"),
+        Row(description: "a timecode rate MIDI timecode has not", arguments: {
+            ["play", try $0.write("song.mid", RenderCommandTests.song()), "--mtc", "14:0", "--mtc-rate", "50"]
+        }, says: "--mtc-rate 50: use 24, 25, 29.97df or 30"),
+        Row(description: "a timecode rate with nowhere to send the timecode", arguments: {
+            ["play", try $0.write("song.mid", RenderCommandTests.song()), "--mtc-rate", "25"]
+        }, says: "--mtc-rate 25: give the ports the timecode goes to with --mtc"),
+        Row(description: "an empty port in a clock list", arguments: {
+            ["play", try $0.write("song.mid", RenderCommandTests.song()), "--clock", "14:0,,24:0"]
+        }, says: "--clock 14:0,,24:0: an empty port name; give ports separated by commas"),
+        Row(description: "a port latency that is not a number", arguments: {
+            ["play", try $0.write("song.mid", RenderCommandTests.song()), "--port", "14:0", "--port-latency", "14:0=fast"]
+        }, says: "--port-latency 14:0=fast: give PORT=MS, e.g. 24:0=12.5 or 'Midi Through'=-8"),
+        Row(description: "a port latency of more than a second", arguments: {
+            ["play", try $0.write("song.mid", RenderCommandTests.song()), "--port", "14:0", "--port-latency=14:0=-1500"]
+        }, says: "--port-latency 14:0=-1500: use -1000 to 1000 milliseconds"),
+        Row(description: "a port latency when nothing goes to a port", arguments: {
+            ["play", try $0.write("song.mid", RenderCommandTests.song()), "--port-latency", "14:0=5"]
+        }, says: "--port-latency 14:0=5: Pianola sends to no MIDI port (give --port, --route, --clock or --mtc)"),
         Row(description: "a device name with shell characters", arguments: { scratch in
             ["play", try scratch.write("song.mid", RenderCommandTests.song()), "--soundfont", font, "--device", "hw:0;touch \(scratch.url.path)/pwned"]
         }, says: "audio device 'hw:0;touch "),

@@ -61,8 +61,8 @@ struct MIDICommandTests {
         Self.expectOneLine(try CLIRun.pianola("record", scratch.url.path, "--port", "24:0"), "pianola: \(scratch.url.path): is a directory; give a file name")
         Self.expectOneLine(try CLIRun.pianola("record", scratch.url.appendingPathComponent("no/such/dir/x.mid").path, "--port", "24:0"),
                            "pianola: \(scratch.url.appendingPathComponent("no/such/dir/x.mid").path): cannot write in")
-        Self.expectOneLine(try CLIRun.pianola("record", scratch.url.appendingPathComponent("x.mid").path, "--port", "24:0", "--route", "ch1=synth"),
-                           "pianola: --route and --play-to need --play SONG")
+        Self.expectOneLine(try CLIRun.pianola("record", scratch.url.appendingPathComponent("x.mid").path, "--port", "24:0", "--clock", "14:0"),
+                           "pianola: --route, --clock, --mtc, --port-latency and --play-to need --play SONG")
         Self.expectOneLine(try CLIRun.pianola("record", scratch.url.appendingPathComponent("x.mid").path, "--port", "24:0", "--tempo", "0"),
                            "pianola: --tempo 0.0: use 10 to 1000 beats per minute")
     }

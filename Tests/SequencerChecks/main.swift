@@ -11,10 +11,21 @@
 //       the log's events at the ticks of their times
 //   sequencer-checks aseqdump-matches-log DUMP LOG          aseqdump saw the same events
 //   sequencer-checks make-sync-song OUT.mid                 a song for audio-sync: the same
-//       notes on channel 1 (for the synth) and 2 (for a port), with tempo changes
+//       notes on channel 1 (for the synth), 2 and 3 (for ports), with tempo changes
+//   sequencer-checks port-latency LOG MS                    channel 3's note-ons arrived MS
+//       before channel 2's (a port's latency made up for)
 //   sequencer-checks onsets CAPTURE.raw N                   the capture holds N onsets
 //   sequencer-checks audio-sync CAPTURE.raw LOG             onsets in captured audio (float
 //       stereo, 48 kHz) against the logged note-ons of channel 2
+//   sequencer-checks clock-out SONG.mid LOG                 MIDI clock recorded on the player's
+//       own queue: Start, each clock at its exact time from the tempo map, 96 a 4/4 bar,
+//       Stop at the end
+//   sequencer-checks clock-stream SONG.mid LOG TEMPO% EXPECT  MIDI clock recorded by another
+//       process: the transport messages as EXPECT lists them (start,stop,spp=N,continue…;
+//       spp alone for any position), every run of clocks timed as the tempo map says
+//   sequencer-checks mtc LOG RATE POSITION FULLFRAMES        MIDI timecode: FULLFRAMES full
+//       frames, each of the song's POSITION (seconds); each time the quarter frames give
+//       within one frame of POSITION plus the time since the last full frame
 import Foundation
 import MIDI
 import Sequencing
@@ -218,10 +229,10 @@ func makeSyncSong(_ path: String) {
     sequence.tempoTrack.insert(MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 500_000))))
     sequence.tempoTrack.insert(MIDIEvent(tick: 8 * 480, .meta(.tempo(microsecondsPerQuarter: 618_557))))
     var track = Track(name: "sync")
-    for channel: UInt8 in [0, 1] { track.insert(MIDIEvent(tick: 0, .programChange(channel: channel, program: 0))) }
+    for channel: UInt8 in [0, 1, 2] { track.insert(MIDIEvent(tick: 0, .programChange(channel: channel, program: 0))) }
     for i in 0..<24 {
         let tick = 240 + i * 317
-        for channel: UInt8 in [0, 1] {
+        for channel: UInt8 in [0, 1, 2] {
             track.insert(MIDIEvent(tick: tick, .noteOn(channel: channel, note: 69, velocity: 100)))
             track.insert(MIDIEvent(tick: tick + 120, .noteOff(channel: channel, note: 69, velocity: 0)))
         }
@@ -268,6 +279,156 @@ func audioSync(capture: String, log: String) {
     if within * 10 < residuals.count * 9 { die("only \(within) of \(residuals.count) MIDI notes within 2 ms of their audio onsets") }
 }
 
+/// The clock and transport messages of a log, as a receiving device reads them (the MIDI
+/// spec: Start sets the position to 0, Song Position Pointer to its 16th, each clock while
+/// running plays the position it stands at and moves it on): each clock with its position
+/// in 24ths of a quarter note and its run (the clocks since the last Start or Continue), and
+/// the transport messages in order.
+func clockStream(_ log: String) -> (clocks: [(seconds: Double, pulse: Int, run: Int)], transport: [(seconds: Double, name: String)]) {
+    var running = false, position = 0, run = -1
+    var clocks: [(Double, Int, Int)] = []
+    var transport: [(Double, String)] = []
+    for e in readLog(log) {
+        switch e.bytes.first {
+        case 0xF8: if running { clocks.append((e.seconds, position, run)); position += 1 }
+        case 0xFA: running = true; position = 0; run += 1; transport.append((e.seconds, "start"))
+        case 0xFB: running = true; run += 1; transport.append((e.seconds, "continue"))
+        case 0xFC: running = false; transport.append((e.seconds, "stop"))
+        case 0xF2 where e.bytes.count == 3:
+            position = (Int(e.bytes[1]) | Int(e.bytes[2]) << 7) * 6
+            transport.append((e.seconds, "spp=\(position / 6)"))
+        default: break
+        }
+    }
+    return (clocks, transport)
+}
+
+/// Seconds from the song's start to MIDI clock pulse `pulse` (24 a quarter) at the written tempo.
+func pulseSeconds(_ pulse: Int, _ map: TempoMap) -> Double {
+    let tpq = map.ticksPerQuarter!
+    precondition(tpq % 24 == 0, "a song whose clocks fall on ticks")
+    return map.seconds(atTick: pulse * tpq / 24)
+}
+
+/// Prints the percentiles of `errors` (ms) and fails unless the median is within 1 ms and 95 %
+/// are: the emulated guest stalls now and then (see round-trip).
+func judgeTiming(_ errors: [Double], what: String) {
+    let sorted = errors.map(abs).sorted()
+    guard !sorted.isEmpty else { die("no \(what)") }
+    let within = sorted.filter { $0 <= 1 }.count
+    print(String(format: "  %@: %d; |error| 50%% %.3f ms, 90%% %.3f ms, max %.3f ms; %d within 1 ms (%.1f %%)", what, sorted.count,
+                 sorted[sorted.count / 2], sorted[sorted.count * 9 / 10], sorted.last!, within, 100 * Double(within) / Double(sorted.count)))
+    if sorted[sorted.count / 2] > 1 || within * 100 < sorted.count * 95 { die("\(what): fewer than 95 % within 1 ms of their exact times") }
+}
+
+func clockOut(song: String, log: String) {
+    guard let file = try? MIDIFile(contentsOf: song) else { die("\(song): cannot read") }
+    let sequence = MusicSequence(file: file)
+    let map = sequence.tempoMap
+    let (clocks, transport) = clockStream(log)
+    let end = map.seconds(atTick: Score(sequence, sampleRate: 48_000).endTick)
+    let pulses = Int((Double(Score(sequence, sampleRate: 48_000).endTick) * 24 / Double(map.ticksPerQuarter!)).rounded(.up))
+    print(String(format: "clock out: %d clocks, transport %@", clocks.count, transport.map { String(format: "%@ %.4f s", $0.name, $0.seconds) }.joined(separator: ", ")))
+    guard transport.map(\.name) == ["start", "stop"] else { die("transport \(transport.map(\.name)), expected start, stop") }
+    guard clocks.map(\.pulse) == Array(0..<pulses) else { die("clocks \(clocks.count) with positions not 0..<\(pulses)") }
+    print(String(format: "  Start %+.3f ms from the song's start, Stop %+.3f ms from its end", transport[0].seconds * 1000, (transport[1].seconds - end) * 1000))
+    judgeTiming([transport[0].seconds * 1000, (transport[1].seconds - end) * 1000] + clocks.map { ($0.seconds - pulseSeconds($0.pulse, map)) * 1000 },
+                what: "Start, Stop and clocks against their exact times")
+    // Per tempo: the mean interval against 60 / (bpm × 24), and the clocks per 4/4 bar. The
+    // interval is taken between the first and last clocks of the tempo that came on time: a
+    // player following audio hands its first events over only once the device has started,
+    // which an emulated guest does late.
+    let onTime = clocks.map { abs($0.seconds - pulseSeconds($0.pulse, map)) <= 0.001 }
+    for (i, segment) in map.segments.enumerated() {
+        let start = segment.tick * 24 / map.ticksPerQuarter!
+        let stop = min(pulses - 1, i + 1 < map.segments.count ? map.segments[i + 1].tick * 24 / map.ticksPerQuarter! : pulses - 1)
+        guard let first = (start...stop).first(where: { onTime[$0] }), let last = (start...stop).last(where: { onTime[$0] }), last - first >= 24 else { continue }
+        let mean = (clocks[last].seconds - clocks[first].seconds) / Double(last - first)
+        let exact = 60 / (segment.beatsPerMinute * 24)
+        let off = (mean / exact - 1) * 100
+        print(String(format: "  at %.2f bpm: mean interval %.4f ms against %.4f ms (%+.4f %%)", segment.beatsPerMinute, mean * 1000, exact * 1000, off))
+        if abs(off) > 0.1 { die("mean clock interval off by more than 0.1 %") }
+    }
+    for bar in 0..<pulses / 96 {
+        let count = clocks.filter { $0.seconds >= clocks[bar * 96].seconds && $0.seconds < pulseSeconds((bar + 1) * 96, map) - 0.0005 }.count
+        if count != 96 { die("bar \(bar + 1): \(count) clocks") }
+    }
+    print("  96 clocks in each of the \(pulses / 96) whole bars")
+}
+
+func clockStream(song: String, log: String, tempo: Double, expect: [String]) {
+    guard let file = try? MIDIFile(contentsOf: song) else { die("\(song): cannot read") }
+    let map = MusicSequence(file: file).tempoMap
+    let (clocks, transport) = clockStream(log)
+    print(String(format: "clock stream: %d clocks in %d runs, transport %@", clocks.count, (clocks.last?.run ?? -1) + 1,
+                 transport.map { String(format: "%@ %.3f s", $0.name, $0.seconds) }.joined(separator: ", ")))
+    let names = transport.map(\.name)
+    guard names.count == expect.count, zip(names, expect).allSatisfy({ $0 == $1 || ($1 == "spp" && $0.hasPrefix("spp=")) }) else {
+        die("transport \(names), expected \(expect)")
+    }
+    // Within a run, the clocks keep the tempo map's time: each one's time less its exact time
+    // (at the tempo played) is the same, the run's median, within the error.
+    var errors: [Double] = []
+    for run in Set(clocks.map(\.run)) {
+        let offsets = clocks.filter { $0.run == run }.map { $0.seconds - pulseSeconds($0.pulse, map) * 100 / tempo }
+        let median = offsets.sorted()[offsets.count / 2]
+        errors += offsets.map { ($0 - median) * 1000 }
+    }
+    judgeTiming(errors, what: "clocks in step with the tempo map within their runs")
+}
+
+func portLatency(log: String, milliseconds: Double) {
+    let logged = readLog(log)
+    func noteOns(_ status: UInt8) -> [Double] { logged.filter { $0.bytes.count == 3 && $0.bytes[0] == status && $0.bytes[2] > 0 }.map(\.seconds) }
+    let (two, three) = (noteOns(0x91), noteOns(0x92))
+    guard two.count == three.count, two.count >= 10 else { die("\(two.count) note-ons on channel 2, \(three.count) on channel 3") }
+    let leads = zip(two, three).map { ($0 - $1) * 1000 }
+    let errors = leads.map { abs($0 - milliseconds) }.sorted()
+    print(String(format: "port latency %+.1f ms: channel 3 arrived %+.3f ms (median) before channel 2; |error| max %.3f ms", milliseconds,
+                 leads.sorted()[leads.count / 2], errors.last!))
+    if errors.filter({ $0 <= 1 }).count * 10 < errors.count * 9 { die("fewer than 90 % of the notes within 1 ms of \(milliseconds) ms early") }
+}
+
+func timecode(log: String, rateName: String, position: Double, fullFrames expectedFull: Int) {
+    guard let rate = ["24": SMPTERate.fps24, "25": .fps25, "29.97df": .fps29_97Drop, "30": .fps30][rateName] else { die("rate \(rateName)") }
+    let code = [SMPTERate.fps24, .fps25, .fps29_97Drop, .fps30].firstIndex(of: rate)!
+    let (num, den) = rate.framesPerSecond
+    let frame = Double(den) / Double(num)
+    var pieces = [Int](repeating: -1, count: 8)
+    var since: Double?
+    var full: [String] = []
+    var errors: [Double] = []
+    for e in readLog(log) {
+        if e.bytes.count == 10 && Array(e.bytes.prefix(5)) == [0xF0, 0x7F, 0x7F, 0x01, 0x01] {
+            guard Int(e.bytes[5] >> 5) == code else { die("a full frame with rate code \(e.bytes[5] >> 5), expected \(code)") }
+            full.append(SMPTETime(hours: Int(e.bytes[5] & 0x1F), minutes: Int(e.bytes[6]), seconds: Int(e.bytes[7]), frames: Int(e.bytes[8]), rate: rate).description)
+            since = e.seconds
+            pieces = [Int](repeating: -1, count: 8)
+        } else if e.bytes.count == 2 && e.bytes[0] == 0xF1, let start = since {
+            let piece = Int(e.bytes[1] >> 4)
+            if piece == 0 { pieces = [Int](repeating: -1, count: 8) }
+            pieces[piece] = Int(e.bytes[1] & 0xF)
+            guard piece == 7, !pieces.contains(-1) else { continue }
+            guard pieces[7] >> 1 == code else { die("quarter frames with rate code \(pieces[7] >> 1), expected \(code)") }
+            let label = SMPTETime(hours: pieces[6] | (pieces[7] & 1) << 4, minutes: pieces[4] | pieces[5] << 4,
+                                  seconds: pieces[2] | pieces[3] << 4, frames: pieces[0] | pieces[1] << 4, rate: rate)
+            let shown = Double(label.subframeCount / 100 + 2) * frame
+            errors.append((shown - (position + e.seconds - start)) / frame)
+        }
+    }
+    var expectedFrame = SMPTETime(seconds: position, rate: rate)
+    expectedFrame.subframes = 0   // a full frame names a frame
+    let expectedLabel = expectedFrame.description
+    let sorted = errors.map(abs).sorted()
+    print(String(format: "timecode at %@ fps: full frames %@; %d times decoded, |error| 50%% %.3f, max %.3f frames", rateName,
+                 full.joined(separator: ", "), errors.count, sorted.isEmpty ? 0 : sorted[sorted.count / 2], sorted.last ?? 0))
+    guard full == Array(repeating: expectedLabel, count: expectedFull) else { die("full frames \(full), expected \(expectedFull) × \(expectedLabel)") }
+    guard errors.count >= 10 else { die("only \(errors.count) times decoded") }
+    let within = sorted.filter { $0 <= 1 }.count
+    // As for the clock: the emulated guest stalls now and then, so 95 % must be within one frame.
+    if within * 100 < sorted.count * 95 { die("only \(within) of \(sorted.count) decoded times within one frame of the song's") }
+}
+
 let arguments = CommandLine.arguments
 switch arguments.count > 1 ? arguments[1] : "" {
 case "round-trip" where arguments.count >= 6 && arguments[4] == "--to":
@@ -287,7 +448,15 @@ case "balanced" where arguments.count == 3:
     balanced(log: arguments[2])
 case "file-matches-log" where arguments.count == 4:
     fileMatchesLog(file: arguments[2], log: arguments[3])
+case "clock-out" where arguments.count == 4:
+    clockOut(song: arguments[2], log: arguments[3])
+case "port-latency" where arguments.count == 4:
+    portLatency(log: arguments[2], milliseconds: Double(arguments[3]) ?? 0)
+case "mtc" where arguments.count == 6:
+    timecode(log: arguments[2], rateName: arguments[3], position: Double(arguments[4]) ?? 0, fullFrames: Int(arguments[5]) ?? 0)
+case "clock-stream" where arguments.count == 6:
+    clockStream(song: arguments[2], log: arguments[3], tempo: Double(arguments[4]) ?? 100, expect: arguments[5].split(separator: ",").map(String.init))
 default:
-    print("usage: sequencer-checks round-trip SONG LOG --to SECONDS [--align] [--content-only] | balanced LOG | file-matches-log FILE LOG | aseqdump-matches-log DUMP LOG | make-sync-song OUT | onsets CAPTURE N | audio-sync CAPTURE LOG")
+    print("usage: sequencer-checks round-trip SONG LOG --to SECONDS [--align] [--content-only] | balanced LOG | file-matches-log FILE LOG | aseqdump-matches-log DUMP LOG | make-sync-song OUT | onsets CAPTURE N | audio-sync CAPTURE LOG | clock-out SONG LOG | clock-stream SONG LOG TEMPO EXPECT | mtc LOG RATE POSITION FULLFRAMES | port-latency LOG MS")
     exit(2)
 }

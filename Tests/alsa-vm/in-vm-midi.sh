@@ -89,19 +89,23 @@ sync_try() {   # the audio options of `record --play`
     arecord -q -D plughw:Loopback,1,0 -f FLOAT_LE -r 48000 -c 2 -t raw -d 22 "$OUT/sync.raw" &
     CAPTURE=$!
     sleep 1
-    $P record "$OUT/sync.mid" --port 14:0 --play "$OUT/sync-song.mid" --route ch2=14:0 --soundfont soundfonts/pianola-test.sf2 \
-        "$@" --log "$OUT/sync.log" --quiet 2> "$OUT/sync.err"
+    # Channel 3 goes to Midi Through's second port, which is connected into the first, with
+    # a latency of $LATENCY ms made up for: it should arrive that much before channel 2.
+    $P record "$OUT/sync.mid" --port 14:0 --play "$OUT/sync-song.mid" --route ch2=14:0 --route ch3=14:1 --port-latency 14:1=$LATENCY \
+        --clock 14:0 --soundfont soundfonts/pianola-test.sf2 "$@" --log "$OUT/sync.log" --quiet 2> "$OUT/sync.err"
     recorded=$?
     wait $CAPTURE
     cat "$OUT/sync.err"
-    [ $recorded = 0 ] && $C audio-sync "$OUT/sync.raw" "$OUT/sync.log"
+    # MIDI clock to the same port: stamped as the notes are, so it keeps the audio's time too.
+    [ $recorded = 0 ] && $C audio-sync "$OUT/sync.raw" "$OUT/sync.log" && $C clock-out "$OUT/sync-song.mid" "$OUT/sync.log" \
+        && $C port-latency "$OUT/sync.log" $LATENCY
 }
 overloaded() { grep -Eq "reached the kernel late|underrun|xrun" "$OUT/sync.err"; }
 sync_check() {   # what plays the audio, then the audio options
     what=$1
     shift
     if sync_try "$@"; then
-        check 0 "$what: MIDI and audio onsets agree within 2 ms (90 % of notes; the figures show all)"
+        check 0 "$what: MIDI and audio onsets agree within 2 ms (90 % of notes; the figures show all), MIDI clock keeps time, a port with $LATENCY ms latency gets its notes that much early"
     elif overloaded; then
         echo "note: the emulated guest was overloaded (above); trying again"
         if sync_try "$@"; then
@@ -116,7 +120,10 @@ sync_check() {   # what plays the audio, then the audio options
         check 1 "$what: MIDI and audio onsets agree within 2 ms (90 % of notes; the figures show all)"
     fi
 }
+aconnect 14:1 14:0
+LATENCY=20
 sync_check "ALSA" --driver alsa --device hw:Loopback,0,0 --period 2048 --periods 4
+LATENCY=-20
 
 JACK_NO_AUDIO_RESERVATION=1 jackd -n vm -R -P 70 -d alsa -P hw:Loopback,0,0 -r 48000 -p 1024 -n 3 -o 2 > "$OUT/jackd.log" 2>&1 &
 JACKD=$!
@@ -200,6 +207,48 @@ status=$?
 cat "$OUT/bad.err"
 [ $status = 1 ] && [ "$(wc -l < "$OUT/bad.err")" = 1 ] && grep -q "bad.syx: byte 2: status byte 0x90 inside the message" "$OUT/bad.err"
 check $? "a malformed dump is refused in one line, status 1, nothing sent"
+
+# 9. MIDI clock out, recorded from Midi Through: on the player's own queue across the sync
+#    song's tempo change (120 then 97 bpm); a loop of a region starting on beat 2; pause,
+#    play and a seek under tmux at half tempo, recorded by another process.
+$P record "$OUT/clock.mid" --port 14:0 --play "$OUT/sync-song.mid" --play-to 14:0 --clock 14:0 --log "$OUT/clock.log" --quiet
+check $? "record --play SONG --clock 14:0 exits 0"
+$C clock-out "$OUT/sync-song.mid" "$OUT/clock.log"
+check $? "clock out: Start, clocks on their exact times (95 % within 1 ms), mean interval within 0.1 % at each tempo, 96 a bar, Stop at the end"
+$P record "$OUT/loop-rec.mid" --port 14:0 --log "$OUT/loop.log" --quiet --duration 12 &
+RECORDER=$!
+sleep 1
+$P play "$OUT/sync-song.mid" --port 'VirMIDI 2-1' --clock 14:0 --from 1:2 --to 3:1 --loop 2 --quiet
+wait $RECORDER
+$C clock-stream "$OUT/sync-song.mid" "$OUT/loop.log" 100 spp=4,continue,stop,spp=4,continue,stop
+check $? "a loop from 1:2: position 4 and Continue, then Stop, position 4 and Continue at the wrap, Stop at the end; clocks in step"
+$P record "$OUT/keys-rec.mid" --port 14:0 --log "$OUT/keys.log" --quiet --duration 16 &
+RECORDER=$!
+sleep 1
+tmux -L clock new-session -d -x 120 -y 10 -s c "$P play $OUT/sync-song.mid --port 'VirMIDI 2-1' --clock 14:0 --tempo 50; sleep 30"
+sleep 3; tmux -L clock send-keys -t c Space
+sleep 1; tmux -L clock send-keys -t c Space
+sleep 2; tmux -L clock send-keys -t c Right
+wait $RECORDER
+tmux -L clock kill-server 2>/dev/null
+$C clock-stream "$OUT/sync-song.mid" "$OUT/keys.log" 50 start,stop,spp,continue,stop,spp,continue,stop
+check $? "pause, play and a seek at half tempo: Stop, position and Continue each time; clocks in step at half speed"
+
+# 10. MIDI timecode out, recorded from Midi Through: at each rate on the player's own queue
+#     (the decoded time against the song's); a loop of a region from 0.5 s recorded by
+#     another process (a full frame of 0.5 s at the start and at the wrap).
+for rate in 24 25 29.97df 30; do
+    $P record "$OUT/mtc.mid" --port 14:0 --play "$OUT/sync-song.mid" --play-to 14:0 --mtc 14:0 --mtc-rate $rate --log "$OUT/mtc-$rate.log" --quiet --force
+    $C mtc "$OUT/mtc-$rate.log" $rate 0 1
+    check $? "timecode at $rate fps: a full frame at the start, quarter frames giving the song's time within one frame (95 %)"
+done
+$P record "$OUT/mtc-loop.mid" --port 14:0 --log "$OUT/mtc-loop.log" --quiet --duration 12 &
+RECORDER=$!
+sleep 1
+$P play "$OUT/sync-song.mid" --port 'VirMIDI 2-1' --mtc 14:0 --mtc-rate 25 --from 1:2 --to 3:1 --loop 2 --quiet
+wait $RECORDER
+$C mtc "$OUT/mtc-loop.log" 25 0.5 2
+check $? "timecode through a loop: a full frame of the loop's start (0.5 s) at the start and at the wrap; quarter frames in step after each"
 
 echo "alsa-vm midi: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -8,5 +8,5 @@ cd "$(dirname "$0")/../.."
 swift build --product pianola
 swift build --product sequencer-checks
 out=$(mktemp -d /tmp/pianola-vm.XXXXXX)
-ALSAVM_OUT=$out ../shared/alsa-vm/run-in-alsa-vm.sh --timeout 900 --share "$out" -- \
+ALSAVM_OUT=$out ../shared/alsa-vm/run-in-alsa-vm.sh --timeout 900 --share "$out" --modprobe 'snd-seq-dummy ports=2' -- \
     sh -c 'sh Tests/alsa-vm/in-vm.sh; pcm=$?; sh Tests/alsa-vm/in-vm-midi.sh; midi=$?; [ $pcm = 0 ] && [ $midi = 0 ]'
