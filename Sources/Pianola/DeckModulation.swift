@@ -99,7 +99,8 @@ final class DeckModulation: ControllerSource, SectionChooser, @unchecked Sendabl
             }
         }
         if moves {
-            player.modulateRate(percent: Int((tempo * 100).rounded()), at: time)
+            // In whole percent: each change re-anchors the player, which a glide would do every cycle.
+            player.modulateRate(scale: (tempo * 100).rounded() / 100, at: time)
             player.modulateTranspose(semitones: Int(transpose.rounded()))
         }
         for t in 0..<trimInputs.count { trim(t, bus: bus, from: time, frames: frames) }

@@ -86,7 +86,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     private var anchorFrame: Int64 = 0
     private var cursor = 0
     private var baseRate = 100                    // setRate's
-    private var rateScale = 100                   // modulateRate's
+    private var rateScale = 1_000_000             // modulateRate's, in millionths
     private var baseTranspose = 0                 // setTranspose's
     private var transposeOffset = 0               // modulateTranspose's
     private var scheduledUntil: SampleTime = .min // the destinations hold what is due before this
@@ -294,8 +294,8 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             t.anchorTime = pending
             t.playing = true
         }
-        func output(_ frame: Int64) -> SampleTime { t.anchorTime + (frame - t.anchorFrame) * 100 / t.ratePercent }
-        let frame = max(t.anchorFrame, t.anchorFrame + (earliest - t.anchorTime) * t.ratePercent / 100)
+        func output(_ frame: Int64) -> SampleTime { t.anchorTime + (frame - t.anchorFrame) * 1_000_000 / t.rate }
+        let frame = max(t.anchorFrame, t.anchorFrame + (earliest - t.anchorTime) * t.rate / 1_000_000)
         return (t, output, score.tempoMap.tick(atSampleFrame: frame, sampleRate: score.sampleRate))
     }
 
@@ -334,12 +334,12 @@ public final class Player: RenderScheduler, @unchecked Sendable {
 
     /// Output time of a score frame under the current anchor and rate.
     @inline(__always) private func outputTime(ofFrame frame: Int64) -> SampleTime {
-        anchorTime + (frame - anchorFrame) * 100 / Int64(ratePercent)
+        anchorTime + (frame - anchorFrame) * 1_000_000 / rate
     }
 
     /// The score frame at output time `time`.
     @inline(__always) private func scoreFrame(at time: SampleTime) -> Int64 {
-        anchorFrame + (time - anchorTime) * Int64(ratePercent) / 100
+        anchorFrame + (time - anchorTime) * rate / 1_000_000
     }
 
     /// Schedules the events due before the end of this cycle plus the lookahead. Render thread only.
@@ -400,7 +400,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
                 && nextBeat.frame < endFrame {
                 let due = outputTime(ofFrame: nextBeat.frame)
                 guard due < horizon else { break }
-                notifications.push(Notification(kind: 3, index: nextBeat.tick, time: max(due, time), rate: Int32(ratePercent)))
+                notifications.push(Notification(kind: 3, index: nextBeat.tick, time: max(due, time), rate: Int32(rate / 10_000)))
                 advanceBeat(after: nextBeat.tick)
                 continue
             }
@@ -480,11 +480,11 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         }
     }
 
-    /// Plays at `percent` (1...1000) of the rate `setRate` sets, from the first frame not yet
+    /// Plays at `scale` (0.01...10) times the rate `setRate` sets, from the first frame not yet
     /// scheduled: what is scheduled stands, sounding notes go on (a game parameter moving
-    /// the tempo, cycle by cycle). Render thread only (before `willRender`).
-    public func modulateRate(percent: Int, at time: SampleTime) {
-        let scale = min(1000, max(1, percent))
+    /// the tempo, or a followed clock, cycle by cycle). Render thread only (before `willRender`).
+    public func modulateRate(scale: Double, at time: SampleTime) {
+        let scale = Int((min(10, max(0.01, scale)) * 1_000_000).rounded())
         guard scale != rateScale else { return }
         let pivot = max(time, scheduledUntil)
         if playing {
@@ -498,8 +498,9 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     /// notes keep their key). Render thread only (before `willRender`).
     public func modulateTranspose(semitones: Int) { transposeOffset = semitones }
 
-    /// The rate played: setRate's scaled by modulateRate's.
-    private var ratePercent: Int { min(1000, max(1, baseRate * rateScale / 100)) }
+    /// The rate played, in millionths of the written tempo: setRate's scaled by modulateRate's
+    /// (0.01 to 10 times).
+    private var rate: Int64 { min(10_000_000, max(10_000, Int64(baseRate) * Int64(rateScale) / 100)) }
 
     /// The transposition played: setTranspose's plus modulateTranspose's.
     private var transpose: Int { baseTranspose + transposeOffset }
@@ -532,7 +533,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     /// Publishes the mapping from score to output time for `nextTime(on:atOrAfter:)`, then
     /// lets go of a start(at:) it has taken.
     private func publishTimeline() {
-        timeline.publish(Timeline(anchorTime: anchorTime, anchorFrame: anchorFrame, ratePercent: Int64(ratePercent),
+        timeline.publish(Timeline(anchorTime: anchorTime, anchorFrame: anchorFrame, rate: rate,
                                   playing: playing, loopEndFrame: loopStart == nil ? -1 : loopEndFrame,
                                   loopStartTick: Int64(loopStart?.tick ?? 0), endFrame: endFrame))
         if startTaken {
@@ -891,7 +892,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
 struct Timeline {
     var anchorTime: SampleTime
     var anchorFrame: Int64
-    var ratePercent: Int64
+    var rate: Int64                // millionths of the written tempo
     var playing: Bool
     var loopEndFrame: Int64        // -1: no loop
     var loopStartTick: Int64
@@ -904,7 +905,7 @@ final class TimelineSnapshot: Sendable {
     private let version = Atomic<UInt64>(0)
     private let anchorTime = Atomic<Int64>(0)
     private let anchorFrame = Atomic<Int64>(0)
-    private let ratePercent = Atomic<Int64>(100)
+    private let rate = Atomic<Int64>(1_000_000)
     private let playing = Atomic<Bool>(false)
     private let loopEndFrame = Atomic<Int64>(-1)
     private let loopStartTick = Atomic<Int64>(0)
@@ -917,7 +918,7 @@ final class TimelineSnapshot: Sendable {
         atomicMemoryFence(ordering: .releasing)
         anchorTime.store(t.anchorTime, ordering: .relaxed)
         anchorFrame.store(t.anchorFrame, ordering: .relaxed)
-        ratePercent.store(t.ratePercent, ordering: .relaxed)
+        rate.store(t.rate, ordering: .relaxed)
         playing.store(t.playing, ordering: .relaxed)
         loopEndFrame.store(t.loopEndFrame, ordering: .relaxed)
         loopStartTick.store(t.loopStartTick, ordering: .relaxed)
@@ -930,7 +931,7 @@ final class TimelineSnapshot: Sendable {
         while true {
             let before = version.load(ordering: .acquiring)
             let t = Timeline(anchorTime: anchorTime.load(ordering: .relaxed), anchorFrame: anchorFrame.load(ordering: .relaxed),
-                             ratePercent: ratePercent.load(ordering: .relaxed), playing: playing.load(ordering: .relaxed),
+                             rate: rate.load(ordering: .relaxed), playing: playing.load(ordering: .relaxed),
                              loopEndFrame: loopEndFrame.load(ordering: .relaxed), loopStartTick: loopStartTick.load(ordering: .relaxed),
                              endFrame: endFrame.load(ordering: .relaxed))
             atomicMemoryFence(ordering: .acquiring)
