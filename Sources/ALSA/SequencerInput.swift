@@ -29,6 +29,8 @@ public final class SequencerInput: @unchecked Sendable {
     private let stopRequested = Atomic<Bool>(false)
     private var thread: pthread_t?
     private var thru: ((MIDIMessage) -> Void)?
+    private var system: ((_ status: UInt8, _ data1: UInt8, _ data2: UInt8, _ nanoseconds: Int64) -> Void)?
+    private var recording = true
     private var decoder: OpaquePointer?
     private var sysex: [UInt8] = []
     private var sysexStart: Int64 = 0
@@ -58,9 +60,14 @@ public final class SequencerInput: @unchecked Sendable {
 
     /// Starts the reader thread; with `startQueue`, also the queue (leave it to the
     /// `SequencerOutput` that shares it). `thru` is called on the reader thread with each
-    /// message as it arrives (to play it on the synth). Control thread.
-    public func start(startQueue: Bool, thru: ((MIDIMessage) -> Void)? = nil) {
+    /// channel message as it arrives (to play it on the synth), `system` with each clock,
+    /// transport, song position or timecode message and its queue time (to follow a clock).
+    /// Without `recording`, nothing is kept for `stop`. Control thread.
+    public func start(startQueue: Bool, recording: Bool = true, thru: ((MIDIMessage) -> Void)? = nil,
+                      system: ((_ status: UInt8, _ data1: UInt8, _ data2: UInt8, _ nanoseconds: Int64) -> Void)? = nil) {
         self.thru = thru
+        self.system = system
+        self.recording = recording
         if startQueue { client.control(queue: queue, start: true) }
         let (thread, _) = startThread(realTimePriority: nil) { self.run() }
         self.thread = thread
@@ -118,7 +125,7 @@ public final class SequencerInput: @unchecked Sendable {
                     sysex.append(byte)
                     if byte == 0xF7 {
                         let message = MIDIMessage.sysex(Array(sysex.dropFirst()))
-                        recorded.withLock { $0.append(Arrival(nanoseconds: sysexStart, message: message)) }
+                        if recording { recorded.withLock { $0.append(Arrival(nanoseconds: sysexStart, message: message)) } }
                         wholeSysex.add(1, ordering: .relaxed)
                         sysex = []
                     }
@@ -138,10 +145,11 @@ public final class SequencerInput: @unchecked Sendable {
             let wire = Array(bytes[start..<start + length])
             if status >= 0xF0 {
                 // Clock, transport, song position, timecode: recorded, never played.
-                recorded.withLock { $0.append(Arrival(nanoseconds: at, message: .system(status: status, data: Array(wire.dropFirst())))) }
+                if recording { recorded.withLock { $0.append(Arrival(nanoseconds: at, message: .system(status: status, data: Array(wire.dropFirst())))) } }
+                system?(status, length > 1 ? wire[1] : 0, length > 2 ? wire[2] : 0, at)
             } else {
                 guard let message = MIDIMessage(channelBytes: wire) else { return }
-                recorded.withLock { $0.append(Arrival(nanoseconds: at, message: message)) }
+                if recording { recorded.withLock { $0.append(Arrival(nanoseconds: at, message: message)) } }
                 thru?(message)
             }
             start += length

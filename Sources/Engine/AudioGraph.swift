@@ -46,3 +46,18 @@ public final class AudioGraph: @unchecked Sendable {
         }
     }
 }
+
+/// Schedulers run one after another as one (a clock follower before the player it drives,
+/// where one scheduler is driven). Render thread only.
+public final class SchedulerChain: RenderScheduler, @unchecked Sendable {
+    // @unchecked Sendable: set up on the control thread, then called by the one render thread.
+    private let schedulers: [any RenderScheduler]
+
+    /// `schedulers`, called in this order each cycle. Control thread.
+    public init(_ schedulers: [any RenderScheduler]) { self.schedulers = schedulers }
+
+    /// Calls each scheduler in turn. Render thread only.
+    public func willRender(from time: SampleTime, frames: Int) {
+        for i in schedulers.indices { schedulers[i].willRender(from: time, frames: frames) }
+    }
+}

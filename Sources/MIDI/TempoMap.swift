@@ -164,6 +164,15 @@ public struct TempoMap: Hashable, Sendable {
         return seconds(atTick: tick) * 2
     }
 
+    /// Position in quarter notes at sample frame `frame`, between ticks too (the inverse of
+    /// `sampleFrame(atTick:sampleRate:)` through the beats). Any thread.
+    public func beats(atSampleFrame frame: Int64, sampleRate: Int) -> Double {
+        let tick = tick(atSampleFrame: frame, sampleRate: sampleRate)
+        let here = sampleFrame(atTick: tick, sampleRate: sampleRate), next = sampleFrame(atTick: tick + 1, sampleRate: sampleRate)
+        let fraction = next > here ? Double(frame - here) / Double(next - here) : 0
+        return beats(atTick: tick) + fraction * (beats(atTick: tick + 1) - beats(atTick: tick))
+    }
+
     /// The tick at a position in quarter notes (rounded down). Any thread.
     public func tick(atBeats beats: Double) -> Int {
         if let tpq = ticksPerQuarter {

@@ -54,6 +54,9 @@ public final class SongGraph {
         public var tailSeconds = 5.0
         /// Audio files (a backing track, stems) played with the song, each from a song tick. Any thread.
         public var audioFiles: [AudioAttachment] = []
+        /// Start the player when the graph is built; off when something else starts it (a
+        /// `ClockFollower`). Any thread.
+        public var startsPlaying = true
 
         /// The defaults. Any thread.
         public init() {}
@@ -167,7 +170,7 @@ public final class SongGraph {
         mixer.connect(SongNode(player: player, bus: bus, sources: [synth] + players))
         self.musicFrames = musicFrames
         settings.configure(player, for: sequence)
-        player.start()
+        if settings.startsPlaying { player.start() }
     }
 }
 

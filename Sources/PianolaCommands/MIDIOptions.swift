@@ -35,6 +35,8 @@ struct MIDIOptions: ParsableArguments {
         let routing: Routing
         let destinations: [any MIDIDestination]
         let sync: SyncDestinations
+        /// The followed clock's port (`--sync`): an input on the output's queue, and its description.
+        let follow: (input: SequencerInput, name: String)?
         let names: [String]
         let clockNames: [String]
         let timecodeNames: [String]
@@ -43,6 +45,7 @@ struct MIDIOptions: ParsableArguments {
         var description: String {
             var parts = names
             if !clockNames.isEmpty { parts.append("clock to " + clockNames.joined(separator: ", ")) }
+            if let follow { parts.append("following the clock of " + follow.name) }
             if !timecodeNames.isEmpty { parts.append("timecode (\(sync.timecodeRate.mtcName) fps) to " + timecodeNames.joined(separator: ", ")) }
             if let virtualPort { parts.append("Pianola's port \(client.clientID):\(virtualPort) and whoever connects to it") }
             let timing = output.isPrecise ? "" : "; timed by the system tick (load snd-hrtimer for 0.25 ms timing)"
@@ -58,6 +61,23 @@ struct MIDIOptions: ParsableArguments {
                 lines.append("MIDI events reached the kernel late \(late.batches) time\(late.batches == 1 ? "" : "s") while playing \(song) (worst \((late.worstSeconds * 1000).fixed(1)) ms): the system was too busy")
             }
             return lines
+        }
+
+        /// With `--sync`: a follower for `player` at `sampleRate` (the player is not to be
+        /// started: the follower starts it), whose clock messages `startFollowing` passes on.
+        func follower(for player: Player, sampleRate: Int) -> ClockFollower? {
+            follow.map { _ in ClockFollower(player: player, sampleRate: sampleRate) }
+        }
+
+        /// Passes the followed port's clock messages to `follower` with their times on the
+        /// player's clock (once the output runs, so the times mean something).
+        func startFollowing(_ follower: ClockFollower?, sampleRate: Int) {
+            guard let follower, let input = follow?.input else { return }
+            let output = self.output
+            input.start(startQueue: false, recording: false, thru: nil) { status, data1, data2, nanoseconds in
+                let time = SampleTime((output.playerSeconds(atQueueTime: nanoseconds) * Double(sampleRate)).rounded())
+                follower.receive(status: status, data1: data1, data2: data2, at: time)
+            }
         }
 
         /// With `--virtual`: waits until some program has connected to Pianola's port.
@@ -140,8 +160,16 @@ struct MIDIOptions: ParsableArguments {
                 }
                 output.setLatency(seconds: milliseconds / 1000, for: found)
             }
+            var follow: (SequencerInput, String)?
+            if let name = sync.follow {
+                let source = try client.port(named: name, sending: false)
+                let input = try SequencerInput(client: client, portName: "Pianola sync in", queue: output.queueID)
+                try input.listen(to: source)
+                follow = (input, "\(source.address) (\(source.clientName): \(source.name))")
+            }
             return Opened(client: client, output: output, routing: Routing(rules: rules, fallback: fallback),
                           destinations: destinations, sync: SyncDestinations(clock: clock.destinations, timecode: timecode.destinations, timecodeRate: sync.timecodeRate),
+                          follow: follow,
                           names: names, clockNames: clock.names, timecodeNames: timecode.names, virtualPort: virtualPort)
         } catch let error as SequencerError {
             throw fail(error.description)

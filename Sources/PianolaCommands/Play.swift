@@ -89,6 +89,8 @@ struct Play: ParsableCommand {
             usleep(50_000)
             while let key = keys?.next() {
                 let now = sequence.tempoMap.seconds(atTick: player.currentTick)
+                // The followed clock's master starts, stops and moves the song.
+                if playback.follower != nil && [.space, .left, .right].contains(key) { continue }
                 switch key {
                 case .space:
                     if paused { player.start() } else { player.pause() }
@@ -107,7 +109,7 @@ struct Play: ParsableCommand {
                 playback.stopNow()
                 break playing
             }
-            status.update(tick: player.currentTick, paused: paused)
+            status.update(tick: player.currentTick, paused: paused, following: playback.follower)
             if let signal = interruption.signal {
                 playback.stopNow()
                 outcome = .interrupted(signal: signal)
@@ -146,6 +148,7 @@ extension Play {
         let output = try audio.open(sampleRate: settings.sampleRate)
         settings.sampleRate = output.format.sampleRate
         settings.tailSeconds = 2
+        settings.startsPlaying = midi?.follow == nil
         let graph: SongGraph
         do {
             graph = try SongGraph(sequence: sequence, soundFont: .path(font.path), settings: settings, maxFrames: max(4096, output.format.periodFrames),
@@ -163,9 +166,12 @@ extension Play {
         status.say("Audio: \(name.shortened(to: 100 - "Audio: ".count - format.count))\(format)")
         if let midi { status.say("MIDI: \(midi.description)") }
         if volume != 1 { graph.setVolume(volume) }
+        let follower = midi?.follower(for: graph.player, sampleRate: settings.sampleRate)
+        if let follower { graph.graph.add(follower) }
         if let note = output.start(pulling: graph.graph) { printError(note) }
         midi?.output.start(following: output)
-        return (AudioPlayback(graph: graph, output: output, midi: midi), status)
+        midi?.startFollowing(follower, sampleRate: settings.sampleRate)
+        return (AudioPlayback(graph: graph, output: output, midi: midi, follower: follower), status)
     }
 }
 
@@ -211,6 +217,8 @@ extension AudioDriver: ExpressibleByArgument {}
 protocol Playback {
     /// The song's player.
     var player: Player { get }
+    /// What follows an external clock for it (`--sync`), if anything.
+    var follower: ClockFollower? { get }
     /// Sets the output volume (audio only).
     func setVolume(_ gain: Float)
     /// Releases every note, lets the releases out, and stops.
@@ -230,11 +238,13 @@ struct AudioPlayback: Playback {
     let graph: SongGraph
     let output: any AudioOutput
     let midi: MIDIOptions.Opened?
+    let follower: ClockFollower?
 
     var player: Player { graph.player }
     func setVolume(_ gain: Float) { graph.setVolume(gain) }
 
     func stopNow() {
+        follower?.standDown()
         graph.player.stop()
         usleep(useconds_t(min(1_000_000, 1_000_000 * (output.format.bufferFrames * 2) / output.format.sampleRate + 50_000)))
         midi?.output.finish(timeout: 1)
@@ -262,19 +272,27 @@ struct AudioPlayback: Playback {
 struct MIDIPlayback: Playback {
     let player: Player
     let midi: MIDIOptions.Opened
+    let follower: ClockFollower?
 
     init(sequence: MusicSequence, settings: SongGraph.Settings, midi: MIDIOptions.Opened) {
         let routes = midi.routing.destinations(trackCount: sequence.tracks.count, synth: nil, external: midi.destinations)
         player = Player(sequence: sequence, sampleRate: settings.sampleRate, destinations: routes.destinations, trackDestinations: routes.trackDestinations, sync: midi.sync)
         self.midi = midi
         settings.configure(player, for: sequence)
-        player.start()
-        midi.output.start(driving: player)
+        follower = midi.follower(for: player, sampleRate: settings.sampleRate)
+        if let follower {
+            midi.output.start(driving: SchedulerChain([follower, player]))
+            midi.startFollowing(follower, sampleRate: settings.sampleRate)
+        } else {
+            player.start()
+            midi.output.start(driving: player)
+        }
     }
 
     func setVolume(_ gain: Float) {}
 
     func stopNow() {
+        follower?.standDown()
         player.stop()
         usleep(100_000)   // the sender hands the note-offs to the kernel
         midi.output.finish(timeout: 1)
@@ -357,13 +375,20 @@ final class StatusLine {
         volumeShownUntil = .now + .seconds(2)
     }
 
-    func update(tick: Int, paused: Bool) {
+    /// Draws the line for the song at `tick`; with `following`, the tempo is the followed
+    /// clock's and a stopped master shows as waiting.
+    func update(tick: Int, paused: Bool, following: ClockFollower? = nil) {
         guard enabled else { return }
         let seconds = tempoMap.seconds(atTick: tick)
         var rest = "  \(Info.clock(seconds)) / \(Info.clock(sequence.durationSeconds))"
         if paused { rest += "  [paused]" }
+        if let following, !following.isRunning { rest += "  [waiting for the clock's Start]" }
         if let position = meterMap?.position(atTick: tick) { rest += "  bar \(position.bar):\(position.beat)" }
-        rest += "  \(tempoMap.segment(atTick: tick).beatsPerMinute.formatted2) bpm"
+        if let following {
+            rest += "  " + (following.tempo.map { "\($0.formatted2) bpm" } ?? "? bpm") + " (clock)"
+        } else {
+            rest += "  \(tempoMap.segment(atTick: tick).beatsPerMinute.formatted2) bpm"
+        }
         if let until = volumeShownUntil, ContinuousClock.now < until { rest += "  \(volumeText)" }
         if terminal {
             // Laid out again on every draw, so a resized terminal gets a line that fits it.

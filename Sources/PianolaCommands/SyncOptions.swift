@@ -17,13 +17,18 @@ struct SyncOptions: ParsableArguments {
     @Option(name: .customLong("mtc-rate"), help: ArgumentHelp("Frames a second of the timecode: 24, 25, 29.97df (drop-frame) or 30 (the default).", valueName: "rate"))
     var mtcRate: String?
 
+    @Option(name: .customLong("sync"), help: ArgumentHelp(
+        "Follow the MIDI clock from this port: wait for its Start or Continue, play at the tempo its clock implies, stop at its Stop, move to its Song Position Pointer.",
+        valueName: "port"))
+    var follow: String?
+
     @Option(name: .customLong("port-latency"), help: ArgumentHelp(
         "A port's own delay, made up for: its events go out MS milliseconds early (late when negative), so a slow device sounds with the audio and the other ports. Repeatable.",
         valueName: "port=ms"))
     var portLatency: [String] = []
 
-    /// Whether clock or timecode goes anywhere.
-    var sendsSync: Bool { !clock.isEmpty || !mtc.isEmpty }
+    /// Whether clock or timecode goes anywhere, or a clock is followed.
+    var sendsSync: Bool { !clock.isEmpty || !mtc.isEmpty || follow != nil }
 
     /// The options checked and split: port names, the timecode rate, each latency.
     struct Parsed {
@@ -31,6 +36,7 @@ struct SyncOptions: ParsableArguments {
         var timecode: [String] = []
         var timecodeRate = SMPTERate.fps30
         var latencies: [(port: String, milliseconds: Double, text: String)] = []
+        var follow: String?
     }
 
     /// The options checked; exits with one line on an empty port name, an unknown rate, a
@@ -44,7 +50,7 @@ struct SyncOptions: ParsableArguments {
                 }
             }
         }
-        var result = Parsed(clock: try ports(clock, option: "clock"), timecode: try ports(mtc, option: "mtc"))
+        var result = Parsed(clock: try ports(clock, option: "clock"), timecode: try ports(mtc, option: "mtc"), follow: follow)
         if let mtcRate {
             guard let rate = SMPTERate.allCases.first(where: { $0.mtcName == mtcRate.lowercased() }) else {
                 throw fail("--mtc-rate \(mtcRate): use 24, 25, 29.97df or 30")

@@ -494,6 +494,21 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         rateScale = scale
     }
 
+    /// Plays on from `tick` (its state chased) at `time`, as a seek and a start would: for a
+    /// scheduler that follows another clock. Render thread only (before `willRender`).
+    public func playFollowing(fromTick tick: Int, at time: SampleTime) {
+        apply(.seek(tick: max(0, tick)), at: time)
+        if !playing { apply(.start(at: time), at: time) }
+    }
+
+    /// Pauses at `time`, as `pause` does: for a scheduler that follows another clock. Render
+    /// thread only (before `willRender`).
+    public func pauseFollowing(at time: SampleTime) { apply(.pause, at: time) }
+
+    /// The score frame playing at output time `time` (after the cycles scheduled so far),
+    /// `nil` when not playing. Render thread only.
+    public func playingFrame(at time: SampleTime) -> Int64? { playing ? scoreFrame(at: time) : nil }
+
     /// Transposes by `semitones` more than `setTranspose` does, from the next note on (held
     /// notes keep their key). Render thread only (before `willRender`).
     public func modulateTranspose(semitones: Int) { transposeOffset = semitones }

@@ -85,6 +85,54 @@ struct RealTimeTests {
     }
 }
 
+extension RealTimeTests {
+    @Test("following a clock (Start, 1,000 cycles of clocks at a drifting tempo, Stop, a new position, Continue) allocates nothing on the render thread")
+    func followingAllocatesNothing() throws {
+        var track = Track()
+        for beat in 0..<400 {
+            track.insert(MIDIEvent(tick: beat * 480, .noteOn(channel: 0, note: 60, velocity: 90)))
+            track.insert(MIDIEvent(tick: beat * 480 + 240, .noteOff(channel: 0, note: 60, velocity: 0)))
+        }
+        let harness = try RenderHarness(MusicSequence(division: .ticksPerQuarter(480), tracks: [track]), maxFrames: 256)
+        let follower = ClockFollower(player: harness.player, sampleRate: 48_000)
+        harness.graph.add(follower)
+        var clockTime = 0.0
+        /// Sends the clocks due before `time` (a clock every 950–1,050 frames), as the reader thread would.
+        func clocks(until time: SampleTime) {
+            while SampleTime(clockTime) < time - 512 {
+                follower.receive(status: 0xF8, data1: 0, data2: 0, at: SampleTime(clockTime))
+                clockTime += 1000 + 50 * sin(clockTime / 100_000)
+            }
+        }
+        func cycles(_ count: Int, counting: Bool) -> Int {
+            var allocations = 0
+            for _ in 0..<count {
+                clocks(until: harness.graph.sampleTime)
+                if counting { pianola_allocations_start() }
+                harness.graph.render(into: harness.buffer.slice(frames: 256))
+                if counting { allocations += pianola_allocations_stop() }
+            }
+            return allocations
+        }
+        // Warm-up: every path once.
+        for round in 0..<2 {
+            follower.receive(status: 0xFA, data1: 0, data2: 0, at: harness.graph.sampleTime)
+            _ = cycles(300, counting: false)
+            follower.receive(status: 0xFC, data1: 0, data2: 0, at: harness.graph.sampleTime)
+            follower.receive(status: 0xF2, data1: UInt8(8 + round), data2: 0, at: harness.graph.sampleTime)
+            follower.receive(status: 0xFB, data1: 0, data2: 0, at: harness.graph.sampleTime)
+            _ = cycles(100, counting: false)
+        }
+        var allocations = cycles(400, counting: true)
+        follower.receive(status: 0xFC, data1: 0, data2: 0, at: harness.graph.sampleTime)
+        follower.receive(status: 0xF2, data1: 40, data2: 0, at: harness.graph.sampleTime)
+        follower.receive(status: 0xFB, data1: 0, data2: 0, at: harness.graph.sampleTime)
+        allocations += cycles(600, counting: true)
+        #expect(allocations == 0, "\(allocations) allocations in 1,000 render cycles")
+        #expect(follower.isRunning && (follower.tempo ?? 0) > 100, "the follower ran: \(follower.tempo ?? 0) bpm")
+    }
+}
+
 /// A destination that only counts what it is sent (allocating nothing itself).
 final class MessageCounter: MIDIDestination, @unchecked Sendable {
     var count = 0

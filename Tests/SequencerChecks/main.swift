@@ -12,6 +12,10 @@
 //   sequencer-checks aseqdump-matches-log DUMP LOG          aseqdump saw the same events
 //   sequencer-checks make-sync-song OUT.mid                 a song for audio-sync: the same
 //       notes on channel 1 (for the synth), 2 and 3 (for ports), with tempo changes
+//   sequencer-checks make-beat-song OUT.mid                 a note on each of 32 beats (key 30 +
+//       beat), 120 bpm then 97 from beat 16: for a follower's bar lines against its leader's
+//   sequencer-checks follow LOG                             the leader's clock (its beats, as a
+//       receiver counts them) against the follower's note-ons, each within one clock
 //   sequencer-checks port-latency LOG MS                    channel 3's note-ons arrived MS
 //       before channel 2's (a port's latency made up for)
 //   sequencer-checks onsets CAPTURE.raw N                   the capture holds N onsets
@@ -377,6 +381,39 @@ func clockStream(song: String, log: String, tempo: Double, expect: [String]) {
     judgeTiming(errors, what: "clocks in step with the tempo map within their runs")
 }
 
+func makeBeatSong(_ path: String) {
+    var sequence = MusicSequence(division: .ticksPerQuarter(480))
+    sequence.tempoTrack.insert(MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 500_000))))
+    sequence.tempoTrack.insert(MIDIEvent(tick: 16 * 480, .meta(.tempo(microsecondsPerQuarter: 618_557))))
+    var track = Track(name: "beats")
+    for beat in 0..<32 {
+        track.insert(MIDIEvent(tick: beat * 480, .noteOn(channel: 0, note: UInt8(30 + beat), velocity: 100)))
+        track.insert(MIDIEvent(tick: beat * 480 + 120, .noteOff(channel: 0, note: UInt8(30 + beat), velocity: 0)))
+    }
+    sequence.addTrack(track)
+    guard FileManager.default.createFile(atPath: path, contents: Data(sequence.midiFile().serialized())) else { die("\(path): cannot write") }
+}
+
+func follow(log: String) {
+    let (clocks, transport) = clockStream(log)
+    // The leader's beats: a clock whose position is on a quarter note, by beat.
+    var leader: [Int: [Double]] = [:]
+    for c in clocks where c.pulse % 24 == 0 { leader[c.pulse / 24, default: []].append(c.seconds) }
+    let notes = readLog(log).filter { $0.bytes.count == 3 && $0.bytes[0] == 0x90 && $0.bytes[2] > 0 }
+    var errors: [(beat: Int, ms: Double, clock: Double)] = []
+    for note in notes {
+        let beat = Int(note.bytes[1]) - 30
+        guard let times = leader[beat], let nearest = times.min(by: { abs($0 - note.seconds) < abs($1 - note.seconds) }) else { continue }
+        let clock = beat < 16 ? 60.0 / (120 * 24) : 60.0 / (97 * 24)
+        errors.append((beat, (note.seconds - nearest) * 1000, clock * 1000))
+    }
+    print("follow: leader transport \(transport.map(\.name).joined(separator: ",")); \(notes.count) follower beats, \(errors.count) matched to the leader's")
+    print("  ms off the leader's beat: " + errors.map { String(format: "%d: %+.2f", $0.beat, $0.ms) }.joined(separator: ", "))
+    guard errors.count >= 20 else { die("only \(errors.count) of the follower's beats matched the leader's") }
+    let outside = errors.filter { abs($0.ms) > $0.clock }
+    if !outside.isEmpty { die("\(outside.count) beats more than one clock from the leader's") }
+}
+
 func portLatency(log: String, milliseconds: Double) {
     let logged = readLog(log)
     func noteOns(_ status: UInt8) -> [Double] { logged.filter { $0.bytes.count == 3 && $0.bytes[0] == status && $0.bytes[2] > 0 }.map(\.seconds) }
@@ -450,6 +487,10 @@ case "file-matches-log" where arguments.count == 4:
     fileMatchesLog(file: arguments[2], log: arguments[3])
 case "clock-out" where arguments.count == 4:
     clockOut(song: arguments[2], log: arguments[3])
+case "make-beat-song" where arguments.count == 3:
+    makeBeatSong(arguments[2])
+case "follow" where arguments.count == 3:
+    follow(log: arguments[2])
 case "port-latency" where arguments.count == 4:
     portLatency(log: arguments[2], milliseconds: Double(arguments[3]) ?? 0)
 case "mtc" where arguments.count == 6:
@@ -457,6 +498,6 @@ case "mtc" where arguments.count == 6:
 case "clock-stream" where arguments.count == 6:
     clockStream(song: arguments[2], log: arguments[3], tempo: Double(arguments[4]) ?? 100, expect: arguments[5].split(separator: ",").map(String.init))
 default:
-    print("usage: sequencer-checks round-trip SONG LOG --to SECONDS [--align] [--content-only] | balanced LOG | file-matches-log FILE LOG | aseqdump-matches-log DUMP LOG | make-sync-song OUT | onsets CAPTURE N | audio-sync CAPTURE LOG | clock-out SONG LOG | clock-stream SONG LOG TEMPO EXPECT | mtc LOG RATE POSITION FULLFRAMES | port-latency LOG MS")
+    print("usage: sequencer-checks round-trip SONG LOG --to SECONDS [--align] [--content-only] | balanced LOG | file-matches-log FILE LOG | aseqdump-matches-log DUMP LOG | make-sync-song OUT | onsets CAPTURE N | audio-sync CAPTURE LOG | clock-out SONG LOG | clock-stream SONG LOG TEMPO EXPECT | mtc LOG RATE POSITION FULLFRAMES | port-latency LOG MS | make-beat-song OUT | follow LOG")
     exit(2)
 }

@@ -250,5 +250,32 @@ wait $RECORDER
 $C mtc "$OUT/mtc-loop.log" 25 0.5 2
 check $? "timecode through a loop: a full frame of the loop's start (0.5 s) at the start and at the wrap; quarter frames in step after each"
 
+# 11. Following a clock: a leader plays the beat song (a note on each beat, 120 then 97 bpm) to
+#     a port nobody hears with --clock to Midi Through's second port; a follower plays the same
+#     song to the first port with --sync on the second; the recorder on the first port hears
+#     both (14:1 is connected into 14:0). The leader pauses, seeks while paused and resumes
+#     under tmux once it has played two seconds.
+$C make-beat-song "$OUT/beats.mid"
+$P record "$OUT/follow-rec.mid" --port 14:0 --log "$OUT/follow.log" --quiet --duration 40 &
+RECORDER=$!
+$P play "$OUT/beats.mid" --port 14:0 --sync 14:1 > "$OUT/follower.out" 2> "$OUT/follower.err" &
+FOLLOWER=$!
+sleep 2
+tmux -L lead new-session -d -x 120 -y 10 -s l "$P play $OUT/beats.mid --port 'VirMIDI 2-1' --clock 14:1; echo exit=\$? > $OUT/leader-exit; sleep 60"
+i=0
+while [ $i -lt 100 ] && ! tmux -L lead capture-pane -p -t l | grep -q '0:0[2-9]\.'; do sleep 0.2; i=$((i + 1)); done
+tmux -L lead send-keys -t l Space
+sleep 1; tmux -L lead send-keys -t l Right
+sleep 1; tmux -L lead send-keys -t l Space
+i=0
+while [ $i -lt 150 ] && [ ! -s "$OUT/leader-exit" ]; do sleep 0.2; i=$((i + 1)); done
+sleep 1
+kill -INT $RECORDER; wait $RECORDER
+kill -INT $FOLLOWER 2>/dev/null; wait $FOLLOWER
+tmux -L lead kill-server 2>/dev/null
+tail -3 "$OUT/follower.out"; cat "$OUT/follower.err"
+$C follow "$OUT/follow.log"
+check $? "a follower's beats keep within one clock of its leader's across a tempo change, a stop and a continue from a new position"
+
 echo "alsa-vm midi: $passed passed, $failed failed"
 [ "$failed" = 0 ]
