@@ -44,6 +44,8 @@ public final class SequencerOutput: @unchecked Sendable {
     /// not, with the system tick (a jiffy, 1–10 ms). Any thread.
     public let isPrecise: Bool
     private var targets: [Target] = []
+    private var links: [PortLink] = []          // per target: where it is now, for the sender thread
+    private var watcher: PortWatcher?
     private let items = SPSCQueue<Item>(capacity: 1 << 15)
     private let sysexBytes = SPSCQueue<UInt8>(capacity: 1 << 18)
     private let stopRequested = Atomic<Bool>(false)
@@ -98,6 +100,7 @@ public final class SequencerOutput: @unchecked Sendable {
         if let index = targets.firstIndex(of: target) { return UInt8(index) }
         if let port { try client.connect(port: Int(sourcePort), to: port) }
         targets.append(target)
+        links.append(PortLink(port))
         lineFreeAt.append(0)
         latency.append(0)
         return UInt8(targets.count - 1)
@@ -159,6 +162,7 @@ public final class SequencerOutput: @unchecked Sendable {
     /// Stops the sender after it has handed over everything the player scheduled, then waits
     /// until the kernel has delivered it (at most `timeout` seconds). Control thread.
     public func finish(timeout: Double = 10) {
+        watcher?.stop()
         guard let thread else { return }
         self.thread = nil
         stopRequested.store(true, ordering: .releasing)
@@ -234,6 +238,7 @@ public final class SequencerOutput: @unchecked Sendable {
                     rendered = target
                 }
             }
+            resetReconnected()
             batchEarliest = .max
             while let item = items.pop() { send(item) }
             snd_seq_drain_output(client.handle)
@@ -286,6 +291,7 @@ public final class SequencerOutput: @unchecked Sendable {
 
     /// Encodes one whole message and queues it for the kernel at `at` nanoseconds of queue time.
     private func output(_ bytes: [UInt8], target: UInt8, at: Int64) {
+        guard links[Int(target)].present.load(ordering: .acquiring) else { return }   // unplugged: nothing to send to
         var event = snd_seq_event_t()
         snd_midi_event_reset_encode(coder)
         let used = bytes.withUnsafeBufferPointer { snd_midi_event_encode(coder, $0.baseAddress, $0.count, &event) }
@@ -301,11 +307,58 @@ public final class SequencerOutput: @unchecked Sendable {
         if snd_seq_event_output(client.handle, &event) >= 0 { sentCount.add(1, ordering: .relaxed) }
     }
 
+    /// Watches for the ports this output sends to vanishing (a USB device unplugged) and
+    /// coming back (found by their client and port names, at whatever address): events for
+    /// an absent port are dropped; a port that comes back is connected again and, after a
+    /// quarter of a second to settle (a device just plugged in may drop what comes at once),
+    /// gets All Notes Off and the sustain pedal up on every channel, so nothing sounding there
+    /// before hangs, then the song again. `report` gets one line each way, on the watcher's
+    /// thread. Control thread, after the destinations are made.
+    public func watchPorts(report: @escaping @Sendable (String) -> Void) throws(SequencerError) {
+        let links = self.links, client = self.client, sourcePort = Int(self.sourcePort)
+        watcher = try PortWatcher { change in
+            for link in links {
+                guard let wanted = link.wanted else { continue }
+                switch change {
+                case .vanished(let c, let p):
+                    let address = link.address.load(ordering: .acquiring)
+                    guard link.present.load(ordering: .acquiring), address >> 8 == c, p == nil || address & 0xFF == p! else { continue }
+                    link.present.store(false, ordering: .releasing)
+                    report("MIDI port \(c):\(address & 0xFF) (\(wanted.clientName): \(wanted.name)) went away; waiting for it to come back")
+                case .appeared(let port):
+                    guard !link.present.load(ordering: .acquiring), port.clientName == wanted.clientName, port.name == wanted.name,
+                          port.acceptsEvents, (try? client.connect(port: sourcePort, to: port)) != nil else { continue }
+                    link.address.store(port.client << 8 | port.port, ordering: .releasing)
+                    link.returnsAt.store(monotonicNanos() + 250_000_000, ordering: .releasing)
+                    report("MIDI port \(wanted.clientName): \(wanted.name) is back at \(port.address); All Notes Off goes there first")
+                }
+            }
+        }
+    }
+
+    /// Each port that came back and has settled is there again: All Notes Off and sustain up
+    /// on every channel go to it now. Sender thread.
+    private func resetReconnected() {
+        for target in links.indices {
+            let due = links[target].returnsAt.load(ordering: .acquiring)
+            guard due != 0, monotonicNanos() >= due else { continue }
+            links[target].returnsAt.store(0, ordering: .relaxed)
+            links[target].present.store(true, ordering: .releasing)
+            let now = client.now(queue: queue)
+            for channel in 0..<16 {
+                output([0xB0 | UInt8(channel), 123, 0], target: UInt8(target), at: now)
+                output([0xB0 | UInt8(channel), 64, 0], target: UInt8(target), at: now)
+            }
+        }
+    }
+
     /// The address events for `target` are sent to.
     private func address(of target: UInt8) -> snd_seq_addr_t {
         switch targets[Int(target)] {
-        case .port(let c, let p): snd_seq_addr_t(client: c, port: p)
-        case .subscribers: snd_seq_addr_t(client: UInt8(SND_SEQ_ADDRESS_SUBSCRIBERS), port: UInt8(SND_SEQ_ADDRESS_UNKNOWN))
+        case .port:
+            let address = links[Int(target)].address.load(ordering: .acquiring)
+            return snd_seq_addr_t(client: UInt8(address >> 8), port: UInt8(address & 0xFF))
+        case .subscribers: return snd_seq_addr_t(client: UInt8(SND_SEQ_ADDRESS_SUBSCRIBERS), port: UInt8(SND_SEQ_ADDRESS_UNKNOWN))
         }
     }
 
@@ -325,6 +378,22 @@ public final class SequencerOutput: @unchecked Sendable {
         time.time.tv_nsec = UInt32(at % 1_000_000_000)
         snd_seq_remove_events_set_time(remove, &time)
         snd_seq_remove_events(client.handle, remove)
+    }
+}
+
+/// Where one of a `SequencerOutput`'s ports is now: its address (client << 8 | port), whether
+/// it is there, and when one that came back is there again (monotonic nanoseconds, 0 for
+/// none). Written by the port watcher's thread and the sender thread.
+final class PortLink: Sendable {
+    /// The port's client and port names, by which it is found again (`nil` for the subscribers).
+    let wanted: (clientName: String, name: String)?
+    let address: Atomic<Int>
+    let present = Atomic<Bool>(true)
+    let returnsAt = Atomic<Int64>(0)
+
+    init(_ port: SequencerPort?) {
+        wanted = port.map { ($0.clientName, $0.name) }
+        address = Atomic(port.map { $0.client << 8 | $0.port } ?? 0)
     }
 }
 

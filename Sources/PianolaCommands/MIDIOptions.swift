@@ -4,6 +4,7 @@ import Engine
 import FoundationEssentials
 import Glibc
 import Pianola
+import Synchronization
 
 /// The options that send a song to ALSA sequencer ports: `--port`, `--virtual`, `--route`.
 struct MIDIOptions: ParsableArguments {
@@ -17,6 +18,9 @@ struct MIDIOptions: ParsableArguments {
     var route: [String] = []
 
     @OptionGroup var sync: SyncOptions
+
+    @Flag(help: "Wait for a named MIDI port that is not there yet (a device not plugged in) instead of stopping.")
+    var waitForPorts = false
 
     /// How `--route` is written (play and record --play share it).
     static let routeHelp = ArgumentHelp(
@@ -38,6 +42,8 @@ struct MIDIOptions: ParsableArguments {
         /// The followed clock's port (`--sync`): an input on the output's queue, and its description.
         let follow: (input: SequencerInput, name: String)?
         let names: [String]
+        /// Lines about ports going away and coming back, from the port watcher's thread.
+        let news: PortNews
         let clockNames: [String]
         let timecodeNames: [String]
         let virtualPort: Int?
@@ -93,7 +99,7 @@ struct MIDIOptions: ParsableArguments {
 
     /// Opens the sequencer and resolves every port name when any MIDI option is given; `nil`
     /// when none is (the song goes to the synthesizer only). Exits with one line on a bad name.
-    func open(trackCount: Int, sampleRate: Int) throws -> Opened? {
+    func open(trackCount: Int, sampleRate: Int, interruption: Interruption) throws -> Opened? {
         let plan = try sync.parsed()   // a typo fails before any port is opened
         guard port != nil || virtual || !route.isEmpty || sync.sendsSync else {
             if let first = sync.portLatency.first { throw fail("--port-latency \(first): Pianola sends to no MIDI port (give --port, --route, --clock or --mtc)") }
@@ -101,7 +107,8 @@ struct MIDIOptions: ParsableArguments {
         }
         let routes = try Self.parse(routes: route, trackCount: trackCount)
         do {
-            return try Self.open(client: SequencerClient(), sampleRate: sampleRate, port: port, virtual: virtual, routes: routes, sync: plan)
+            return try Self.open(client: SequencerClient(), sampleRate: sampleRate, port: port, virtual: virtual, routes: routes, sync: plan,
+                                 waiting: waitForPorts ? interruption : nil)
         } catch let error as SequencerError {
             throw fail(error.description)
         }
@@ -109,15 +116,32 @@ struct MIDIOptions: ParsableArguments {
 
     /// Resolves `port`, `virtual`, the parsed `routes` and `sync`'s clock and timecode ports on
     /// `client` into an output and a routing, and gives the ports `sync`'s latencies.
-    static func open(client: SequencerClient, sampleRate: Int, port: String?, virtual: Bool, routes: [ParsedRoute], sync: SyncOptions.Parsed) throws -> Opened {
+    /// With `waiting`, a port that is not there is waited for (until a signal, which exits).
+    static func open(client: SequencerClient, sampleRate: Int, port: String?, virtual: Bool, routes: [ParsedRoute], sync: SyncOptions.Parsed,
+                     waiting: Interruption? = nil) throws -> Opened {
         do {
+            /// The port `name` means; waited for when asked and it is missing.
+            func lookUp(_ name: String, sending: Bool) throws -> SequencerPort {
+                var said = false
+                while true {
+                    do {
+                        return try client.port(named: name, sending: sending)
+                    } catch {
+                        guard let waiting, error.description.contains(": no such port ") else { throw error }
+                        if !said { print("waiting for MIDI port '\(name)' to appear (Ctrl-C stops)"); fflush(nil) }
+                        said = true
+                        if let signal = waiting.signal { throw ExitCode(128 + signal) }
+                        usleep(200_000)
+                    }
+                }
+            }
             let output = try SequencerOutput(client: client, sampleRate: sampleRate)
             var destinations: [any MIDIDestination] = []
             var names: [String] = []
             var byAddress: [String: Int] = [:]
             func target(_ name: String) throws -> Routing.Target {
                 if name.lowercased() == "synth" { return .synth }
-                let found = try client.port(named: name, sending: true)
+                let found = try lookUp(name, sending: true)
                 if let known = byAddress[found.address] { return .external(known) }
                 destinations.append(try output.destination(to: found))
                 names.append("\(found.address) (\(found.clientName): \(found.name))")
@@ -143,7 +167,7 @@ struct MIDIOptions: ParsableArguments {
                 var seen: Set<String> = []
                 var result: ([any MIDIDestination], [String]) = ([], [])
                 for name in names {
-                    let found = try client.port(named: name, sending: true)
+                    let found = try lookUp(name, sending: true)
                     guard seen.insert(found.address).inserted else { continue }
                     syncAddresses.insert(found.address)
                     result.0.append(try output.syncDestination(to: found))
@@ -154,15 +178,17 @@ struct MIDIOptions: ParsableArguments {
             let clock = try syncPorts(sync.clock)
             let timecode = try syncPorts(sync.timecode)
             for (name, milliseconds, text) in sync.latencies {
-                let found = try client.port(named: name, sending: true)
+                let found = try lookUp(name, sending: true)
                 guard byAddress[found.address] != nil || syncAddresses.contains(found.address) else {
                     throw fail("--port-latency \(text): Pianola sends nothing to \(found.address) (\(found.clientName): \(found.name)); name a port of --port, --route, --clock or --mtc")
                 }
                 output.setLatency(seconds: milliseconds / 1000, for: found)
             }
+            let news = PortNews()
+            try output.watchPorts { news.post($0) }
             var follow: (SequencerInput, String)?
             if let name = sync.follow {
-                let source = try client.port(named: name, sending: false)
+                let source = try lookUp(name, sending: false)
                 let input = try SequencerInput(client: client, portName: "Pianola sync in", queue: output.queueID)
                 try input.listen(to: source)
                 follow = (input, "\(source.address) (\(source.clientName): \(source.name))")
@@ -170,10 +196,21 @@ struct MIDIOptions: ParsableArguments {
             return Opened(client: client, output: output, routing: Routing(rules: rules, fallback: fallback),
                           destinations: destinations, sync: SyncDestinations(clock: clock.destinations, timecode: timecode.destinations, timecodeRate: sync.timecodeRate),
                           follow: follow,
-                          names: names, clockNames: clock.names, timecodeNames: timecode.names, virtualPort: virtualPort)
+                          names: names, news: news, clockNames: clock.names, timecodeNames: timecode.names, virtualPort: virtualPort)
         } catch let error as SequencerError {
             throw fail(error.description)
         }
+    }
+
+    /// Lines posted by one thread and taken by another (the play loop prints them).
+    final class PortNews: Sendable {
+        private let lines = Mutex<[String]>([])
+
+        /// Adds a line. Any thread.
+        func post(_ line: String) { lines.withLock { $0.append(line) } }
+
+        /// The lines posted since the last call. Any thread.
+        func take() -> [String] { lines.withLock { taken in defer { taken = [] }; return taken } }
     }
 
     /// One `--route`: its selectors (with a placeholder target) and its target's name.

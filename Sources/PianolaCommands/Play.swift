@@ -79,7 +79,7 @@ struct Play: ParsableCommand {
     func play(_ song: String, position: String?, interruption: Interruption, keys: KeyReader?, volume: inout Float) throws -> Outcome {
         var sequence: MusicSequence, font: SoundFontChoice, settings: SongGraph.Settings
         do { (sequence, font, settings) = try options.load(song) } catch where position != nil { return .skipped }
-        let midi = try midiOptions.open(trackCount: sequence.tracks.count, sampleRate: settings.sampleRate)
+        let midi = try midiOptions.open(trackCount: sequence.tracks.count, sampleRate: settings.sampleRate, interruption: interruption)
         let (playback, status) = try Play.start(sequence: sequence, title: StatusLine.title(of: sequence, file: song), position: position, font: font,
                                                 settings: &settings, midi: midi, audio: audio, quiet: quiet, interruption: interruption, volume: volume)
         let player = playback.player
@@ -109,6 +109,7 @@ struct Play: ParsableCommand {
                 playback.stopNow()
                 break playing
             }
+            for line in midi?.news.take() ?? [] { status.note(line) }
             status.update(tick: player.currentTick, paused: paused, following: playback.follower)
             if let signal = interruption.signal {
                 playback.stopNow()
@@ -365,6 +366,13 @@ final class StatusLine {
     func say(_ line: String) {
         guard enabled else { return }
         print(line)
+        fflush(nil)
+    }
+
+    /// A line of news while playing, above the status line (shown even when quiet: it is
+    /// about where the song goes).
+    func note(_ line: String) {
+        print((terminal && drawn ? "\r\u{1B}[K" : "") + line)
         fflush(nil)
     }
 

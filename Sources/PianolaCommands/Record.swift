@@ -129,6 +129,7 @@ struct Record: ParsableCommand {
         var outputFailure: String?   // the audio output died: keep what was recorded, then say so
         while true {
             usleep(20_000)
+            for line in midi?.news.take() ?? [] { say(line) }
             if interruption.signal != nil { break }
             if let failure = playback?.fatalError ?? thruPlayback?.fatalError {
                 outputFailure = failure

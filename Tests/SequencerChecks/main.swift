@@ -16,6 +16,11 @@
 //       beat), 120 bpm then 97 from beat 16: for a follower's bar lines against its leader's
 //   sequencer-checks follow LOG                             the leader's clock (its beats, as a
 //       receiver counts them) against the follower's note-ons, each within one clock
+//   sequencer-checks make-legato-song OUT.mid               ten notes of a second each, back to
+//       back: whenever a port goes away for over a second, a note's off is lost with it
+//   sequencer-checks raw-balanced RAW                       raw MIDI bytes (running status
+//       allowed) leave no note held: each note-on ends in its note-off or an All Notes Off
+//       on its channel, which released at least one; and notes were played after it
 //   sequencer-checks port-latency LOG MS                    channel 3's note-ons arrived MS
 //       before channel 2's (a port's latency made up for)
 //   sequencer-checks onsets CAPTURE.raw N                   the capture holds N onsets
@@ -227,6 +232,11 @@ func aseqdumpMatchesLog(dump: String, log: String) {
     print("aseqdump matches the recording: \(seen.count) events in the same order")
 }
 
+/// Writes `sequence` as a Standard MIDI File at `path`.
+func write(_ sequence: MusicSequence, to path: String) {
+    guard FileManager.default.createFile(atPath: path, contents: Data(sequence.midiFile().serialized())) else { die("\(path): cannot write") }
+}
+
 func makeSyncSong(_ path: String) {
     var sequence = MusicSequence(division: .ticksPerQuarter(480))
     // 120 bpm, then 97 bpm after 8 beats: onsets fall at every phase of libfluidsynth's 64-frame blocks.
@@ -242,7 +252,7 @@ func makeSyncSong(_ path: String) {
         }
     }
     sequence.addTrack(track)
-    guard FileManager.default.createFile(atPath: path, contents: Data(sequence.midiFile().serialized())) else { die("\(path): cannot write") }
+    write(sequence, to: path)
 }
 
 /// Onsets in captured audio (float stereo, 48 kHz), in seconds: the first frame above −40 dBFS
@@ -391,7 +401,7 @@ func makeBeatSong(_ path: String) {
         track.insert(MIDIEvent(tick: beat * 480 + 120, .noteOff(channel: 0, note: UInt8(30 + beat), velocity: 0)))
     }
     sequence.addTrack(track)
-    guard FileManager.default.createFile(atPath: path, contents: Data(sequence.midiFile().serialized())) else { die("\(path): cannot write") }
+    write(sequence, to: path)
 }
 
 func follow(log: String) {
@@ -412,6 +422,52 @@ func follow(log: String) {
     guard errors.count >= 20 else { die("only \(errors.count) of the follower's beats matched the leader's") }
     let outside = errors.filter { abs($0.ms) > $0.clock }
     if !outside.isEmpty { die("\(outside.count) beats more than one clock from the leader's") }
+}
+
+func makeLegatoSong(_ path: String) {
+    var sequence = MusicSequence(division: .ticksPerQuarter(480))
+    var track = Track(name: "legato")
+    for i in 0..<10 {
+        track.insert(MIDIEvent(tick: i * 960, .noteOn(channel: 0, note: UInt8(60 + i), velocity: 100)))
+        track.insert(MIDIEvent(tick: i * 960 + 960, .noteOff(channel: 0, note: UInt8(60 + i), velocity: 0)))
+    }
+    sequence.addTrack(track)
+    write(sequence, to: path)
+}
+
+func rawBalanced(_ path: String) {
+    guard let data = FileManager.default.contents(atPath: path) else { die("\(path): cannot read") }
+    var held = [Set<UInt8>](repeating: [], count: 16)
+    var status: UInt8 = 0
+    var data1: UInt8?
+    var notes = 0, allNotesOff = 0, notesAfterReset = 0, hanging = 0, released = 0
+    for byte in data {
+        if byte >= 0xF8 { continue }
+        if byte >= 0x80 { status = byte < 0xF0 ? byte : 0; data1 = nil; continue }
+        guard status != 0 else { continue }
+        let length = MIDIMessage.channelDataLength(status)
+        if length == 2 && data1 == nil { data1 = byte; continue }
+        let (first, second) = length == 2 ? (data1!, byte) : (byte, UInt8(0))
+        data1 = nil
+        let channel = Int(status & 0x0F)
+        switch status & 0xF0 {
+        case 0x90 where second > 0:
+            held[channel].insert(first)
+            notes += 1
+            notesAfterReset += 1
+        case 0x80, 0x90: held[channel].remove(first)
+        case 0xB0 where first == 123:
+            // All Notes Off on a channel at a reset: what was held there is released.
+            released += held[channel].count
+            held[channel] = []
+            if channel == 0 { allNotesOff += 1; notesAfterReset = 0 }
+        default: break
+        }
+    }
+    hanging = held.map(\.count).reduce(0, +)
+    print("raw: \(data.count) bytes, \(notes) note-ons, All Notes Off on channel 1 \(allNotesOff) times releasing \(released) held notes, \(notesAfterReset) note-ons after the last, \(hanging) notes left held")
+    if hanging > 0 { die("\(hanging) notes left hanging") }
+    if allNotesOff == 0 || released == 0 || notesAfterReset == 0 { die("no All Notes Off, none released by it, or nothing played after it") }
 }
 
 func portLatency(log: String, milliseconds: Double) {
@@ -491,6 +547,10 @@ case "make-beat-song" where arguments.count == 3:
     makeBeatSong(arguments[2])
 case "follow" where arguments.count == 3:
     follow(log: arguments[2])
+case "make-legato-song" where arguments.count == 3:
+    makeLegatoSong(arguments[2])
+case "raw-balanced" where arguments.count == 3:
+    rawBalanced(arguments[2])
 case "port-latency" where arguments.count == 4:
     portLatency(log: arguments[2], milliseconds: Double(arguments[3]) ?? 0)
 case "mtc" where arguments.count == 6:
@@ -498,6 +558,6 @@ case "mtc" where arguments.count == 6:
 case "clock-stream" where arguments.count == 6:
     clockStream(song: arguments[2], log: arguments[3], tempo: Double(arguments[4]) ?? 100, expect: arguments[5].split(separator: ",").map(String.init))
 default:
-    print("usage: sequencer-checks round-trip SONG LOG --to SECONDS [--align] [--content-only] | balanced LOG | file-matches-log FILE LOG | aseqdump-matches-log DUMP LOG | make-sync-song OUT | onsets CAPTURE N | audio-sync CAPTURE LOG | clock-out SONG LOG | clock-stream SONG LOG TEMPO EXPECT | mtc LOG RATE POSITION FULLFRAMES | port-latency LOG MS | make-beat-song OUT | follow LOG")
+    print("usage: sequencer-checks round-trip SONG LOG --to SECONDS [--align] [--content-only] | balanced LOG | file-matches-log FILE LOG | aseqdump-matches-log DUMP LOG | make-sync-song OUT | onsets CAPTURE N | audio-sync CAPTURE LOG | clock-out SONG LOG | clock-stream SONG LOG TEMPO EXPECT | mtc LOG RATE POSITION FULLFRAMES | port-latency LOG MS | make-beat-song OUT | follow LOG | make-legato-song OUT | raw-balanced RAW")
     exit(2)
 }

@@ -277,5 +277,56 @@ tail -3 "$OUT/follower.out"; cat "$OUT/follower.err"
 $C follow "$OUT/follow.log"
 check $? "a follower's beats keep within one clock of its leader's across a tempo change, a stop and a continue from a new position"
 
+# 12. Hot-plug: a legato song (a note held at every moment) plays to VirMIDI 2-0 while the
+#     VirMIDI driver goes away and comes back, as a USB device unplugged and plugged in again;
+#     what reaches the device is read from its rawmidi side by a cat that reopens it. With
+#     Pianola connected to its port the kernel refuses to unload the module ("in use"), so the
+#     driver is unbound and bound instead, which it cannot refuse.
+$C make-legato-song "$OUT/legato.mid"
+rm -f "$OUT/hotplug.raw" "$OUT/hotplug-done"
+( while [ ! -f "$OUT/hotplug-done" ]; do cat /dev/snd/midiC2D0 >> "$OUT/hotplug.raw" 2>/dev/null; sleep 0.02; done ) &
+CATS=$!
+sleep 0.5
+$P play "$OUT/legato.mid" --port 'VirMIDI 2-0' > "$OUT/hotplug.out" 2> "$OUT/hotplug.err" &
+PLAY=$!
+i=0
+while [ $i -lt 100 ] && ! grep -q "MIDI:" "$OUT/hotplug.out"; do sleep 0.1; i=$((i + 1)); done
+sleep 2
+if modprobe -r snd-virmidi 2> "$OUT/modprobe.err"; then
+    sleep 1.5
+    modprobe snd-virmidi
+    how="module unloaded and loaded"
+else
+    echo "modprobe -r snd-virmidi while connected: $(cat "$OUT/modprobe.err")"
+    echo snd_virmidi.0 > /sys/bus/platform/drivers/snd_virmidi/unbind
+    sleep 1.5
+    echo snd_virmidi.0 > /sys/bus/platform/drivers/snd_virmidi/bind
+    how="driver unbound and bound"
+fi
+wait $PLAY
+status=$?
+touch "$OUT/hotplug-done"
+sleep 0.3
+kill $CATS 2>/dev/null
+cat "$OUT/hotplug.out" "$OUT/hotplug.err"
+[ $status = 0 ] && grep -q "^MIDI port 24:0 (Virtual Raw MIDI 2-0: VirMIDI 2-0) went away; waiting for it to come back$" "$OUT/hotplug.out" \
+    && grep -q "^MIDI port Virtual Raw MIDI 2-0: VirMIDI 2-0 is back at 24:0; All Notes Off goes there first$" "$OUT/hotplug.out"
+check $? "hot-plug ($how): one line as the port goes, one as it comes back, play goes on to the end (status 0)"
+$C raw-balanced "$OUT/hotplug.raw"
+check $? "hot-plug: All Notes Off on the port's return released the note held across the gap; notes went on after it; none hangs"
+# A port not there yet: --wait-for-ports waits for it, then plays.
+echo snd_virmidi.0 > /sys/bus/platform/drivers/snd_virmidi/unbind
+$P play "$OUT/legato.mid" --port 'VirMIDI 2-0' --wait-for-ports --to 2 --quiet > "$OUT/wait.out" 2>&1 &
+PLAY=$!
+i=0
+while [ $i -lt 100 ] && ! grep -q "waiting for MIDI port" "$OUT/wait.out"; do sleep 0.2; i=$((i + 1)); done
+sleep 1
+echo snd_virmidi.0 > /sys/bus/platform/drivers/snd_virmidi/bind
+wait $PLAY
+status=$?
+cat "$OUT/wait.out"
+[ $status = 0 ] && grep -q "^waiting for MIDI port 'VirMIDI 2-0' to appear (Ctrl-C stops)$" "$OUT/wait.out"
+check $? "play --wait-for-ports waits for a port that is not there yet, then plays (status 0)"
+
 echo "alsa-vm midi: $passed passed, $failed failed"
 [ "$failed" = 0 ]
