@@ -30,12 +30,6 @@ public final class SequencerOutput: @unchecked Sendable {
         var time: SampleTime
     }
 
-    /// Where events go: a port, or the subscribers of Pianola's own port (`--virtual`).
-    enum Target: Hashable {
-        case port(client: UInt8, port: UInt8)
-        case subscribers
-    }
-
     private let client: SequencerClient
     private var sampleRate: Int
     private let sourcePort: Int32
@@ -43,8 +37,7 @@ public final class SequencerOutput: @unchecked Sendable {
     /// Whether the kernel times the events with its high-resolution timer (snd-hrtimer); if
     /// not, with the system tick (a jiffy, 1–10 ms). Any thread.
     public let isPrecise: Bool
-    private var targets: [Target] = []
-    private var links: [PortLink] = []          // per target: where it is now, for the sender thread
+    private var links: [PortLink] = []          // per target (a port, or the subscribers of Pianola's own): where it is now
     private var watcher: PortWatcher?
     private let items = SPSCQueue<Item>(capacity: 1 << 15)
     private let sysexBytes = SPSCQueue<UInt8>(capacity: 1 << 18)
@@ -96,21 +89,19 @@ public final class SequencerOutput: @unchecked Sendable {
 
     /// The index of `port`'s target (nil: the subscribers), connecting to it the first time.
     private func target(_ port: SequencerPort?) throws(SequencerError) -> UInt8 {
-        let target: Target = port.map { .port(client: UInt8($0.client), port: UInt8($0.port)) } ?? .subscribers
-        if let index = targets.firstIndex(of: target) { return UInt8(index) }
+        if let index = links.firstIndex(where: { $0.first == port.map(PortLink.address) }) { return UInt8(index) }
         if let port { try client.connect(port: Int(sourcePort), to: port) }
-        targets.append(target)
         links.append(PortLink(port))
         lineFreeAt.append(0)
         latency.append(0)
-        return UInt8(targets.count - 1)
+        return UInt8(links.count - 1)
     }
 
     /// Sends what goes to `port` `seconds` early (late when negative), for a device that
     /// sounds that much after the others (or before): its events still line up with the
     /// audio and the other ports. `port` must be one of the destinations. Control thread, before `start`.
     public func setLatency(seconds: Double, for port: SequencerPort) {
-        guard let index = targets.firstIndex(of: .port(client: UInt8(port.client), port: UInt8(port.port))) else { return }
+        guard let index = links.firstIndex(where: { $0.first == PortLink.address(port) }) else { return }
         latency[index] = Int64((seconds * 1e9).rounded())
     }
 
@@ -328,7 +319,7 @@ public final class SequencerOutput: @unchecked Sendable {
                 case .appeared(let port):
                     guard !link.present.load(ordering: .acquiring), port.clientName == wanted.clientName, port.name == wanted.name,
                           port.acceptsEvents, (try? client.connect(port: sourcePort, to: port)) != nil else { continue }
-                    link.address.store(port.client << 8 | port.port, ordering: .releasing)
+                    link.address.store(PortLink.address(port), ordering: .releasing)
                     link.returnsAt.store(monotonicNanos() + 250_000_000, ordering: .releasing)
                     report("MIDI port \(wanted.clientName): \(wanted.name) is back at \(port.address); All Notes Off goes there first")
                 }
@@ -354,12 +345,10 @@ public final class SequencerOutput: @unchecked Sendable {
 
     /// The address events for `target` are sent to.
     private func address(of target: UInt8) -> snd_seq_addr_t {
-        switch targets[Int(target)] {
-        case .port:
-            let address = links[Int(target)].address.load(ordering: .acquiring)
-            return snd_seq_addr_t(client: UInt8(address >> 8), port: UInt8(address & 0xFF))
-        case .subscribers: return snd_seq_addr_t(client: UInt8(SND_SEQ_ADDRESS_SUBSCRIBERS), port: UInt8(SND_SEQ_ADDRESS_UNKNOWN))
-        }
+        let link = links[Int(target)]
+        guard link.first != nil else { return snd_seq_addr_t(client: UInt8(SND_SEQ_ADDRESS_SUBSCRIBERS), port: UInt8(SND_SEQ_ADDRESS_UNKNOWN)) }
+        let address = link.address.load(ordering: .acquiring)
+        return snd_seq_addr_t(client: UInt8(address >> 8), port: UInt8(address & 0xFF))
     }
 
     /// Takes back every event of ours for `target` still waiting in the kernel at or after
@@ -381,10 +370,13 @@ public final class SequencerOutput: @unchecked Sendable {
     }
 }
 
-/// Where one of a `SequencerOutput`'s ports is now: its address (client << 8 | port), whether
-/// it is there, and when one that came back is there again (monotonic nanoseconds, 0 for
-/// none). Written by the port watcher's thread and the sender thread.
+/// Where one of a `SequencerOutput`'s targets is now — a port, or the subscribers of Pianola's
+/// own port (`--virtual`): its address (client << 8 | port), whether it is there, and when
+/// one that came back is there again (monotonic nanoseconds, 0 for none). Written by the port
+/// watcher's thread and the sender thread.
 final class PortLink: Sendable {
+    /// The port's address when it was named (`nil` for the subscribers).
+    let first: Int?
     /// The port's client and port names, by which it is found again (`nil` for the subscribers).
     let wanted: (clientName: String, name: String)?
     let address: Atomic<Int>
@@ -392,9 +384,13 @@ final class PortLink: Sendable {
     let returnsAt = Atomic<Int64>(0)
 
     init(_ port: SequencerPort?) {
+        first = port.map(Self.address)
         wanted = port.map { ($0.clientName, $0.name) }
-        address = Atomic(port.map { $0.client << 8 | $0.port } ?? 0)
+        address = Atomic(first ?? 0)
     }
+
+    /// A port's address as one number: client << 8 | port.
+    static func address(_ port: SequencerPort) -> Int { port.client << 8 | port.port }
 }
 
 /// The player's side of a `SequencerOutput`: one target port. Render thread only (the thread

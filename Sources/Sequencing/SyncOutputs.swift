@@ -71,7 +71,7 @@ struct SyncOutputs {
         }
     }
 
-    /// Both start at `time` from score frame `frame` (`moving`: play jumped there). Clock:
+    /// Both start at `time` from score frame `frame`. Clock:
     /// Start from the song's start; else Stop (if it ran), Song Position Pointer to the first
     /// 16th note at or after `frame` (a position between 16ths is rounded up, where a receiver
     /// can join exactly) and Continue, its pulses running from that 16th. Timecode: a full
