@@ -1,16 +1,12 @@
 import CALSA
 import Engine
-import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Watches the sequencer's announcements — ports appearing and vanishing, as when a USB MIDI
 /// device is plugged in or out — on a client and a thread of its own, and tells `onChange`.
 /// Control thread, except as noted.
 public final class PortWatcher: @unchecked Sendable {
     // @unchecked Sendable: the client is used by the watcher thread only once it runs; the
-    // stop flag (atomic) is the only state shared with the control thread.
+    // thread's stop flag is the only state shared with the control thread.
 
     /// What changed. Any thread.
     public enum Change: Sendable {
@@ -22,8 +18,7 @@ public final class PortWatcher: @unchecked Sendable {
 
     private let client: SequencerClient
     private let onChange: @Sendable (Change) -> Void
-    private var thread: pthread_t?
-    private let stopRequested = Atomic<Bool>(false)
+    private let watcher = StoppableThread()
 
     /// Starts watching; `onChange` is called on the watcher thread. Control thread.
     public init(onChange: @escaping @Sendable (Change) -> Void) throws(SequencerError) {
@@ -32,43 +27,27 @@ public final class PortWatcher: @unchecked Sendable {
         let port = try client.makePort(name: "announcements", sending: false)
         try client.subscribe(from: (Int(SND_SEQ_CLIENT_SYSTEM), Int(SND_SEQ_PORT_SYSTEM_ANNOUNCE)), to: (client.clientID, port),
                              what: "ALSA sequencer: cannot watch for ports coming and going")
-        let (thread, _) = startThread(realTimePriority: nil) { self.run() }
-        self.thread = thread
+        watcher.start { self.client.readEvents(until: self.watcher, checkingEvery: 50) { self.take($0) } }
     }
 
     deinit { stop() }
 
     /// Stops watching and waits for the thread. Control thread.
-    public func stop() {
-        guard let thread else { return }
-        self.thread = nil
-        stopRequested.store(true, ordering: .releasing)
-        pthread_join(thread, nil)
-    }
+    public func stop() { watcher.stop() }
 
-    private func run() {
-        let count = Int(snd_seq_poll_descriptors_count(client.handle, Int16(POLLIN)))
-        var fds = [pollfd](repeating: pollfd(), count: max(1, count))
-        snd_seq_poll_descriptors(client.handle, &fds, UInt32(fds.count), Int16(POLLIN))
-        while !stopRequested.load(ordering: .acquiring) {
-            guard poll(&fds, nfds_t(fds.count), 50) > 0 else { continue }
-            var event: UnsafeMutablePointer<snd_seq_event_t>?
-            while snd_seq_event_input_pending(client.handle, 1) > 0 {
-                guard snd_seq_event_input(client.handle, &event) >= 0, let e = event?.pointee else { break }
-                let address = e.data.addr
-                switch Int32(e.type) {
-                case Int32(SND_SEQ_EVENT_PORT_START.rawValue):
-                    if let port = client.ports().first(where: { $0.client == Int(address.client) && $0.port == Int(address.port) }) {
-                        onChange(.appeared(port))
-                    }
-                case Int32(SND_SEQ_EVENT_PORT_EXIT.rawValue):
-                    onChange(.vanished(client: Int(address.client), port: Int(address.port)))
-                case Int32(SND_SEQ_EVENT_CLIENT_EXIT.rawValue):
-                    onChange(.vanished(client: Int(address.client), port: nil))
-                default:
-                    break
-                }
+    private func take(_ event: snd_seq_event_t) {
+        let address = event.data.addr
+        switch Int32(event.type) {
+        case Int32(SND_SEQ_EVENT_PORT_START.rawValue):
+            if let port = client.ports().first(where: { $0.client == Int(address.client) && $0.port == Int(address.port) }) {
+                onChange(.appeared(port))
             }
+        case Int32(SND_SEQ_EVENT_PORT_EXIT.rawValue):
+            onChange(.vanished(client: Int(address.client), port: Int(address.port)))
+        case Int32(SND_SEQ_EVENT_CLIENT_EXIT.rawValue):
+            onChange(.vanished(client: Int(address.client), port: nil))
+        default:
+            break
         }
     }
 }

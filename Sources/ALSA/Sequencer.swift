@@ -1,5 +1,6 @@
 import CALSA
 import CShims
+import Engine
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -244,6 +245,23 @@ public final class SequencerClient: @unchecked Sendable {
     func connect(port: Int, to destination: SequencerPort) throws(SequencerError) {
         try subscribe(from: (clientID, port), to: (destination.client, destination.port),
                       what: "MIDI port \(destination.address) (\(destination.name)): cannot connect to it")
+    }
+
+    /// Hands each event that arrives to `take` until `worker` is asked to stop (asked at least
+    /// every `interval` ms), then those already buffered. Reader thread (the client's input
+    /// side has one reader).
+    func readEvents(until worker: StoppableThread, checkingEvery interval: Int32, _ take: (snd_seq_event_t) -> Void) {
+        let count = Int(snd_seq_poll_descriptors_count(handle, Int16(POLLIN)))
+        var fds = [pollfd](repeating: pollfd(), count: max(1, count))
+        snd_seq_poll_descriptors(handle, &fds, UInt32(fds.count), Int16(POLLIN))
+        var event: UnsafeMutablePointer<snd_seq_event_t>?
+        func takePending() {
+            while snd_seq_event_input_pending(handle, 1) > 0, snd_seq_event_input(handle, &event) >= 0, let e = event { take(e.pointee) }
+        }
+        while !worker.isStopping {
+            if poll(&fds, nfds_t(fds.count), interval) > 0 { takePending() }
+        }
+        takePending()   // what arrived before the stop request is still in the buffers
     }
 
     /// Starts or stops `queue` now. Any one thread at a time.

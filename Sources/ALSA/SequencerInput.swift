@@ -26,8 +26,7 @@ public final class SequencerInput: @unchecked Sendable {
     private let port: Int32
     private let queue: Int32
     private let recorded = Mutex<[Arrival]>([])
-    private let stopRequested = Atomic<Bool>(false)
-    private var thread: pthread_t?
+    private let reader = StoppableThread()
     private var thru: ((MIDIMessage) -> Void)?
     private var system: ((_ status: UInt8, _ data1: UInt8, _ data2: UInt8, _ nanoseconds: Int64) -> Void)?
     private var recording = true
@@ -69,8 +68,7 @@ public final class SequencerInput: @unchecked Sendable {
         self.system = system
         self.recording = recording
         if startQueue { client.control(queue: queue, start: true) }
-        let (thread, _) = startThread(realTimePriority: nil) { self.run() }
-        self.thread = thread
+        reader.start { self.client.readEvents(until: self.reader, checkingEvery: 20) { self.take($0) } }
     }
 
     /// Whole system-exclusive messages received so far. Any thread.
@@ -82,31 +80,8 @@ public final class SequencerInput: @unchecked Sendable {
 
     /// Stops reading and returns everything recorded, in arrival order. Control thread.
     public func stop() -> [Arrival] {
-        if let thread {
-            self.thread = nil
-            stopRequested.store(true, ordering: .releasing)
-            pthread_join(thread, nil)
-        }
+        reader.stop()
         return recorded.withLock { $0 }
-    }
-
-    private func run() {
-        let descriptors = Int(snd_seq_poll_descriptors_count(client.handle, Int16(POLLIN)))
-        var fds = [pollfd](repeating: pollfd(), count: max(1, descriptors))
-        snd_seq_poll_descriptors(client.handle, &fds, UInt32(fds.count), Int16(POLLIN))
-        while !stopRequested.load(ordering: .acquiring) {
-            guard poll(&fds, nfds_t(fds.count), 20) > 0 else { continue }
-            var event: UnsafeMutablePointer<snd_seq_event_t>?
-            while snd_seq_event_input_pending(client.handle, 1) > 0 {
-                guard snd_seq_event_input(client.handle, &event) >= 0, let event else { break }
-                take(event.pointee)
-            }
-        }
-        // What arrived before the stop request is still in the buffers.
-        var event: UnsafeMutablePointer<snd_seq_event_t>?
-        while snd_seq_event_input_pending(client.handle, 1) > 0, snd_seq_event_input(client.handle, &event) >= 0, let e = event {
-            take(e.pointee)
-        }
     }
 
     private func take(_ event: snd_seq_event_t) {

@@ -41,10 +41,9 @@ public final class SequencerOutput: @unchecked Sendable {
     private var watcher: PortWatcher?
     private let items = SPSCQueue<Item>(capacity: 1 << 15)
     private let sysexBytes = SPSCQueue<UInt8>(capacity: 1 << 18)
-    private let stopRequested = Atomic<Bool>(false)
+    private let sender = StoppableThread()
     private let sentCount = Atomic<Int>(0)
     private let droppedCount = Atomic<Int>(0)
-    private var thread: pthread_t?
     private var clock: (any RenderScheduler)?
     private var audio: (any AudioOutput)?
     private var queueStart: Int64 = 0
@@ -146,18 +145,14 @@ public final class SequencerOutput: @unchecked Sendable {
     private func startSender() {
         // Normal priority: it works 50 ms ahead, and a real-time thread here would hold off
         // the kernel's own deferred work (the timer that fires the queue) on a busy machine.
-        let (thread, _) = startThread(realTimePriority: nil) { self.run() }
-        self.thread = thread
+        sender.start { self.run() }
     }
 
     /// Stops the sender after it has handed over everything the player scheduled, then waits
     /// until the kernel has delivered it (at most `timeout` seconds). Control thread.
     public func finish(timeout: Double = 10) {
         watcher?.stop()
-        guard let thread else { return }
-        self.thread = nil
-        stopRequested.store(true, ordering: .releasing)
-        pthread_join(thread, nil)
+        guard sender.stop() else { return }
         let deadline = monotonicNanos() + Int64(timeout * 1e9)
         while monotonicNanos() < deadline && client.now(queue: queue) < lastStamp { usleep(2_000) }
         client.control(queue: queue, start: false)
@@ -211,7 +206,7 @@ public final class SequencerOutput: @unchecked Sendable {
 
     private func run() {
         while true {
-            let stopping = stopRequested.load(ordering: .acquiring)
+            let stopping = sender.isStopping
             if let audio {
                 // Hold the events until the device runs and says when its frame 0 sounded.
                 guard let zero = audio.frameZeroNanos else {

@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -30,4 +31,35 @@ public func startThread(realTimePriority priority: Int32?, _ body: @escaping @Se
     }
     precondition(status == 0, "pthread_create failed: \(status)")
     return (thread, note)
+}
+
+/// A worker thread (a file reader, a sequencer reader or sender) that its owner asks to stop
+/// and then waits for: the work loop polls `isStopping`; `stop` asks and joins, once.
+/// Control thread, except as noted.
+public final class StoppableThread: @unchecked Sendable {
+    // @unchecked Sendable: `thread` is touched by the control thread only; the flag is atomic.
+    private let stopRequested = Atomic<Bool>(false)
+    private var thread: pthread_t?
+
+    /// A thread not started yet. Control thread.
+    public init() {}
+
+    /// Whether `stop` has been called. Any thread (the worker checks it between pieces of work).
+    public var isStopping: Bool { stopRequested.load(ordering: .acquiring) }
+
+    /// Runs `body` on a new thread at normal priority. Control thread.
+    public func start(_ body: @escaping @Sendable () -> Void) {
+        precondition(thread == nil, "the thread is already running")
+        thread = startThread(realTimePriority: nil, body).thread
+    }
+
+    /// Asks the worker to stop and waits until it has; false when it was not running. Control thread.
+    @discardableResult
+    public func stop() -> Bool {
+        guard let thread else { return false }
+        self.thread = nil
+        stopRequested.store(true, ordering: .releasing)
+        pthread_join(thread, nil)
+        return true
+    }
 }

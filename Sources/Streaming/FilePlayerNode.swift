@@ -51,11 +51,10 @@ public final class FilePlayerNode: AudioNode, @unchecked Sendable {
     private let reader: AudioFileReader
     private let resampler: Resampler?
     private var playsLeft: Int
-    private let stopRequested = Atomic<Bool>(false)
+    private let readerThread = StoppableThread()
     private let inputEnded = Atomic<Bool>(false)
     private let underrunCount = Atomic<Int>(0)
     private let failed = Mutex<String?>(nil)
-    private var thread: pthread_t?
 
     /// Opens `path` for a graph at `sampleRate` and starts reading, returning once the first
     /// `preroll` seconds (or the whole region, if shorter) wait in the ring. Throws one line
@@ -97,8 +96,7 @@ public final class FilePlayerNode: AudioNode, @unchecked Sendable {
             }
         }
         try reader.seek(to: firstPosition)
-        let (thread, _) = startThread(realTimePriority: nil) { self.run() }
-        self.thread = thread
+        readerThread.start { self.run() }
         waitUntilBuffered(frames: min(Int(preroll * Double(sampleRate)), ring.capacity / 2))
     }
 
@@ -114,12 +112,7 @@ public final class FilePlayerNode: AudioNode, @unchecked Sendable {
     deinit { stop() }
 
     /// Stops reading; the node plays silence from then on. Control thread.
-    public func stop() {
-        guard let thread else { return }
-        self.thread = nil
-        stopRequested.store(true, ordering: .releasing)
-        pthread_join(thread, nil)
-    }
+    public func stop() { readerThread.stop() }
 
     /// Whether everything has been played. Any thread.
     public var isFinished: Bool { inputEnded.load(ordering: .acquiring) && ring.available == 0 }
@@ -157,7 +150,7 @@ public final class FilePlayerNode: AudioNode, @unchecked Sendable {
             inputEnded.store(true, ordering: .releasing)
         }
         var position = firstPosition
-        while !stopRequested.load(ordering: .acquiring) {
+        while !readerThread.isStopping {
             if position >= region.upperBound {
                 if playsLeft == 1 { break }
                 if playsLeft > 1 { playsLeft -= 1 }
@@ -181,7 +174,7 @@ public final class FilePlayerNode: AudioNode, @unchecked Sendable {
             }
         }
         // The end: what the resampler still holds.
-        if let resampler, !stopRequested.load(ordering: .acquiring) {
+        if let resampler, !readerThread.isStopping {
             while true {
                 let step = resampler.process(nil, inputFrames: 0, into: output, outputCapacity: outputCapacity)
                 if step.made == 0 || !push(output, frames: step.made) { break }
@@ -198,7 +191,7 @@ public final class FilePlayerNode: AudioNode, @unchecked Sendable {
         while done < frames {
             done += ring.write(interleaved: source + done * 2, frames: frames - done)
             if done < frames {
-                if stopRequested.load(ordering: .acquiring) { return false }
+                if readerThread.isStopping { return false }
                 usleep(5_000)
             }
         }
