@@ -63,6 +63,16 @@ for target in "${targets[@]}"; do
     printf '%-10s %8s %12s %10s %8s  %s\n' "$target" "$seconds" "${runs:-?}" "${rate:-?}" "$corpus" "$finding"
 done
 if [ "$found" -ne 0 ]; then
+    # A finding on a CI machine is gone with its clone: print each one's report and input
+    # (base64) so it can be replayed from the log alone.
+    for artifact in "$out"/*-crash-* "$out"/*-leak-* "$out"/*-timeout-* "$out"/*-oom-* "$out"/*-slow-unit-*; do
+        [ -f "$artifact" ] || continue
+        target=$(basename "$artifact"); target=${target%%-*}
+        echo "--- $artifact ($(wc -c < "$artifact") bytes), from $out/$target.log:" >&2
+        grep -m1 -A40 -E '^==[0-9]+==|ERROR: libFuzzer|^Fatal error|^💣' "$out/$target.log" | head -60 >&2 || true
+        echo "--- its input in base64 (base64 -d > FILE):" >&2
+        head -c 65536 "$artifact" | base64 -w 120 >&2
+    done
     echo "fuzzing found something: see Fuzz/out/*.log and replay with: swift run pianola-fuzz TARGET Fuzz/out/FILE" >&2
     exit 1
 fi
