@@ -4,7 +4,7 @@ import Sequencing
 /// The SMF reader and what a read file becomes.
 enum MIDIFileTargets {
     /// Every input is read in both modes; whatever strict mode reads must survive a write and
-    /// read back equal.
+    /// read back equal (but for the empty text events that bridge a gap too long for one delta).
     static func smf(_ bytes: [UInt8]) {
         if let lenient = try? MIDIFile(bytes: bytes, mode: .lenient) {
             _ = lenient.durationSeconds
@@ -14,9 +14,17 @@ enum MIDIFileTargets {
             strict.origin = .standardMIDIFile   // what it is written as
             for runningStatus in [true, false] {
                 let again = try? MIDIFile(bytes: strict.serialized(runningStatus: runningStatus), mode: .strict)
-                precondition(again == strict, "strict read(write(x)) != x")
+                precondition(again.map(withoutBridges) == withoutBridges(strict), "strict read(write(x)) != x")
             }
         }
+    }
+
+    /// `file` without empty general-text events, which the writer puts in a gap longer than
+    /// a delta time can say (2^28 - 1 ticks: an HMI track's skipped FE events can make one).
+    private static func withoutBridges(_ file: MIDIFile) -> MIDIFile {
+        var file = file
+        for index in file.tracks.indices { file.tracks[index].events.removeAll { $0.message == .meta(.text(.text, [])) } }
+        return file
     }
 
     /// Bytes after a MUS header's magic, read as a MUS score both ways, then as `smf` and

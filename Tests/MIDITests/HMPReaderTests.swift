@@ -168,6 +168,27 @@ struct HMPReaderTests {
 }
 
 extension HMPReaderTests {
+    @Test("HMI: time carried by skipped FE events adds up past one delta time (2^28 - 1 ticks); written as SMF the gap is bridged and the note keeps its tick")
+    func longGapThroughFEEvents() throws {
+        let longest = 0x0FFF_FFFF
+        let track: [(delay: Int, event: HMIEvent)] = [
+            (longest, .hmiOwn(0x12, length: 0)), (longest, .hmiOwn(0x12, length: 0)),
+            (5, .noteOn(channel: 0, key: 60, velocity: 100, duration: 10)), (10, .end),
+        ]
+        let file = try MIDIFile(bytes: HMIFile(tracks: [Self.song[0], track]).bytes, mode: .strict)
+        func notes(_ file: MIDIFile) -> [String] { Track(events: file.tracks[1].events).notes.map { "\($0.key) \($0.start)-\($0.end ?? -1)" } }
+        let start = 2 * longest + 5
+        #expect(notes(file) == ["60 \(start)-\(start + 10)"])
+        var smf = file
+        smf.origin = .standardMIDIFile
+        let again = try MIDIFile(bytes: smf.serialized(runningStatus: true), mode: .strict)
+        #expect(notes(again) == notes(file))
+        let bridges = again.tracks[1].events.filter { $0.message == .meta(.text(.text, [])) }.map(\.tick)
+        #expect(bridges == [longest, 2 * longest])
+    }
+}
+
+extension HMPReaderTests {
     /// Seeded tracks: notes on all 16 channels with controllers, programs and delays of up to
     /// three bytes. HMP notes end with note-offs of their own; HMI notes carry durations, of at
     /// least a tick and never over a note on the same key of the same track still sounding
