@@ -252,7 +252,12 @@ struct AudioPlayback: Playback {
         output.stop(drain: false)
     }
 
-    var hasFinished: Bool { graph.player.isFinished && output.framesWritten >= graph.maximumFrames }
+    /// The song ended and its tail has played since (a pause, or a master standing still,
+    /// puts the end later than the song's length), and so have the audio files.
+    var hasFinished: Bool {
+        guard let end = graph.player.finishTime else { return false }
+        return output.framesWritten >= max(end + graph.maximumFrames - graph.musicFrames, graph.maximumFrames)
+    }
 
     func finish() {
         midi?.output.finish()

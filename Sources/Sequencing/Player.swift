@@ -71,6 +71,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     private let commands = SPSCQueue<Command>(capacity: 1024)
     private let notifications = SPSCQueue<Notification>(capacity: 4096)
     private let finishedFlag = Atomic<Bool>(false)
+    private let finishedAt = Atomic<Int64>(0)       // the output time of the end, once finished
     private let positionTick = Atomic<Int>(0)
     private let timeline = TimelineSnapshot()
     private let pendingStart = Atomic<Int64>(.min)   // a start(at:) the render thread has not taken yet
@@ -222,6 +223,9 @@ public final class Player: RenderScheduler, @unchecked Sendable {
 
     /// True once the song (and its loops) has played to its end. Any thread.
     public var isFinished: Bool { finishedFlag.load(ordering: .acquiring) }
+    /// The output time the song ended at (its notes released), once `isFinished`: later
+    /// than its length when it was paused or followed a master that stood still. Any thread.
+    public var finishTime: SampleTime? { isFinished ? finishedAt.load(ordering: .relaxed) : nil }
     /// Where the song is: its tick at the end of the last render cycle. Any thread.
     public var currentTick: Int { positionTick.load(ordering: .relaxed) }
 
@@ -429,6 +433,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
                     notifications.push(Notification(kind: 2, index: 0, time: max(end, time)))
                     playing = false
                     stopTime = nil
+                    finishedAt.store(max(end, time), ordering: .relaxed)
                     finishedFlag.store(true, ordering: .releasing)
                 }
                 break

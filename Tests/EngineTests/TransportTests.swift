@@ -181,6 +181,22 @@ struct SeekAndGraphTests {
 
 @Suite("The song's end")
 struct SongEndTests {
+    @Test("the finish time is the output time of the end: a pause puts it later by as long as the pause lasted")
+    func finishTimeAfterPause() throws {
+        let sequence = RenderHarness.sequence(program: 0, notes: [(0, 1920, 69), (1920, 960, 72)])
+        let plain = try RenderHarness(sequence)
+        #expect(plain.player.finishTime == nil)
+        _ = plain.renderSong()
+        #expect(plain.player.finishTime == plain.player.score.endFrame)
+        let paused = try RenderHarness(sequence)
+        _ = paused.render(frames: 24_000)
+        paused.player.pause()
+        _ = paused.render(frames: 30_000)
+        paused.player.start()
+        _ = paused.renderSong()
+        #expect(paused.player.finishTime == paused.player.score.endFrame + 30_000)
+    }
+
     @Test("setEnd stops the song there: notes released, finished, nothing after")
     func endEarly() throws {
         let sequence = RenderHarness.sequence(program: 0, notes: [(0, 1920, 69), (1920, 960, 72)])
