@@ -102,9 +102,9 @@ let package = Package(
         .executableTarget(name: "sequencer-checks", dependencies: ["MIDI", "Sequencing"], path: "Tests/SequencerChecks"),
 
         // Test support in Swift: the seeded random generator the tests share.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Engine"], path: "Tests/TestSupport"),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "Sequencing", "TestSupport"]),
-        .testTarget(name: "SequencingTests", dependencies: ["Sequencing", "MIDI", "Engine", "SongBook"]),
+        .testTarget(name: "SequencingTests", dependencies: ["Sequencing", "MIDI", "Engine", "SongBook", "TestSupport"]),
         .testTarget(name: "PianolaTests", dependencies: ["Pianola", "Engine", "MIDI", "AllocationCounter", "TestSupport", "SongBook", "SoundServers"]),
         .testTarget(name: "PianolaCLITests", dependencies: ["MIDI", "Pianola", "pianola", "CCairo", "SoundServers", "jack-capture", "pipewire-capture", "SoundFontBook"]),
         // Test support: counts the heap allocations a thread makes (the render-thread rule).

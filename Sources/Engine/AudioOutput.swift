@@ -89,6 +89,15 @@ public protocol AudioOutput: AnyObject, Sendable {
     var failure: String? { get }
 }
 
+/// A transport another program moves (JACK's, as a DAW starts, stops and locates it), which
+/// a player can follow. Render thread only: it is asked once a cycle, from the thread that
+/// renders the cycle (for JACK, its process callback).
+public protocol ExternalTransport: AnyObject, Sendable {
+    /// Whether the transport rolls during this cycle, and its position at the cycle's first
+    /// frame, in frames at the output's rate. Render thread only.
+    func transportState() -> (rolling: Bool, frame: Int64)
+}
+
 /// A place an output can play to, as its driver lists it. Any thread.
 public struct AudioDevice: Hashable, Sendable {
     /// What `AudioOutputConfiguration.device` takes to choose it. Any thread.

@@ -10,7 +10,7 @@ import Glibc
 /// (a client, or two ports), else to the system's playback ports unless told not to. Xruns are
 /// counted; the server going away ends playing with one line. Control thread for every
 /// member, except as noted.
-public final class JACKOutput: AudioOutput, @unchecked Sendable {
+public final class JACKOutput: AudioOutput, ExternalTransport, @unchecked Sendable {
     // @unchecked Sendable: `graph` is set before activation and read by JACK's process thread
     // only while active; everything else the threads share is atomic.
 
@@ -157,6 +157,14 @@ public final class JACKOutput: AudioOutput, @unchecked Sendable {
     public var frameZeroNanos: Int64? {
         let value = frameZero.load(ordering: .acquiring)
         return value == .max ? nil : value
+    }
+
+    /// JACK's transport during the cycle being processed: rolling (not stopped, and not
+    /// still starting), and its frame at the cycle's start. Render thread only.
+    public func transportState() -> (rolling: Bool, frame: Int64) {
+        var position = jack_position_t()
+        let state = jack_transport_query(client, &position)
+        return (state == JackTransportRolling, Int64(position.frame))
     }
 
     /// Activates the client, connects its ports, then pulls `graph` from the next cycle on,

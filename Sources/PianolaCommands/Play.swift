@@ -26,11 +26,23 @@ struct Play: ParsableCommand {
 
     @OptionGroup(title: "Audio device") var audio: AudioDeviceOptions
 
+    @Flag(name: .customLong("jack-transport"), help: "Follow JACK's transport (with --driver jack): play while it rolls, from where it stands (the song's time at its written tempo), pause when it stops, move when it is located.")
+    var jackTransport = false
+
     @Flag(help: "No status line.")
     var quiet = false
 
     func validate() throws {
         guard !songs.isEmpty else { throw fail("give at least one MIDI file to play") }
+        if jackTransport {
+            // The transport's frame is the song's time: what would move the song elsewhere is refused.
+            let master = "with --jack-transport: the transport says where the song is"
+            if midiOptions.sync.follow != nil { throw fail("--sync and --jack-transport: follow one master, a MIDI clock or JACK's transport") }
+            if options.tempo != 100 { throw fail("--tempo \(options.tempo) \(master), at its written tempo") }
+            if options.loop != "1" { throw fail("--loop \(options.loop) \(master); loop it in the program that moves the transport") }
+            if let from = options.from { throw fail("--from \(from) \(master); locate the transport there (jack_transport's locate, or the DAW)") }
+            if let file = options.audioFiles.first { throw fail("--with \(file) \(master), and an audio file plays on Pianola's own clock") }
+        }
     }
 
     /// How one song's playing ended.
@@ -81,7 +93,8 @@ struct Play: ParsableCommand {
         do { (sequence, font, settings) = try options.load(song) } catch where position != nil { return .skipped }
         let midi = try midiOptions.open(trackCount: sequence.tracks.count, sampleRate: settings.sampleRate, interruption: interruption)
         let (playback, status) = try Play.start(sequence: sequence, title: StatusLine.title(of: sequence, file: song), position: position, font: font,
-                                                settings: &settings, midi: midi, audio: audio, quiet: quiet, interruption: interruption, volume: volume)
+                                                settings: &settings, midi: midi, audio: audio, followingTransport: jackTransport, quiet: quiet,
+                                                interruption: interruption, volume: volume)
         let player = playback.player
         var outcome = Outcome.finished
         var paused = false
@@ -89,7 +102,7 @@ struct Play: ParsableCommand {
             usleep(50_000)
             while let key = keys?.next() {
                 let now = sequence.tempoMap.seconds(atTick: player.currentTick)
-                // The followed clock's master starts, stops and moves the song.
+                // The followed master (a clock, JACK's transport) starts, stops and moves the song.
                 if playback.follower != nil && [.space, .left, .right].contains(key) { continue }
                 switch key {
                 case .space:
@@ -135,21 +148,27 @@ struct Play: ParsableCommand {
 extension Play {
     /// Starts `sequence` playing: to MIDI ports alone when nothing is routed to the synth,
     /// else through the synth and the audio device (and to the ports `midi` routes to,
-    /// in time with the audio). Prints the status line's opening lines.
+    /// in time with the audio). With `followingTransport`, the song follows the audio
+    /// output's transport (JACK's). Prints the status line's opening lines.
     static func start(sequence: MusicSequence, title: String, position: String? = nil, font: SoundFontChoice?, settings: inout SongGraph.Settings,
-                      midi: MIDIOptions.Opened?, audio: AudioDeviceOptions, quiet: Bool, interruption: Interruption,
+                      midi: MIDIOptions.Opened?, audio: AudioDeviceOptions, followingTransport: Bool = false, quiet: Bool, interruption: Interruption,
                       volume: Float) throws -> (any Playback, StatusLine) {
         let status = StatusLine(enabled: !quiet, terminal: isatty(STDOUT_FILENO) == 1, title: title, sequence: sequence, position: position)
         if let midi, !midi.routing.usesSynth, settings.audioFiles.isEmpty {
+            if followingTransport { throw fail("--jack-transport: nothing plays through JACK (every channel is routed to MIDI ports)") }
             try midi.waitForSubscribers(interruption: interruption, status: status)
             status.say("MIDI: \(midi.description)")
             return (MIDIPlayback(sequence: sequence, settings: settings, midi: midi), status)
         }
         guard let font else { throw fail("no SoundFont found: give --soundfont PATH or install fluid-soundfont-gm") }
         let output = try audio.open(sampleRate: settings.sampleRate)
+        let transport = output as? any ExternalTransport
+        if followingTransport && transport == nil {
+            throw fail("--jack-transport: the audio goes to \(output.driver.displayName), which has no transport to follow; give --driver jack")
+        }
         settings.sampleRate = output.format.sampleRate
         settings.tailSeconds = 2
-        settings.startsPlaying = midi?.follow == nil
+        settings.startsPlaying = midi?.follow == nil && !followingTransport
         let graph: SongGraph
         do {
             graph = try SongGraph(sequence: sequence, soundFont: .path(font.path), settings: settings, maxFrames: max(4096, output.format.periodFrames),
@@ -166,12 +185,14 @@ extension Play {
         let name = output.driver == .alsa ? output.deviceName : "\(output.driver.displayName) \(output.deviceName)"
         status.say("Audio: \(name.shortened(to: 100 - "Audio: ".count - format.count))\(format)")
         if let midi { status.say("MIDI: \(midi.description)") }
+        if followingTransport { status.say("Following JACK's transport: start, stop and locate it with jack_transport or a DAW") }
         if volume != 1 { graph.setVolume(volume) }
-        let follower = midi?.follower(for: graph.player, sampleRate: settings.sampleRate)
+        let clockFollower = midi?.follower(for: graph.player, sampleRate: settings.sampleRate)
+        let follower: (any PlayerFollower)? = followingTransport ? transport.map { TransportFollower(player: graph.player, transport: $0) } : clockFollower
         if let follower { graph.graph.add(follower) }
         if let note = output.start(pulling: graph.graph) { printError(note) }
         midi?.output.start(following: output)
-        midi?.startFollowing(follower, sampleRate: settings.sampleRate)
+        midi?.startFollowing(clockFollower, sampleRate: settings.sampleRate)
         return (AudioPlayback(graph: graph, output: output, midi: midi, follower: follower), status)
     }
 }
@@ -218,8 +239,8 @@ extension AudioDriver: ExpressibleByArgument {}
 protocol Playback {
     /// The song's player.
     var player: Player { get }
-    /// What follows an external clock for it (`--sync`), if anything.
-    var follower: ClockFollower? { get }
+    /// What makes it follow a master (`--sync`'s clock, `--jack-transport`), if anything.
+    var follower: (any PlayerFollower)? { get }
     /// Sets the output volume (audio only).
     func setVolume(_ gain: Float)
     /// Releases every note, lets the releases out, and stops.
@@ -239,7 +260,7 @@ struct AudioPlayback: Playback {
     let graph: SongGraph
     let output: any AudioOutput
     let midi: MIDIOptions.Opened?
-    let follower: ClockFollower?
+    let follower: (any PlayerFollower)?
 
     var player: Player { graph.player }
     func setVolume(_ gain: Float) { graph.setVolume(gain) }
@@ -278,14 +299,15 @@ struct AudioPlayback: Playback {
 struct MIDIPlayback: Playback {
     let player: Player
     let midi: MIDIOptions.Opened
-    let follower: ClockFollower?
+    let follower: (any PlayerFollower)?
 
     init(sequence: MusicSequence, settings: SongGraph.Settings, midi: MIDIOptions.Opened) {
         let routes = midi.routing.destinations(trackCount: sequence.tracks.count, synth: nil, external: midi.destinations)
         player = Player(sequence: sequence, sampleRate: settings.sampleRate, destinations: routes.destinations, trackDestinations: routes.trackDestinations, sync: midi.sync)
         self.midi = midi
         settings.configure(player, for: sequence)
-        follower = midi.follower(for: player, sampleRate: settings.sampleRate)
+        let follower = midi.follower(for: player, sampleRate: settings.sampleRate)
+        self.follower = follower
         if let follower {
             midi.output.start(driving: SchedulerChain([follower, player]))
             midi.startFollowing(follower, sampleRate: settings.sampleRate)
@@ -388,17 +410,17 @@ final class StatusLine {
         volumeShownUntil = .now + .seconds(2)
     }
 
-    /// Draws the line for the song at `tick`; with `following`, the tempo is the followed
-    /// clock's and a stopped master shows as waiting.
-    func update(tick: Int, paused: Bool, following: ClockFollower? = nil) {
+    /// Draws the line for the song at `tick`; with `following`, a stopped master shows as
+    /// waiting, and the tempo is the master's when it sets one.
+    func update(tick: Int, paused: Bool, following: (any PlayerFollower)? = nil) {
         guard enabled else { return }
         let seconds = tempoMap.seconds(atTick: tick)
         var rest = "  \(Info.clock(seconds)) / \(Info.clock(sequence.durationSeconds))"
         if paused { rest += "  [paused]" }
-        if let following, !following.isRunning { rest += "  [waiting for the clock's Start]" }
+        if let following, !following.isRunning { rest += "  [waiting for \(following.waitingFor)]" }
         if let position = meterMap?.position(atTick: tick) { rest += "  bar \(position.bar):\(position.beat)" }
-        if let following {
-            rest += "  " + (following.tempo.map { "\($0.formatted2) bpm" } ?? "? bpm") + " (clock)"
+        if let followed = following?.followedTempo {
+            rest += "  " + (followed.bpm.map { "\($0.formatted2) bpm" } ?? "? bpm") + " (\(followed.source))"
         } else {
             rest += "  \(tempoMap.segment(atTick: tick).beatsPerMinute.formatted2) bpm"
         }

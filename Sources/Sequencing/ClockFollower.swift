@@ -9,7 +9,7 @@ import Synchronization
 /// since, nudging the rate by at most 5 % (a jump when it is half a beat out); Stop pauses it,
 /// and so does a clock that stops coming for a second. A graph scheduler that runs before the
 /// player's own cycle. Render thread, except as noted.
-public final class ClockFollower: RenderScheduler, @unchecked Sendable {
+public final class ClockFollower: PlayerFollower, @unchecked Sendable {
     // @unchecked Sendable: `arrivals` is single-producer (the MIDI reader thread) single-consumer
     // (the render thread); the atomics are read by the control thread; the rest is the render thread's.
 
@@ -76,6 +76,12 @@ public final class ClockFollower: RenderScheduler, @unchecked Sendable {
 
     /// Whether the master is running (between Start or Continue and Stop). Any thread.
     public var isRunning: Bool { runningFlag.load(ordering: .relaxed) }
+
+    /// The clock's Start. Any thread.
+    public var waitingFor: String { "the clock's Start" }
+
+    /// The clock's tempo (`nil` until measured), from "clock". Any thread.
+    public var followedTempo: (bpm: Double?, source: String)? { (tempo, "clock") }
 
     /// Brings the player into step for the cycle from `time`. Render thread only.
     public func willRender(from time: SampleTime, frames: Int) {

@@ -22,6 +22,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         case stopAt(SampleTime)
         case reportBeats(Bool)
         case seek(tick: Int)
+        case seekFrame(Int64)
         case jump(tick: Int, at: SampleTime)
         case rate(percent: Int)
         case loop(startTick: Int, endTick: Int, count: Int)
@@ -506,6 +507,13 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         if !playing { apply(.start(at: time), at: time) }
     }
 
+    /// Plays on from score frame `frame` (between ticks too; its state chased) at `time`: for
+    /// a scheduler that follows a transport counted in frames. Render thread only (before `willRender`).
+    public func playFollowing(fromFrame frame: Int64, at time: SampleTime) {
+        apply(.seekFrame(frame), at: time)
+        if !playing { apply(.start(at: time), at: time) }
+    }
+
     /// Pauses at `time`, as `pause` does: for a scheduler that follows another clock. Render
     /// thread only (before `willRender`).
     public func pauseFollowing(at time: SampleTime) { apply(.pause, at: time) }
@@ -627,19 +635,11 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             reportingBeats = enabled
             if enabled { findNextBeat() }
         case .seek(let tick):
-            pendingJump = nil
-            if playing { interrupt(at: time) }
-            cursor = score.firstIndex(atOrAfterTick: tick)
-            anchorFrame = score.tempoMap.sampleFrame(atTick: min(tick, score.endTick), sampleRate: score.sampleRate)
-            anchorTime = time
-            finishedFlag.store(false, ordering: .relaxed)
-            findNextBeat()
-            findNextBoundary()
-            if playing {
-                chaseState(toIndex: cursor, at: time)
-                sync.start(fromFrame: anchorFrame, at: time)
-            }
-            chaseAutomation(toIndex: cursor, at: time, moving: playing)
+            seek(toIndex: score.firstIndex(atOrAfterTick: tick),
+                 frame: score.tempoMap.sampleFrame(atTick: min(tick, score.endTick), sampleRate: score.sampleRate), at: time)
+        case .seekFrame(let frame):
+            let frame = min(max(0, frame), score.endFrame)
+            seek(toIndex: score.firstIndex(atOrAfterFrame: frame), frame: frame, at: time)
         case .jump(let tick, let at):
             guard playing else { return apply(.seek(tick: tick), at: time) }
             // What the lookahead already scheduled from the jump's frame on is taken back; what
@@ -692,6 +692,24 @@ public final class Player: RenderScheduler, @unchecked Sendable {
             // Held notes keep the key they sound on, so their note-offs still match.
             baseTranspose = semitones
         }
+    }
+
+    /// Moves to event `index`, at score frame `frame`, from `time`: a seek, playing or not
+    /// (playing, the state there is chased and the sync outputs restart there).
+    private func seek(toIndex index: Int, frame: Int64, at time: SampleTime) {
+        pendingJump = nil
+        if playing { interrupt(at: time) }
+        cursor = index
+        anchorFrame = frame
+        anchorTime = time
+        finishedFlag.store(false, ordering: .relaxed)
+        findNextBeat()
+        findNextBoundary()
+        if playing {
+            chaseState(toIndex: cursor, at: time)
+            sync.start(fromFrame: anchorFrame, at: time)
+        }
+        chaseAutomation(toIndex: cursor, at: time, moving: playing)
     }
 
     /// Stops the flow at `time`: drops what was scheduled ahead, releases every held note, and

@@ -5,6 +5,7 @@ import SoundFontBook
 import Testing
 import Engine
 import MIDI
+import TestSupport
 @testable import Sequencing
 
 @Suite("The render thread's rules")
@@ -86,14 +87,19 @@ struct RealTimeTests {
 }
 
 extension RealTimeTests {
-    @Test("following a clock (Start, 1,000 cycles of clocks at a drifting tempo, Stop, a new position, Continue) allocates nothing on the render thread")
-    func followingAllocatesNothing() throws {
+    /// 400 beats of middle C at 480 ticks a quarter, for the followers to move about in.
+    static func beats() -> MusicSequence {
         var track = Track()
         for beat in 0..<400 {
             track.insert(MIDIEvent(tick: beat * 480, .noteOn(channel: 0, note: 60, velocity: 90)))
             track.insert(MIDIEvent(tick: beat * 480 + 240, .noteOff(channel: 0, note: 60, velocity: 0)))
         }
-        let harness = try RenderHarness(MusicSequence(division: .ticksPerQuarter(480), tracks: [track]), maxFrames: 256)
+        return MusicSequence(division: .ticksPerQuarter(480), tracks: [track])
+    }
+
+    @Test("following a clock (Start, 1,000 cycles of clocks at a drifting tempo, Stop, a new position, Continue) allocates nothing on the render thread")
+    func followingAllocatesNothing() throws {
+        let harness = try RenderHarness(Self.beats(), maxFrames: 256)
         let follower = ClockFollower(player: harness.player, sampleRate: 48_000)
         harness.graph.add(follower)
         var clockTime = 0.0
@@ -130,6 +136,45 @@ extension RealTimeTests {
         allocations += cycles(600, counting: true)
         #expect(allocations == 0, "\(allocations) allocations in 1,000 render cycles")
         #expect(follower.isRunning && (follower.tempo ?? 0) > 100, "the follower ran: \(follower.tempo ?? 0) bpm")
+    }
+}
+
+extension RealTimeTests {
+    @Test("following a transport (rolling, stopped, located while stopped and while rolling, over 1,000 cycles) allocates nothing on the render thread")
+    func followingTransportAllocatesNothing() throws {
+        let harness = try RenderHarness(Self.beats(), maxFrames: 256)
+        let transport = TestTransport()
+        let follower = TransportFollower(player: harness.player, transport: transport)
+        harness.graph.add(follower)
+        /// `count` cycles, the transport moved before each as `move` says; the allocations counted.
+        func cycles(_ count: Int, counting: Bool, move: (Int) -> Void = { _ in }) -> Int {
+            var allocations = 0
+            for cycle in 0..<count {
+                move(cycle)
+                if counting { pianola_allocations_start() }
+                harness.graph.render(into: harness.buffer.slice(frames: 256))
+                if counting { allocations += pianola_allocations_stop() }
+                if transport.rolling { transport.frame += 256 }
+            }
+            return allocations
+        }
+        /// Rolls from `frame`, stops after 100 cycles, is located to 10 beats on while stopped,
+        /// rolls again, and is located back 5 beats while rolling.
+        func moves(from frame: Int64) -> (Int) -> Void {
+            { cycle in
+                switch cycle {
+                case 0: (transport.frame, transport.rolling) = (frame, true)
+                case 100: transport.rolling = false
+                case 150: (transport.frame, transport.rolling) = (frame + 240_000, true)
+                case 300: transport.frame -= 120_000
+                default: break
+                }
+            }
+        }
+        _ = cycles(400, counting: false, move: moves(from: 0))   // warm-up: every path once
+        let allocations = cycles(400, counting: true, move: moves(from: 2_400_000)) + cycles(600, counting: true)
+        #expect(allocations == 0, "\(allocations) allocations in 1,000 render cycles")
+        #expect(follower.isRunning)
     }
 }
 

@@ -2,7 +2,9 @@
    that records what reaches them, from its activation, as 32-bit float stereo into OUT.raw.
    Prints "ready RATE" once active, and when done (SECONDS of audio, SIGINT/SIGTERM, or the
    server gone) "first_sound_ns=T", the CLOCK_MONOTONIC time in the JACK graph of the first
-   sample above 1e-4 (-1 if none), then "frames=N xruns=X". The tests' independent ear. */
+   sample above 1e-4 (-1 if none), then "frames=N xruns=X", then "rolled_at=I transport_frame=F":
+   the recorded frame at which JACK's transport was first seen rolling, and the transport's
+   frame then (-1 if it never rolled). The tests' independent ear. */
 #include <jack/jack.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -18,11 +20,17 @@ static float *recorded;
 static size_t capacity, frames;
 static atomic_int done, xruns;
 static int64_t first_sound_us = -1;
+static int64_t rolled_at = -1, transport_frame = -1;
 
 static int process(jack_nframes_t count, void *arg) {
     (void)arg;
     float *l = jack_port_get_buffer(in_l, count), *r = jack_port_get_buffer(in_r, count);
     jack_nframes_t start = jack_last_frame_time(client);
+    jack_position_t position;
+    if (rolled_at < 0 && jack_transport_query(client, &position) == JackTransportRolling) {
+        rolled_at = (int64_t)frames;
+        transport_frame = position.frame;
+    }
     for (jack_nframes_t i = 0; i < count && frames < capacity; i++, frames++) {
         recorded[2 * frames] = l[i];
         recorded[2 * frames + 1] = r[i];
@@ -80,7 +88,8 @@ int main(int argc, char **argv) {
     jack_deactivate(client);
     FILE *out = fopen(argv[3], "wb");
     if (!out || fwrite(recorded, sizeof(float) * 2, frames, out) != frames || fclose(out)) { perror(argv[3]); return 1; }
-    printf("first_sound_ns=%lld\nframes=%zu xruns=%d\n", first_sound_us < 0 ? -1LL : (long long)(first_sound_us + offset) * 1000, frames, atomic_load(&xruns));
+    printf("first_sound_ns=%lld\nframes=%zu xruns=%d\nrolled_at=%lld transport_frame=%lld\n", first_sound_us < 0 ? -1LL : (long long)(first_sound_us + offset) * 1000,
+           frames, atomic_load(&xruns), (long long)rolled_at, (long long)transport_frame);
     jack_client_close(client);
     return 0;
 }

@@ -1,4 +1,6 @@
 import Foundation
+import MIDI
+import Pianola
 import SoundServers
 import Testing
 
@@ -18,6 +20,52 @@ struct JACKOutputTests {
         let server = try JACKServer()
         try expectPlayEqualsRender(["--driver", "jack", "--device", "capture", "--quiet"], environment: server.environment) {
             try OutputCapture(jackOn: server, seconds: 40, tools: captureTools, into: $0)
+        }
+    }
+
+    @Test("--jack-transport: silent while the transport stands; located 0.1 s before bar 3 and rolled, it plays what render --from 3:1 writes (SNR ≥ 60 dB), its first note exactly 4,800 frames after the roll")
+    func followsTransport() throws {
+        let server = try JACKServer()
+        let scratch = try Scratch()
+        let sequence = MusicSequence(file: try MIDIFile(contentsOf: Self.song))
+        let bar3 = try #require(sequence.meterMap).tick(at: BarBeatTick(bar: 3, beat: 1))
+        let from = sequence.tempoMap.sampleFrame(atTick: bar3, sampleRate: 48_000), lead: Int64 = 4_800
+        let wav = scratch.url.appendingPathComponent("from-bar-3.wav").path
+        let rendered = try CLIRun.pianola(["render", Self.song, "--soundfont", Self.testFont, "--from", "3:1", "--to", "6:1", "-o", wav, "--bits", "32f"])
+        #expect(rendered.status == 0, "\(rendered.stderr)")
+        let reference = try PlayCommandTests.wavFloats(wav)
+        let capture = try jackCapture(on: server, seconds: 30, into: scratch)
+        let mover = Thread {
+            usleep(1_500_000)   // Pianola waits that long for the transport
+            try? moveTransport(["locate \(from - lead)", "play"], on: server)
+        }
+        mover.start()
+        let played = try CLIRun.pianola(["play", Self.song, "--driver", "jack", "--device", "capture", "--jack-transport", "--to", "6:1",
+                                         "--soundfont", Self.testFont, "--quiet"], environment: server.environment, prefix: ["/usr/bin/timeout", "60"])
+        #expect(played.status == 0, "\(played.stderr)")
+        let (samples, _, xruns) = try capture.finish()
+        let rolled = try #require(capture.transportRolled, "the transport never rolled")
+        #expect(rolled.transportFrame == from - lead)
+        func firstSound(_ x: [Float]) -> Int? { x.firstIndex { abs($0) > 1e-4 }.map { $0 / 2 } }
+        let heard = try #require(firstSound(samples)), written = try #require(firstSound(reference))
+        #expect(rolled.recordedFrame >= 48_000, "the transport rolled \(rolled.recordedFrame) frames in: too early to show the wait")
+        #expect(Int64(heard - rolled.recordedFrame - written) == lead, "first sound \(heard), rolled at \(rolled.recordedFrame), the render's \(written)")
+        let snr = alignedSNR(captured: samples, reference: reference)
+        #expect((snr ?? 0) >= 60, "SNR \(snr ?? 0) dB; the capture missed \(xruns) cycles; \(played.stderr)")
+    }
+
+    @Test("--jack-transport refuses what would move the song away from the transport, and a driver with no transport: one line each, exit 1")
+    func transportRefusals() throws {
+        let refusals: [([String], String)] = [
+            (["--tempo", "80"], "pianola: --tempo 80 with --jack-transport: the transport says where the song is, at its written tempo\n"),
+            (["--loop", "2"], "pianola: --loop 2 with --jack-transport: the transport says where the song is; loop it in the program that moves the transport\n"),
+            (["--from", "2:1"], "pianola: --from 2:1 with --jack-transport: the transport says where the song is; locate the transport there (jack_transport's locate, or the DAW)\n"),
+            (["--sync", "14:0"], "pianola: --sync and --jack-transport: follow one master, a MIDI clock or JACK's transport\n"),
+            (["--driver", "alsa", "--device", "null"], "pianola: --jack-transport: the audio goes to ALSA, which has no transport to follow; give --driver jack\n"),
+        ]
+        for (arguments, message) in refusals {
+            let run = try CLIRun.pianola(["play", Self.song, "--soundfont", Self.testFont, "--jack-transport", "--quiet"] + arguments)
+            #expect(run.status == 1 && run.stderr == message, "\(arguments): exit \(run.status): \(run.stderr)")
         }
     }
 
@@ -62,4 +110,20 @@ struct JACKOutputTests {
         #expect(run.stdout == "* system\n      system:playback_1, system:playback_2\n  capture\n      capture:in_L, capture:in_R\n")
         _ = try capture.finish()
     }
+}
+
+/// Moves JACK's transport on `server` as a user at a terminal would: `jack_transport` given
+/// `commands` (locate FRAME, play, stop) on its standard input.
+func moveTransport(_ commands: [String], on server: JACKServer) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/jack_transport")
+    process.environment = ProcessInfo.processInfo.environment.merging(server.environment) { $1 }
+    let input = Pipe()
+    process.standardInput = input
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    input.fileHandleForWriting.write(Data((commands + ["quit"]).map { $0 + "\n" }.joined().utf8))
+    try input.fileHandleForWriting.close()
+    process.waitUntilExit()
 }

@@ -31,6 +31,13 @@ final class AllocationsBetweenRenders: AudioNode {
     }
 }
 
+/// Asks an output's transport once a cycle, as a `TransportFollower` does.
+final class TransportAsker: RenderScheduler, @unchecked Sendable {
+    let transport: any ExternalTransport
+    init(_ transport: any ExternalTransport) { self.transport = transport }
+    func willRender(from time: SampleTime, frames: Int) { _ = transport.transportState() }
+}
+
 // Serialized: two servers at once would only load the machine.
 @Suite("JACK's and PipeWire's process callbacks allocate nothing around the graph, with real servers", .serialized)
 struct OutputThreadTests {
@@ -38,7 +45,7 @@ struct OutputThreadTests {
     /// environment, which the CLI tests' children inherit, is left alone), plays a sine
     /// through it for two seconds and until `cycles` cycles have been pulled (a server the
     /// machine starves runs slower than real time; at most 20 s), and returns the cycles and
-    /// the allocations between renders.
+    /// the allocations between renders (an output with a transport is asked it every cycle).
     func play(_ driver: AudioDriver, server: String, connect: Bool, cycles wanted: Int) throws -> (cycles: Int, allocations: Int) {
         var configuration = AudioOutputConfiguration()
         configuration.server = server
@@ -50,7 +57,9 @@ struct OutputThreadTests {
         }
         let opened = try #require(output, "no \(driver) server came up")
         let node = AllocationsBetweenRenders()
-        _ = opened.start(pulling: AudioGraph(root: node, format: AudioFormat(sampleRate: opened.format.sampleRate)))
+        let graph = AudioGraph(root: node, format: AudioFormat(sampleRate: opened.format.sampleRate))
+        if let transport = opened as? any ExternalTransport { graph.add(TransportAsker(transport)) }
+        _ = opened.start(pulling: graph)
         usleep(2_000_000)
         for _ in 0..<180 where node.cycles.load(ordering: .relaxed) < wanted { usleep(100_000) }
         opened.stop(drain: false)
@@ -58,7 +67,7 @@ struct OutputThreadTests {
         return (node.cycles.load(ordering: .relaxed), node.allocations.load(ordering: .relaxed))
     }
 
-    @Test("JACK: a real jackd, at least 2 s and 200 of its 256-frame cycles")
+    @Test("JACK: a real jackd, at least 2 s and 200 of its 256-frame cycles, its transport asked in each")
     func jack() throws {
         let server = try JACKServer()
         let (cycles, allocations) = try play(.jack, server: server.name, connect: false, cycles: 201)

@@ -135,6 +135,9 @@ public final class PipeWireServer: @unchecked Sendable {   // @unchecked: `stopD
 public final class OutputCapture {
     /// The raw file: float stereo at 48 kHz.
     public let raw: String
+    /// After `finish`, for `jack-capture`: the recorded frame at which JACK's transport was
+    /// first seen rolling, and the transport's frame then; `nil` if it never rolled.
+    public private(set) var transportRolled: (recordedFrame: Int, transportFrame: Int64)?
     private let process = Process()
     private let output = Pipe()
 
@@ -172,6 +175,7 @@ public final class OutputCapture {
             report.split(whereSeparator: { $0 == "\n" || $0 == " " }).first { $0.hasPrefix(key + "=") }.flatMap { Int64($0.dropFirst(key.count + 1)) } ?? -1
         }
         let samples = try Data(contentsOf: URL(fileURLWithPath: raw)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        if value("rolled_at") >= 0 { transportRolled = (Int(value("rolled_at")), value("transport_frame")) }
         return (samples, value("first_sound_ns"), Int(value("xruns")))
     }
 }
