@@ -101,11 +101,12 @@ enum DLSCheck {
             return (try bytes(at: chunk.body.lowerBound, chunk.body.count), chunk.body.lowerBound)
         }
 
-        /// A `wsmp` chunk (its bytes from byte `at`): its header size and loops inside it, a loop
+        /// A `wsmp` chunk (its bytes from byte `at`): its header and loops filling it exactly, as
+        /// libinstpatch wants (it refuses a 0-loop chunk with a loop's bytes left over), a loop
         /// inside `frames` when known.
         func sampleInfo(_ info: [UInt8], at body: Int, frames: Int?) throws(SoundFontCheck.Failure) {
             let headerSize = word32(info, 0), loops = word32(info, 16)
-            guard headerSize >= 20, headerSize <= info.count, loops <= (info.count - headerSize) / 16 else {
+            guard headerSize >= 20, headerSize <= info.count, info.count - headerSize == 16 * loops else {
                 throw SoundFontCheck.Failure("byte \(body): 'wsmp' claims \(loops) loops after a \(headerSize)-byte header; it holds \(info.count) bytes")
             }
             for loop in 0..<loops {

@@ -52,7 +52,7 @@ struct DLSTests {
         return (bank, at)
     }
 
-    @Test("the structure check refuses, in one line with its byte, what libinstpatch would trust: a pool-table cue outside the wave pool, counts that disagree, a wave link past the table, a wave that is not PCM, a chunk past its list")
+    @Test("the structure check refuses, in one line with its byte, what libinstpatch would trust: a pool-table cue outside the wave pool, counts that disagree, a wave link past the table, a wave that is not PCM, loops that do not fill their 'wsmp' (found by the dls fuzz target), a chunk past its list")
     func checkRefuses() throws {
         let cue = Self.mutated("ptbl", offset: 16, [0xFF, 0xFF, 0xFF, 0x7F])
         let instruments = Self.mutated("colh", offset: 8, [2])
@@ -60,12 +60,14 @@ struct DLSTests {
         let float = Self.mutated("fmt ", offset: 8, [3])
         let regions = Self.mutated("insh", offset: 8, [2])
         let cut = Array(Self.sine.dropLast(40))
+        let loops = Self.mutated("wsmp", offset: 24, [0])
         let cases: [(String, [UInt8], String)] = [
             ("cue", cue.bytes, "byte \(cue.at): pool table cue 0 points at byte 2147483647 of the wave pool, where no 'wave' list starts"),
             ("colh", instruments.bytes, "byte \(instruments.at): 'colh' says 2 instruments, the instrument list holds 1"),
             ("wlnk", link.bytes, "byte \(link.at): a region plays pool table cue 5, of 1"),
             ("fmt", float.bytes, "byte \(float.at - 20): a wave that is not 8- or 16-bit PCM, mono or stereo (format 3, 1 channels, 16 bits, 44000 Hz, 2-byte frames)"),
             ("insh", regions.bytes, "byte \(regions.at): 'insh' says 2 regions, the instrument holds 1"),
+            ("wsmp", loops.bytes, "byte \(loops.at - 16): 'wsmp' claims 0 loops after a 20-byte header; it holds 36 bytes"),
             ("cut", cut, "byte 4: the RIFF chunk claims \(Self.sine.count - 8) bytes, the file holds \(cut.count - 8) after its header"),
         ]
         for (name, bytes, says) in cases {
