@@ -236,6 +236,9 @@ public struct ALSAError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// `device 'NAME': reason`, one line. Any thread.
     public var description: String {
+        if call == "snd_pcm_open" && detail.contains("Unknown PCM") {
+            return "audio device '\(device)': ALSA has no such device (`pianola devices` lists them)"
+        }
         let reason = String(cString: snd_strerror(code))
         return "audio device '\(device)': \(reason)\(detail.isEmpty ? "" : " (\(detail))")"
     }

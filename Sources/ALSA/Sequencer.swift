@@ -95,9 +95,11 @@ public final class SequencerClient: @unchecked Sendable {
         var seq: OpaquePointer?
         let status = snd_seq_open(&seq, "default", Int32(SND_SEQ_OPEN_DUPLEX), 0)
         guard status >= 0, let seq else {
-            let hint = access("/dev/snd/seq", F_OK) != 0 ? "; /dev/snd/seq is missing (is the snd-seq kernel module loaded?)" : ""
             _ = shim_take_last_error(nil, 0)
-            throw SequencerError("ALSA sequencer: cannot open: \(String(cString: snd_strerror(status)))\(hint)")
+            if access("/dev/snd/seq", F_OK) != 0 {
+                throw SequencerError("no ALSA sequencer: /dev/snd/seq is missing (load it: modprobe snd-seq)")
+            }
+            throw SequencerError("ALSA sequencer: cannot open: \(String(cString: snd_strerror(status)))")
         }
         handle = seq
         self.name = name

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import MIDI
 
 /// The 154 real files of ../shared/corpus against mido 1.3.3's reference parses. Where mido
 /// read a file strictly, every event must agree; where mido is wrong or fails (MANIFEST.md,
 /// "Where mido's reading is debatable"), `RightReading` states the right reading.
-@Suite("Corpus: real MIDI files against mido's reference parses")
+@Suite("Corpus: real MIDI files against mido's reference parses", .cpuHeavy)
 struct CorpusTests {
     @Test("the corpus is present: 154 files")
     func corpusPresent() {

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `pianola render SONGS… -o FOLDER/`: many songs, one shared font, every core.
-@Suite("pianola render of many songs, run as a user runs it")
+@Suite("pianola render of many songs, run as a user runs it", .cpuHeavy)
 struct BatchRenderTests {
     static let root = RenderCommandTests.root
     static let font = root.appendingPathComponent("soundfonts/pianola-gm.sf2").path

@@ -5,6 +5,7 @@ import Pianola
 import SoundServers
 import Synchronization
 import Testing
+import TestSupport
 
 /// A sine source that counts, on the render thread, the heap allocations made between two
 /// of its renders: what an output's own callback code (and the server's client library)
@@ -39,7 +40,7 @@ final class TransportAsker: RenderScheduler, @unchecked Sendable {
 }
 
 // Serialized: two servers at once would only load the machine.
-@Suite("JACK's and PipeWire's process callbacks allocate nothing around the graph, with real servers", .serialized)
+@Suite("JACK's and PipeWire's process callbacks allocate nothing around the graph, with real servers", .serialized, .listensInRealTime)
 struct OutputThreadTests {
     /// Opens `driver` on `server` (retrying until it answers; named, so this process's
     /// environment, which the CLI tests' children inherit, is left alone), plays a sine

@@ -2,8 +2,9 @@ import Dispatch
 import Foundation
 @testable import Pianola
 import Testing
+import TestSupport
 
-@Suite("One SoundFont loaded once and lent to songs rendering at once on several threads")
+@Suite("One SoundFont loaded once and lent to songs rendering at once on several threads", .cpuHeavy)
 struct SharedSoundFontTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let font = root.appendingPathComponent("soundfonts/pianola-gm.sf2").path

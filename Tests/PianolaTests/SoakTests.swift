@@ -2,10 +2,11 @@ import Foundation
 import Pianola
 import SongBook
 import Testing
+import TestSupport
 
 /// Long looped playback, offline: the sample clock never drifts from the tempo map, and the
 /// synth's voices do not pile up. (`pianola-bench soak 60` runs the hour and prints RSS.)
-@Suite("Soak: looped playback with tempo changes")
+@Suite("Soak: looped playback with tempo changes", .cpuHeavy)
 struct SoakTests {
     @Test("10 minutes looping bars 2–10 of a song with a tempo change on every bar: every wrap on its exact frame, voices steady")
     func loopedWithTempoChanges() throws {

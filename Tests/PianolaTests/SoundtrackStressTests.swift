@@ -3,6 +3,7 @@ import Foundation
 @testable import Pianola
 import Synchronization
 import Testing
+import TestSupport
 
 /// What the audio thread and the game threads share in the stress test.
 final class Shared: Sendable {
@@ -13,7 +14,7 @@ final class Shared: Sendable {
 
 /// Several game threads call the soundtrack at once while an audio thread pulls it. CI runs
 /// this suite under ThreadSanitizer too (`swift test --sanitize=thread`, see .ci/run).
-@Suite("The game API under several threads at once")
+@Suite("The game API under several threads at once", .cpuHeavy)
 struct SoundtrackStressTests {
     @Test("four threads play, crossfade, fade layers, change tempo, jump between sections, move by transition rules (through a segment), glide game parameters, play MIDI stingers, pause and poll while audio renders: no race, no stuck call, output finite and limited")
     func manyThreads() async throws {

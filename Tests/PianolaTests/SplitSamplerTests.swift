@@ -1,8 +1,9 @@
 import Foundation
 @testable import Pianola
 import Testing
+import TestSupport
 
-@Suite("A song's synthesis split over threads by channel")
+@Suite("A song's synthesis split over threads by channel", .cpuHeavy)
 struct SplitSamplerTests {
     static let root = SharedSoundFontTests.root
     static let font = SharedSoundFontTests.font

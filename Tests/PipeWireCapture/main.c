@@ -1,14 +1,22 @@
-/* pipewire-capture SINK SECONDS OUT.raw: a PipeWire capture stream on the monitor of the
-   sink named SINK that records what the sink plays, as 32-bit float stereo at 48 kHz, into
-   OUT.raw. Prints "ready 48000" once the session manager has linked it and it streams, and
+/* pipewire-capture [--freewheel] SINK SECONDS OUT.raw: a PipeWire capture stream on the monitor
+   of the sink named SINK that records what the sink plays, as 32-bit float stereo at 48 kHz,
+   into OUT.raw. Prints "ready 48000" once the session manager has linked it and it streams, and
    when done (SECONDS of audio, SIGINT/SIGTERM, or the daemon gone) "first_sound_ns=T", the
    CLOCK_MONOTONIC time of the graph cycle that carried the first sample above 1e-4 (-1 if
-   none), then "frames=N xruns=X", X the cycles it missed.  The PipeWire output tests' independent ear. */
+   none), then "frames=N xruns=X", X the cycles it missed. The PipeWire output tests' independent ear.
+
+   --freewheel: the stream joins the group of PipeWire's freewheel driver (node.group
+   pipewire.freewheel, as pipewire-jack's jack_set_freewheel does), and the nodes linked to it,
+   the sink and whatever plays into it, follow: the graph runs cycle after cycle as fast as its
+   nodes finish, with no deadline, so a busy machine cannot make a cycle go missing. The
+   silence before the first sound is not recorded (it comes as fast as the machine can make
+   it), and the capture ends SECONDS of audio after the first sound. */
 #include <pipewire/pipewire.h>
 #include <spa/param/audio/format-utils.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static struct pw_main_loop *loop;
 static struct pw_stream *stream;
@@ -17,7 +25,7 @@ static size_t capacity, frames;
 static int64_t first_sound_ns = -1;
 static int64_t last_ticks = -1;
 static size_t last_frames;
-static int xruns;
+static int xruns, freewheel, full;
 
 static void on_process(void *data) {
     (void)data;
@@ -29,18 +37,30 @@ static void on_process(void *data) {
         size_t n = d->chunk->size / (2 * sizeof(float));
         struct pw_time time;
         pw_stream_get_time_n(stream, &time, sizeof time);
-        /* The driver's ticks advance by one cycle's frames: a bigger step is a cycle this ear missed. */
-        if (last_ticks >= 0 && (int64_t)time.ticks - last_ticks > (int64_t)last_frames) xruns++;
+        /* The driver's ticks advance by one cycle's frames: a bigger step is a cycle this ear
+           missed. Freewheeling, only steps while recording count: the ticks jump as the graph
+           moves to the freewheel driver, before the first sound. */
+        if (last_ticks >= 0 && (int64_t)time.ticks - last_ticks > (int64_t)last_frames && (!freewheel || frames > 0)) xruns++;
         last_ticks = (int64_t)time.ticks;
         last_frames = n;
-        for (size_t i = 0; i < n && frames < capacity; i++, frames++) {
+        size_t i = 0;
+        if (freewheel && first_sound_ns < 0)   /* the silence before the first sound */
+            while (i < n && samples[2 * i] <= 1e-4f && samples[2 * i] >= -1e-4f && samples[2 * i + 1] <= 1e-4f && samples[2 * i + 1] >= -1e-4f) i++;
+        for (; i < n && frames < capacity; i++, frames++) {
             recorded[2 * frames] = samples[2 * i];
             recorded[2 * frames + 1] = samples[2 * i + 1];
             if (first_sound_ns < 0 && (samples[2 * i] > 1e-4f || samples[2 * i] < -1e-4f || samples[2 * i + 1] > 1e-4f || samples[2 * i + 1] < -1e-4f))
                 first_sound_ns = time.now + (int64_t)i * 1000000000 / 48000;
         }
     }
+    if (frames >= capacity) full = 1;
     pw_stream_queue_buffer(stream, b);
+}
+
+/* On the main loop: a full recording ends the capture (the data thread may not quit the loop). */
+static void check_full(void *data, uint64_t expirations) {
+    (void)data; (void)expirations;
+    if (full) pw_main_loop_quit(loop);
 }
 
 static void on_state(void *data, enum pw_stream_state old, enum pw_stream_state state, const char *error) {
@@ -54,9 +74,12 @@ static const struct pw_stream_events events = { PW_VERSION_STREAM_EVENTS, .proce
 static void quit(void *data, int signal) { (void)data; (void)signal; pw_main_loop_quit(loop); }
 
 int main(int argc, char **argv) {
-    if (argc != 4) { fprintf(stderr, "usage: pipewire-capture SINK SECONDS OUT.raw\n"); return 2; }
+    int arg = 1;
+    if (argc == 5 && strcmp(argv[1], "--freewheel") == 0) { freewheel = 1; arg = 2; }
+    if (argc - arg != 3) { fprintf(stderr, "usage: pipewire-capture [--freewheel] SINK SECONDS OUT.raw\n"); return 2; }
+    const char *sink = argv[arg], *seconds = argv[arg + 1], *path = argv[arg + 2];
     pw_init(&argc, &argv);
-    capacity = (size_t)(atof(argv[2]) * 48000);
+    capacity = (size_t)(atof(seconds) * 48000);
     recorded = calloc(capacity * 2, sizeof(float));
     loop = pw_main_loop_new(NULL);
     if (!recorded || !loop) return 1;
@@ -66,9 +89,10 @@ int main(int argc, char **argv) {
     struct pw_context *context = pw_context_new(pw_main_loop_get_loop(loop), pw_properties_new(PW_KEY_CONFIG_NAME, "client-rt.conf", NULL), 0);
     struct pw_core *core = context ? pw_context_connect(context, NULL, 0) : NULL;
     if (!core) { fprintf(stderr, "pipewire-capture: no PipeWire daemon\n"); return 1; }
-    stream = pw_stream_new(core, "pipewire-capture",
-        pw_properties_new(PW_KEY_MEDIA_TYPE, "Audio", PW_KEY_MEDIA_CATEGORY, "Capture", PW_KEY_MEDIA_ROLE, "Music",
-                          PW_KEY_TARGET_OBJECT, argv[1], PW_KEY_STREAM_CAPTURE_SINK, "true", NULL));
+    struct pw_properties *properties = pw_properties_new(PW_KEY_MEDIA_TYPE, "Audio", PW_KEY_MEDIA_CATEGORY, "Capture", PW_KEY_MEDIA_ROLE, "Music",
+                                                         PW_KEY_TARGET_OBJECT, sink, PW_KEY_STREAM_CAPTURE_SINK, "true", NULL);
+    if (freewheel) pw_properties_set(properties, PW_KEY_NODE_GROUP, "pipewire.freewheel");
+    stream = pw_stream_new(core, "pipewire-capture", properties);
     if (!stream) { fprintf(stderr, "pipewire-capture: cannot make a stream\n"); return 1; }
     struct spa_hook listener;
     spa_zero(listener);
@@ -79,12 +103,15 @@ int main(int argc, char **argv) {
         &SPA_AUDIO_INFO_RAW_INIT(.format = SPA_AUDIO_FORMAT_F32, .channels = 2, .rate = 48000, .position = { SPA_AUDIO_CHANNEL_FL, SPA_AUDIO_CHANNEL_FR })) };
     pw_stream_connect(stream, PW_DIRECTION_INPUT, PW_ID_ANY,
                       PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_MAP_BUFFERS | PW_STREAM_FLAG_RT_PROCESS, params, 1);
+    struct timespec every = { 0, 10000000 };
+    struct spa_source *timer = pw_loop_add_timer(pw_main_loop_get_loop(loop), check_full, NULL);
+    pw_loop_update_timer(pw_main_loop_get_loop(loop), timer, &every, &every, false);
     pw_main_loop_run(loop);
     pw_stream_destroy(stream);
     pw_core_disconnect(core);
     pw_context_destroy(context);
-    FILE *out = fopen(argv[3], "wb");
-    if (!out || fwrite(recorded, sizeof(float) * 2, frames, out) != frames || fclose(out)) { perror(argv[3]); return 1; }
+    FILE *out = fopen(path, "wb");
+    if (!out || fwrite(recorded, sizeof(float) * 2, frames, out) != frames || fclose(out)) { perror(path); return 1; }
     printf("first_sound_ns=%lld\nframes=%zu xruns=%d\n", (long long)first_sound_ns, frames, xruns);
     return 0;
 }
