@@ -8,7 +8,8 @@
 //   swift run -c release pianola-bench allocations [SONG] [FONT]  heap allocations per render cycle, steady state
 //   swift run -c release pianola-bench c-render [SONG] [FONT]     the C library's render call against the Swift one
 //   swift run -c release pianola-bench first-sound [SONG] [FONT]  process start to first sound: render, play, fluidsynth
-//   swift run -c release pianola-bench outputs [SONG] [FONT]     process start to first sound heard through a real jackd and PipeWire
+//   swift run -c release pianola-bench outputs [SONG] [FONT]     process start to first sound heard through a real jackd and PipeWire, then missed-cycles
+//   swift run -c release pianola-bench missed-cycles [SONG] [FONT] [SECONDS]  cycles missed in jackd by Pianola and fluidsynth, idle and loaded
 //   swift run -c release pianola-bench memory [SONG] [FONT]       peak RSS rendering the corpus's largest song, and fluidsynth's
 //   swift run -c release pianola-bench batch [DIR] [FONT] [ROUNDS]  a folder rendered by `pianola render DIR -o OUT/` against fluidsynth per file
 //   swift run -c release pianola-bench sf3 SF2 SF3 [SONG]    an SF3 against the SF2 it was made from: load (direct, decoding into the cache, from it), RSS, render CPU
@@ -425,7 +426,9 @@ do {
     case "allocations": printTable(try allocationsBenchmark(song: song, font: font))
     case "c-render": printTable(try cRenderBenchmark(song: song, font: font))
     case "first-sound": printTable(try firstSoundBenchmark(song: arguments.count > 1 ? song : "songs/ode-to-joy.mid", font: font))
-    case "outputs": printTable(try outputLatencyBenchmark(song: arguments.count > 1 ? song : "songs/ode-to-joy.mid", font: font))
+    case "outputs": printTable(try outputLatencyBenchmark(song: arguments.count > 1 ? song : "songs/ode-to-joy.mid", font: font)
+                               + missedCyclesBenchmark(song: song, font: font))
+    case "missed-cycles": printTable(try missedCyclesBenchmark(song: song, font: font, seconds: arguments.count > 3 ? Int(arguments[3]) ?? 60 : 60))
     case "memory": printTable(try memoryBenchmark(song: arguments.count > 1 ? song : largestCorpusSong(), font: font))
     case "batch": printTable(try batchBenchmark(corpus: arguments.count > 1 ? arguments[1] : corpus,
                                                 font: arguments.count > 2 ? arguments[2] : "/usr/share/sounds/sf2/TimGM6mb.sf2",
@@ -444,7 +447,7 @@ do {
         figures += try playBenchmark(song: song, font: font)
         printTable(figures)
     default:
-        print("usage: pianola-bench [smf [DIR] | render [SONG] [FONT] | font [FONT] | allocations [SONG] [FONT] | c-render [SONG] [FONT] | first-sound [SONG] [FONT] | outputs [SONG] [FONT] | memory [SONG] [FONT] | batch [DIR] [FONT] [ROUNDS] | sf3 SF2 SF3 [SONG] | play [SONG] [FONT] | stream [MINUTES] | soak [MINUTES]]")
+        print("usage: pianola-bench [smf [DIR] | render [SONG] [FONT] | font [FONT] | allocations [SONG] [FONT] | c-render [SONG] [FONT] | first-sound [SONG] [FONT] | outputs [SONG] [FONT] | missed-cycles [SONG] [FONT] [SECONDS] | memory [SONG] [FONT] | batch [DIR] [FONT] [ROUNDS] | sf3 SF2 SF3 [SONG] | play [SONG] [FONT] | stream [MINUTES] | soak [MINUTES]]")
         exit(2)
     }
 } catch {

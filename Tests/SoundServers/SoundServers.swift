@@ -13,8 +13,8 @@ public struct SoundServerError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// A real JACK server (jackd's dummy backend, real-time, 48 kHz, 256-frame periods) under a
-/// unique name, so it never meets the user's server or another test's. Any thread.
+/// A real JACK server (jackd's dummy backend, real-time, 48 kHz, 256-frame periods unless
+/// told) under a unique name, so it never meets the user's server or another test's. Any thread.
 public final class JACKServer: @unchecked Sendable {   // @unchecked: `kill` may come from another thread; Process allows it
     /// The server's name.
     public let name = "pianola-test-\(UUID().uuidString.prefix(8))"
@@ -23,13 +23,31 @@ public final class JACKServer: @unchecked Sendable {   // @unchecked: `kill` may
     /// The environment that points libjack clients at this server.
     public var environment: [String: String] { ["JACK_DEFAULT_SERVER": name] }
 
-    /// Starts it; clients retry until it is up.
-    public init() throws {
+    /// Starts it with `periodFrames`-frame periods; clients retry until it is up. Each line the
+    /// server prints (its xrun reports among them: "JackEngine::XRun: client = NAME was not
+    /// finished") goes to `message` on a thread of its own, as it comes.
+    public init(periodFrames: Int = 256, message: (@Sendable (String) -> Void)? = nil) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/jackd")
-        process.arguments = ["-n", name, "-R", "-P", "70", "-d", "dummy", "-r", "48000", "-p", "256"]
+        process.arguments = ["-n", name, "-R", "-P", "70", "-d", "dummy", "-r", "48000", "-p", "\(periodFrames)"]
         process.environment = ProcessInfo.processInfo.environment.merging(["JACK_NO_AUDIO_RESERVATION": "1"]) { $1 }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
+        if let message {
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = pipe
+            Thread {
+                let reader = pipe.fileHandleForReading
+                var pending = Data()
+                while case let chunk = reader.availableData, !chunk.isEmpty {
+                    pending += chunk
+                    while let newline = pending.firstIndex(of: 10) {
+                        message(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+                        pending = Data(pending[(newline + 1)...])
+                    }
+                }
+            }.start()
+        }
         try process.run()
     }
 
