@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
 hogs=${2:-0}
-swift build --build-tests -q
+swift build --build-tests > /dev/null || { swift build --build-tests 2>&1 | grep -E 'error|warning: ' >&2; exit 1; }
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
 for _ in $(seq 1 "$hogs"); do
