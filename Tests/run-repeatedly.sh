@@ -19,9 +19,13 @@ log=$(mktemp -d)
 for run in $(seq 1 "$runs"); do
     start=$(date +%s)
     status=0
-    swift test --skip-build > "$log/run-$run.log" 2>&1 || status=$?
-    summary=$(grep -a -o '✘\? \?Test run with [0-9]* tests.*' "$log/run-$run.log" | tail -1)
-    echo "run $run of $runs beside $hogs hogs: exit $status in $(($(date +%s) - start)) s: ${summary:-no summary}"
+    # The counts come from the xUnit report: swift test forwards the test process's output
+    # through a pipe and, one run in two here, exits before forwarding its last lines (the
+    # summary among them), though the process wrote them (seen with strace) and exited 0.
+    swift test --skip-build --xunit-output "$log/run-$run.xml" > "$log/run-$run.log" 2>&1 || status=$?
+    summary=$(sed -n 's/.*<testsuite name="TestResults" errors="\([0-9]*\)" tests="\([0-9]*\)" failures="\([0-9]*\)" skipped="\([0-9]*\)".*/\2 tests, \3 failed, \1 errors, \4 skipped/p' \
+        "$log/run-$run-swift-testing.xml" 2>/dev/null || true)
+    echo "run $run of $runs beside $hogs hogs: exit $status in $(($(date +%s) - start)) s: ${summary:-no report}"
     if [ "$status" -ne 0 ]; then
         grep -a -E '^✘|recorded an issue' "$log/run-$run.log" | head -40 >&2
         echo "the whole log: $log/run-$run.log" >&2

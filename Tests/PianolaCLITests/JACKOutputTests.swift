@@ -28,15 +28,9 @@ struct JACKOutputTests {
     @Test("in real time: Pianola's ports reach the capture's, the song arrives there, and the server's clock moves on; the cycles missed are reported, not failed")
     func realTimeSmoke() throws {
         let server = try JACKServer()
-        let scratch = try Scratch()
-        let capture = try jackCapture(on: server, seconds: 40, into: scratch)
-        let played = try CLIRun.pianola(["play", Self.song, "--driver", "jack", "--device", "capture", "--soundfont", Self.testFont, "--tempo", "150"],
-                                        environment: server.environment, prefix: ["/usr/bin/timeout", "60"])
-        #expect(played.status == 0, "\(played.stderr)")
-        #expect(played.stdout.contains("capture:in_L, capture:in_R"), "\(played.stdout)")
-        let (samples, firstSound, xruns) = try capture.finish()
-        expectHeard(samples, firstSound: firstSound)
-        print("JACK in real time: the capture missed \(xruns) cycles; Pianola: \(underrunLines(played))")
+        try expectPlaysInRealTime(["--driver", "jack", "--device", "capture"], environment: server.environment, showing: "capture:in_L, capture:in_R") {
+            try OutputCapture(jackOn: server, seconds: 40, tools: captureTools, into: $0)
+        }
     }
 
     @Test("--jack-transport: silent while the transport stands; located 0.1 s before bar 3 and rolled, it plays what render --from 3:1 writes (SNR ≥ 60 dB), its first note exactly 4,800 frames after the roll")

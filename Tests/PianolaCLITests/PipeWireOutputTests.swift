@@ -23,15 +23,9 @@ struct PipeWireOutputTests {
     @Test("in real time: play reaches the sink, the song arrives at its monitor, and the graph's clock moves on; the cycles missed are reported, not failed")
     func realTimeSmoke() throws {
         let server = try PipeWireServer()
-        let scratch = try Scratch()
-        let capture = try OutputCapture(pipeWireOn: server, seconds: 40, tools: captureTools, into: scratch.url)
-        let played = try CLIRun.pianola(["play", Self.song, "--driver", "pipewire", "--soundfont", Self.testFont, "--tempo", "150"],
-                                        environment: server.environment, prefix: ["/usr/bin/timeout", "60"])
-        #expect(played.status == 0, "\(played.stderr)")
-        #expect(played.stdout.contains("Audio: PipeWire default sink"), "\(played.stdout)")
-        let (samples, firstSound, xruns) = try capture.finish()
-        expectHeard(samples, firstSound: firstSound)
-        print("PipeWire in real time: the capture missed \(xruns) cycles; Pianola: \(underrunLines(played))")
+        try expectPlaysInRealTime(["--driver", "pipewire"], environment: server.environment, showing: "Audio: PipeWire default sink") {
+            try OutputCapture(pipeWireOn: server, seconds: 40, tools: captureTools, into: $0)
+        }
     }
 
     @Test("the daemon stopped mid-play: one line, exit 1, no hang")
