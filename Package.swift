@@ -71,7 +71,7 @@ let package = Package(
         // Pictures of songs (the piano roll), drawn with cairo: the only module that imports CCairo.
         .target(name: "PianoRoll", dependencies: ["CCairo", "MIDI", "Sequencing"]),
         .target(name: "PianolaCommands", dependencies: [
-            "MIDI", "Sequencing", "Pianola", "AudioFile", "ALSA", "PianoRoll",
+            "MIDI", "Sequencing", "Pianola", "AudioFile", "ALSA", "PianoRoll", "CPianola",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "pianola", dependencies: ["PianolaCommands"]),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CPianola
 import FoundationEssentials
 
 /// The `pianola` command: MIDI files in, music out. Main thread.
@@ -7,7 +8,7 @@ public struct PianolaCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "pianola",
         abstract: "A MIDI sequencer and SoundFont synthesizer for Linux.",
-        version: "0.1.0",
+        version: PIANOLA_VERSION_STRING,   // the project's one version number (Tools/version.sh)
         subcommands: [Convert.self, Devices.self, Info.self, Play.self, Ports.self, Receive.self, Record.self, Render.self, Roll.self, Send.self]
     )
 

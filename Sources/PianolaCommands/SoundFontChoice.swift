@@ -13,8 +13,9 @@ public struct SoundFontChoice: Hashable, Sendable {
     public static let systemFonts = ["/usr/share/sounds/sf2/default-GM.sf2", "/usr/share/sounds/sf2/FluidR3_GM.sf2"]
 
     /// Chooses a font. `executable` locates the project's own font: the first
-    /// `soundfonts/pianola-gm.sf2` in the executable's folder or a folder above it. Returns
-    /// `nil` only when no font exists anywhere. Any thread.
+    /// `soundfonts/pianola-gm.sf2` (a checkout) or `share/pianola/soundfonts/pianola-gm.sf2` (an
+    /// installed package: /usr/bin/pianola finds /usr/share/pianola/…) in the executable's folder
+    /// or a folder above it. Returns `nil` only when no font exists anywhere. Any thread.
     public static func choose(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
                               executable: String = CommandLine.arguments[0]) -> SoundFontChoice? {
         if let explicit { return SoundFontChoice(path: explicit, source: "--soundfont") }
@@ -26,9 +27,11 @@ public struct SoundFontChoice: Hashable, Sendable {
         }
         var folder = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
         while folder.path != "/" {
-            let candidate = folder.appendingPathComponent("soundfonts/pianola-gm.sf2")
-            if FileManager.default.isReadableFile(atPath: candidate.path) {
-                return SoundFontChoice(path: candidate.path, source: "Pianola's own General MIDI font")
+            for place in ["soundfonts/pianola-gm.sf2", "share/pianola/soundfonts/pianola-gm.sf2"] {
+                let candidate = folder.appendingPathComponent(place)
+                if FileManager.default.isReadableFile(atPath: candidate.path) {
+                    return SoundFontChoice(path: candidate.path, source: "Pianola's own General MIDI font")
+                }
             }
             folder.deleteLastPathComponent()
         }

@@ -277,6 +277,20 @@ struct NewUserTests {
         }
     }
 
+    @Test("--version prints the project's one version number, pianola.h's, which debian/changelog and the Python module's metadata repeat")
+    func version() throws {
+        let root = RenderCommandTests.root
+        let header = try String(contentsOf: root.appendingPathComponent("Sources/CPianola/pianola.h"), encoding: .utf8)
+        let run = try CLIRun.pianola("--version")
+        #expect(run.status == 0)
+        let version = run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(header.contains("#define PIANOLA_VERSION_STRING \"\(version)\""), "\(version)")
+        let changelog = try String(contentsOf: root.appendingPathComponent("debian/changelog"), encoding: .utf8)
+        #expect(changelog.hasPrefix("pianola (\(version)) "), "\(changelog.prefix(40))")
+        let pyproject = try String(contentsOf: root.appendingPathComponent("python/pyproject.toml"), encoding: .utf8)
+        #expect(pyproject.contains("\nversion = \"\(version)\"\n"))
+    }
+
     @Test("shell completions for bash, zsh and fish come from the command definitions; bash's parses")
     func completions() throws {
         let scratch = try Scratch()

@@ -22,7 +22,7 @@ import numpy as np
 from . import _library as _c
 
 __all__ = [
-    "version", "render", "render_file", "play_file", "Soundtrack", "Song", "Effect",
+    "__version__", "version", "render", "render_file", "play_file", "Soundtrack", "Song", "Effect",
     "PianolaError", "ArgumentError", "HandleError", "StateError", "FileError", "DeviceError", "BusyError",
     "Beat", "Bar", "Marker", "LoopWrapped", "Jumped", "Transitioned", "SongEnded", "SongLoaded", "SongLoadFailed", "EffectLoaded", "EffectLoadFailed",
 ]
@@ -77,6 +77,11 @@ def _check(status: int) -> None:
 def version() -> str:
     """The library's version ("0.2.0")."""
     return _c.lib.pianola_version().decode()
+
+
+__version__ = version()
+"""The version of the libpianola this module runs on: the project's one version number, which
+the wheel and the Debian packages carry too."""
 
 
 def _source(data: Data, keep: list, name: str) -> _c.Source:

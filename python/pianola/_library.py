@@ -74,10 +74,16 @@ class RenderConfig(ctypes.Structure):
                 ("gain", ctypes.c_float), ("bits", ctypes.c_int32)]
 
 
+BUNDLED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libpianola.so.0")
+
+
 def _candidates():
-    """Where libpianola may be, in the order tried."""
+    """Where libpianola may be, in the order tried: $PIANOLA_LIBRARY, the copy a wheel
+    carries beside this file, the loader's search path, the prefix pkg-config knows."""
     if os.environ.get("PIANOLA_LIBRARY"):
         yield os.environ["PIANOLA_LIBRARY"]
+    if os.path.exists(BUNDLED):
+        yield BUNDLED
     yield "libpianola.so.0"
     try:
         libdir = subprocess.run(["pkg-config", "--variable=libdir", "pianola"], capture_output=True, text=True, check=True).stdout.strip()
@@ -87,13 +93,18 @@ def _candidates():
 
 
 def _load():
-    errors = []
+    errors = {}
     for candidate in _candidates():
         try:
             return ctypes.CDLL(candidate)
         except OSError as error:
-            errors.append(str(error))
-    raise ImportError("libpianola not found (set PIANOLA_LIBRARY, LD_LIBRARY_PATH or PKG_CONFIG_PATH): " + "; ".join(errors))
+            errors[candidate] = str(error)
+    if BUNDLED in errors:   # the wheel's own copy is there but would not load: say why
+        raise ImportError(f"pianola: the library this wheel carries would not load: {errors[BUNDLED]}")
+    # One line: what is missing, and the ways to provide it; the loader's own words last.
+    raise ImportError("pianola: libpianola.so.0 not found: install the pianola wheel for this platform (it carries "
+                      "the library) or the libpianola0 package, or set PIANOLA_LIBRARY to its path ("
+                      + list(errors.values())[-1] + ")")
 
 
 lib = _load()

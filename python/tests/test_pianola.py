@@ -187,3 +187,10 @@ def test_the_readme_python_quick_start_runs(tmp_path):
     finally:
         os.chdir(cwd)
     assert scope["audio"].shape[1] == 2 and np.abs(scope["audio"]).max() > 0.05
+
+
+def test_version_is_the_packages_version():
+    from importlib.metadata import version
+    assert pianola.__version__ == pianola.version() == version("pianola")
+    header = (ROOT / "Sources" / "CPianola" / "pianola.h").read_text()
+    assert f'#define PIANOLA_VERSION_STRING "{pianola.__version__}"' in header
