@@ -8,7 +8,8 @@ let captureTools = CLIRun.binary.deletingLastPathComponent()
 /// Plays the test song at 150 % with `arguments` added while `capture` records in a scratch
 /// folder, and expects the recording to be `pianola render` of the same (SNR ≥ 60 dB, no
 /// gap). The capture must be lossless (a server that cannot miss a cycle): this is an
-/// equality, and must not depend on the machine keeping time. A cycle lost while the song
+/// equality, and must not depend on the machine keeping time (PipeWire's one exception below).
+/// A cycle lost while the song
 /// plays would shift all that follows and take the SNR far below 60 dB; the cycles the capture
 /// counts as missed are reported (PipeWire's ticks jump once as the graph re-forms after the
 /// song has left). `check` looks at the play run too.
@@ -20,14 +21,23 @@ func expectPlayEqualsRender(_ arguments: [String], environment: [String: String]
     let rendered = try CLIRun.pianola(["render"] + common + ["-o", wav, "--bits", "32f"])
     #expect(rendered.status == 0, "\(rendered.stderr)")
     let reference = try PlayCommandTests.wavFloats(wav)
-    let recording = try capture(scratch.url)
-    let played = try CLIRun.pianola(["play"] + common + arguments, environment: environment, prefix: ["/usr/bin/timeout", "120"])
-    #expect(played.status == 0, "\(played.stderr)")
-    check(played)
-    let (samples, _, xruns) = try recording.finish()
-    let snr = alignedSNR(captured: samples, reference: reference)
-    #expect(snr != nil, "the capture is shorter than the render: a gap or a cut end")
-    #expect((snr ?? 0) >= 60, "SNR \(snr ?? 0) dB; the capture counted \(xruns) missed cycles; \(played.stderr)")
+    for attempt in 1...2 {
+        let recording = try capture(scratch.url)
+        let played = try CLIRun.pianola(["play"] + common + arguments, environment: environment, prefix: ["/usr/bin/timeout", "120"])
+        #expect(played.status == 0, "\(played.stderr)")
+        check(played)
+        let (samples, _, xruns) = try recording.finish()
+        let snr = alignedSNR(captured: samples, reference: reference)
+        // PipeWire, loaded, has been seen to leave the sink on its own real-time driver: the
+        // capture says so, and then (only then) a failed comparison is the machine's, tried again.
+        if (snr ?? 0) < 60, let cycles = recording.realTimeCycles, cycles > 0, attempt == 1 {
+            print("the graph did not freewheel for \(cycles) recorded cycles (\(xruns) missed): once more")
+            continue
+        }
+        #expect(snr != nil, "the capture is shorter than the render: a gap or a cut end")
+        #expect((snr ?? 0) >= 60, "SNR \(snr ?? 0) dB; the capture counted \(xruns) missed cycles; \(played.stderr)")
+        return
+    }
 }
 
 /// A real-time smoke test: plays the test song at 150 % with `arguments` added while `capture`

@@ -156,6 +156,9 @@ public final class OutputCapture {
     /// After `finish`, for `jack-capture`: the recorded frame at which JACK's transport was
     /// first seen rolling, and the transport's frame then; `nil` if it never rolled.
     public private(set) var transportRolled: (recordedFrame: Int, transportFrame: Int64)?
+    /// After `finish`, for `pipewire-capture` freewheeling: the recorded cycles the graph ran on
+    /// a real-time driver all the same (each one could have been missed); `nil` otherwise.
+    public private(set) var realTimeCycles: Int?
     private let process = Process()
     private let output = Pipe()
 
@@ -204,6 +207,7 @@ public final class OutputCapture {
         }
         let samples = try Data(contentsOf: URL(fileURLWithPath: raw)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
         if value("rolled_at") >= 0 { transportRolled = (Int(value("rolled_at")), value("transport_frame")) }
+        if value("realtime_cycles") >= 0 { realTimeCycles = Int(value("realtime_cycles")) }
         return (samples, value("first_sound_ns"), Int(value("xruns")))
     }
 }
