@@ -5,7 +5,7 @@
 # the fuzzer is blind in, and a total alone (the count the fuzzer prints) hides it: a debug
 # build of the same sources has 2.6 times the counters of a release one. So every module among
 # the objects SwiftPM linked into FUZZER (LINKFILELIST, its Objects.LinkFileList) must hold
-# counters, and the fuzzer must load as many as the objects hold. Prints a line a module.
+# counters, and the fuzzer must load (nearly) as many as the objects hold. Prints a line a module.
 set -euo pipefail
 list=$1
 fuzzer=$2
@@ -30,8 +30,10 @@ if [ ${#bad[@]} -gt 0 ]; then
     echo "the fuzz build is blind in ${bad[*]}: compiled without coverage counters" >&2
     exit 1
 fi
-if [ "${loaded:-0}" -ne "$total" ]; then
+# The linker may drop a few unreferenced functions with their counters (156 of 116,733 in one
+# build here); a fuzzer that loads far fewer is not the one these objects make.
+if [ "${loaded:-0}" -lt $((total * 98 / 100)) ]; then
     echo "the fuzzer loads ${loaded:-no} coverage counters; its objects hold $total" >&2
     exit 1
 fi
-echo "$total coverage counters in ${#counters[@]} modules, all loaded"
+echo "${loaded} coverage counters loaded, of $total in ${#counters[@]} modules, every module instrumented"
