@@ -15,23 +15,24 @@ let package = Package(
     ],
     targets: [
         // C libraries: each is imported by exactly one wrapper module (later issues add them).
-        // No pkgConfig for libfluidsynth: its flags carry glib's -pthread, which SwiftPM strips
-        // with a warning in every package that depends on Pianola; fluidsynth.h needs none of them.
-        .systemLibrary(name: "CFluidSynth", providers: [.apt(["libfluidsynth-dev"])]),
+        // libfluidsynth, libjack and libpipewire are opened when first used (CLazyLibrary), not
+        // linked: a game that plays through ALSA needs none of them installed.
+        .target(name: "CLazyLibrary"),
+        // libfluidsynth's header (no pkgConfig: its flags carry glib's -pthread, which SwiftPM
+        // strips with a warning in every package that depends on Pianola; fluidsynth.h needs none).
+        .target(name: "CFluidSynth", dependencies: ["CLazyLibrary"]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
-        // glib's log, for catching libinstpatch's messages (CShims only).
-        .systemLibrary(name: "CGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
-        .systemLibrary(name: "CJack", pkgConfig: "jack", providers: [.apt(["libjack-jackd2-dev"])]),
+        .target(name: "CJack", dependencies: ["CLazyLibrary"]),
         // libpipewire-0.3 (Debian's libpipewire-0.3-dev): not a system library with pkg-config,
         // whose -D_REENTRANT SwiftPM refuses with a warning in every package that depends on
         // Pianola; include/ links to the headers' folders instead, and shim.c holds what
         // Swift cannot call (SPA's macros and variadic builders).
-        .target(name: "CPipeWire", linkerSettings: [.linkedLibrary("pipewire-0.3")]),
+        .target(name: "CPipeWire", dependencies: ["CLazyLibrary"]),
         // What Swift cannot do with them: catch alsa-lib's and libfluidsynth's error messages.
-        .target(name: "CShims", dependencies: ["CALSA", "CFluidSynth", "CGLib"]),
+        .target(name: "CShims", dependencies: ["CALSA", "CFluidSynth"]),
 
         // Pure Swift: messages, the Standard MIDI File reader/writer, tempo map, time conversions.
         .target(name: "MIDI"),
@@ -95,9 +96,11 @@ let package = Package(
         // Real JACK and PipeWire servers of a test's or benchmark's own, and the capture clients' driver.
         .target(name: "SoundServers", path: "Tests/SoundServers"),
         // A JACK client that records what reaches its inputs: the JACK output tests' ear.
-        .executableTarget(name: "jack-capture", dependencies: ["CJack"], path: "Tests/JackCapture"),
+        .executableTarget(name: "jack-capture", path: "Tests/JackCapture", linkerSettings: [.linkedLibrary("jack")]),
         // A PipeWire capture stream on a sink's monitor: the PipeWire output tests' ear.
-        .executableTarget(name: "pipewire-capture", dependencies: ["CPipeWire"], path: "Tests/PipeWireCapture"),
+        .executableTarget(name: "pipewire-capture", path: "Tests/PipeWireCapture",
+                          cSettings: [.unsafeFlags(["-I/usr/include/pipewire-0.3", "-I/usr/include/spa-0.2"])],
+                          linkerSettings: [.linkedLibrary("pipewire-0.3")]),
         // Measures what the ALSA VM checks captured from the kernel sequencer (Tests/alsa-vm).
         .executableTarget(name: "sequencer-checks", dependencies: ["MIDI", "Sequencing"], path: "Tests/SequencerChecks"),
 

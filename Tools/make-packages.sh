@@ -4,8 +4,8 @@
 #   .debs (the debug information the stripped binaries leave out, found by gdb and valgrind
 #   through the build id), by dpkg-buildpackage from debian/;
 #   pianola-V-py3-none-manylinux_2_36_x86_64.whl: the Python module with libpianola inside it
-#   and every library it needs but glibc's and the C++ runtime, for a machine with no Swift and
-#   no Pianola.
+#   and every library it needs but glibc's and the C++ runtime (libfluidsynth among them, which
+#   it opens when first used), for a machine with no Swift and no Pianola.
 # V is the project's one version number (Tools/version.sh); the script refuses to build when
 # debian/changelog or python/pyproject.toml says another. It builds in a copy of the working
 # tree (git's tracked and untracked files, not what git ignores) in .build-packages/, which
@@ -50,7 +50,8 @@ PIANOLA_WHEEL_LIBRARY="$source/debian/libpianola0/usr/lib/$multiarch/libpianola.
 wheel unpack --dest "$work/unpacked" "$work"/wheel/*.whl
 module=$(echo "$work"/unpacked/pianola-*)
 mkdir "$module/pianola.libs"
-ldd "$module/pianola/libpianola.so.0" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | while read -r needed; do
+fluidsynth=$(ldconfig -p | awk '$1 == "libfluidsynth.so.3" { print $NF; exit }')
+{ echo "$fluidsynth"; ldd "$module/pianola/libpianola.so.0" "$fluidsynth" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }'; } | sort -u | while read -r needed; do
     case $(basename "$needed") in
         libc.so.*|libm.so.*|libpthread.so.*|libdl.so.*|librt.so.*|ld-linux*|libstdc++.so.*|libgcc_s.so.*) continue ;;
     esac

@@ -1,6 +1,6 @@
 #include "CShims.h"
 #include "last_error.h"
-#include <glib.h>
+#include "CFluidSynth.h"
 #include <pthread.h>
 #include <string.h>
 
@@ -10,11 +10,11 @@ static _Thread_local char first_message[512];
 /* The handler before the first capture began, restored when the last one ends. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int captures;
-static GLogFunc previous;
+static cfluidsynth_glib_log_function previous;
 
 /* libinstpatch (libfluidsynth's DLS reader) reports through glib's log: keep the first
    message, which names what went wrong first rather than its last consequence. */
-static void capture(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
+static void capture(const char *domain, int level, const char *message, void *data) {
     (void)domain; (void)level; (void)data;
     if (first_message[0] != '\0') return;
     strncpy(first_message, message ? message : "", sizeof first_message - 1);

@@ -81,6 +81,7 @@ public final class Synthesizer: @unchecked Sendable {
 
     /// Makes a synthesizer; throws if libfluidsynth refuses the settings. Control thread.
     public init(configuration: Configuration = Configuration()) throws(SynthesizerError) {
+        if let missing = Self.missingLibrary { throw SynthesizerError(.creation, missing) }
         _ = Self.captureLibraryErrors
         _ = Self.libraryInitialized
         self.configuration = configuration
@@ -270,6 +271,9 @@ public final class Synthesizer: @unchecked Sendable {
     // MARK: Library errors
 
     private static let captureLibraryErrors: Void = shim_fluid_capture_errors()
+
+    /// Why libfluidsynth cannot be opened (it is opened on first use, not linked), nil once it is.
+    private static let missingLibrary: String? = cfluidsynth_open().map { String(cString: $0) }
 
     /// libfluidsynth's `sfload` of `name`, libinstpatch's glib messages caught meanwhile.
     private func load(_ name: UnsafePointer<CChar>) -> Int32 {

@@ -44,6 +44,7 @@ public final class JACKOutput: AudioOutput, ExternalTransport, @unchecked Sendab
     /// `configuration.connect`. Throws one line when no server runs or a port is missing.
     /// Control thread.
     public init(configuration: AudioOutputConfiguration = AudioOutputConfiguration()) throws(JACKError) {
+        if let missing = missingLibrary { throw JACKError(missing) }
         var status = jack_status_t(rawValue: 0)
         guard let client = openClient(configuration.clientName.lowercased(), server: configuration.server, &status) else {
             let server = configuration.server ?? getenv("JACK_DEFAULT_SERVER").map { String(cString: $0) } ?? "default"
@@ -126,7 +127,7 @@ public final class JACKOutput: AudioOutput, ExternalTransport, @unchecked Sendab
     /// default), each described by its ports; empty when no server runs. Control thread.
     public static func playbackDevices() -> [AudioDevice] {
         var status = jack_status_t(rawValue: 0)
-        guard let client = openClient("pianola-devices", server: nil, &status) else { return [] }
+        guard missingLibrary == nil, let client = openClient("pianola-devices", server: nil, &status) else { return [] }
         defer { jack_client_close(client) }
         let physical = Set(ports(client, pattern: nil, flags: UInt(JackPortIsInput.rawValue) | UInt(JackPortIsPhysical.rawValue)))
         var devices: [AudioDevice] = []
@@ -237,6 +238,9 @@ public final class JACKOutput: AudioOutput, ExternalTransport, @unchecked Sendab
         if estimate < frameZero.load(ordering: .relaxed) { frameZero.store(estimate, ordering: .releasing) }
     }
 }
+
+/// Why libjack cannot be opened (it is opened on first use, not linked), nil once it is.
+private let missingLibrary: String? = cjack_open().map { String(cString: $0) }
 
 /// A client on the running server named `server` (`nil`: the environment's; never starting
 /// one), with libjack's own messages kept off standard error: Pianola says what failed in its

@@ -43,6 +43,7 @@ public final class PipeWireOutput: AudioOutput, @unchecked Sendable {
     /// Connects to the PipeWire daemon and creates the stream (not yet linked). Throws one
     /// line when no daemon answers or the sink named does not exist. Control thread.
     public init(configuration: AudioOutputConfiguration = AudioOutputConfiguration()) throws(PipeWireError) {
+        if let missing = Self.missingLibrary { throw PipeWireError(missing) }
         PipeWireOutput.initialize
         // The stream connects lazily, so ask the daemon first: is it there, and has it the sink?
         let sinks = try PipeWireRegistry.sinks(remote: configuration.server)
@@ -110,9 +111,13 @@ public final class PipeWireOutput: AudioOutput, @unchecked Sendable {
     /// pw_init, once per process.
     private static let initialize: Void = pw_init(nil, nil)
 
+    /// Why libpipewire cannot be opened (it is opened on first use, not linked), nil once it is.
+    private static let missingLibrary: String? = cpipewire_open().map { String(cString: $0) }
+
     /// The daemon's audio sinks, each with its serial and description; empty when no daemon
     /// answers. Control thread.
     public static func playbackDevices() -> [AudioDevice] {
+        guard missingLibrary == nil else { return [] }
         initialize
         return (try? PipeWireRegistry.sinks(remote: nil)) ?? []
     }

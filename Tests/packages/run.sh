@@ -4,6 +4,9 @@
 #  - a fresh venv: pip installs the wheel and numpy; pianola.render gives what the development
 #    build's `pianola render` writes (SNR >= 90 dB), and __version__ is the packages' version;
 #    with the wheel's library taken away, the import fails in one line;
+#  - a game's libpianola0 without libfluidsynth (a Recommends, opened when first used): what
+#    the game ships beside it (Tools/what-a-game-ships.sh), and a C program plays an audio file
+#    through it while a song fails in one line naming libfluidsynth;
 #  - apt installs the pianola and libpianola0 .debs, pulling only Debian's runtime packages
 #    (listed); the installed `pianola render`, with the font the package installed, writes what
 #    the development build writes (SNR >= 90 dB); `man pianola` shows the page; `pianola --version`
@@ -83,6 +86,22 @@ case $last in
     *) echo "packages: without its library the import ended: $(cat "$work/import.txt")" >&2; exit 1 ;;
 esac
 
+step "libpianola0 without libfluidsynth, as a game that plays audio files uses it"
+in_root apt-get install -y -q --no-install-recommends gcc libc6-dev pkg-config "$(inside "libpianola0_${version}_*.deb")" \
+    "$(inside "libpianola-dev_${version}_*.deb")" > /dev/null
+if in_root ldconfig -p | grep -E 'libfluidsynth|libjack|libpipewire'; then
+    echo "packages: libpianola0 pulled a library it should open only when used (above)" >&2
+    exit 1
+fi
+cp Tools/what-a-game-ships.sh Tests/packages/without-synthesizer.c "$root/work/"
+in_root /work/what-a-game-ships.sh | sed 's/^/packages:   /'
+.build/debug/pianola render songs/ode-to-joy.mid --soundfont soundfonts/pianola-gm.sf2 --to 2:1 -o "$root/work/effect.wav" > /dev/null
+in_root sh -c 'cd /work && cc without-synthesizer.c $(pkg-config --cflags --libs pianola) -lm -o without-synthesizer'
+in_root /work/without-synthesizer /work/effect.wav /work/ode-to-joy.mid /work/pianola-gm.sf2 > "$work/without.txt"
+sed 's/^/packages:   /' "$work/without.txt"
+grep -q "libfluidsynth.so.3 is not installed (install Debian's libfluidsynth3)" "$work/without.txt" || {
+    echo "packages: the song's error does not name libfluidsynth" >&2; exit 1; }
+
 step "the Debian packages"
 in_root dpkg-query -W -f '${Package}\n' | sort > "$work/before.txt"
 in_root apt-get install -y -q --no-install-recommends "$(inside "pianola_${version}_*.deb")" "$(inside "libpianola0_${version}_*.deb")" > /dev/null
@@ -104,8 +123,7 @@ in_root sh -c 'MANPAGER=cat MANWIDTH=80 man pianola' > "$work/man.txt"
 grep -q "pianola" "$work/man.txt" && step "man pianola: $(grep -m1 -A1 NAME "$work/man.txt" | tail -1 | sed 's/^ *//')"
 
 step "a C program against libpianola-dev"
-in_root apt-get install -y -q --no-install-recommends gcc libc6-dev pkg-config valgrind "$(inside "libpianola-dev_${version}_*.deb")" \
-    "$(inside "libpianola0-dbgsym_${version}_*.deb")" > /dev/null
+in_root apt-get install -y -q --no-install-recommends valgrind "$(inside "libpianola0-dbgsym_${version}_*.deb")" > /dev/null
 awk '/<!-- c quick start -->/ { grab = 1; next } grab && /^```c/ { next } grab && /^```/ { exit } grab' README.md > "$root/work/render.c"
 mkdir -p "$root/work/c/songs" "$root/work/c/soundfonts"
 cp songs/ode-to-joy.mid "$root/work/c/songs/"

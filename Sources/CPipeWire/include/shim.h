@@ -1,6 +1,11 @@
-/* libpipewire-0.3 for Swift: its headers, and what Swift cannot call in them as functions. */
+/* libpipewire-0.3 for Swift: its headers, with the library itself opened on first use
+   (lazy_library.h), and what Swift cannot call in them as functions. */
 #include <pipewire/pipewire.h>
 #include <pipewire/extensions/metadata.h>
+#include <stddef.h>
+
+/* Opens libpipewire-0.3.so.0, once: NULL, or why it cannot be, in one line. Any thread. */
+const char *cpipewire_open(void);
 
 /* The one format Pianola plays (float stereo at `rate`), built with SPA's pod builder into
    `buffer`, which must outlive the returned pod. */
