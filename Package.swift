@@ -116,7 +116,9 @@ let package = Package(
         .testTarget(name: "StreamingTests", dependencies: ["Streaming", "Engine", "AudioFile", "MIDI", "Sequencing", "AllocationCounter"]),
         .testTarget(name: "PianolaCTests", dependencies: ["PianolaC", "CPianola", "AllocationCounter"]),
         .testTarget(name: "SoundFontTests", dependencies: ["SF2", "SoundFontBook", "FluidSynth", "CFluidSynth", "CSndFile"]),
+        // Libraries opened on first use that cannot be: what lazy_library.h says then.
+        .target(name: "LazyLibraryProbe", dependencies: ["CLazyLibrary"], path: "Tests/LazyLibraryProbe"),
         .testTarget(name: "SystemLibrariesTests",
-                    dependencies: ["CFluidSynth", "CALSA", "CSndFile", "CShims", "SoundFontBook"]),
+                    dependencies: ["CFluidSynth", "CALSA", "CSndFile", "CShims", "SoundFontBook", "LazyLibraryProbe"]),
     ]
 )

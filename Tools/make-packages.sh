@@ -50,7 +50,7 @@ PIANOLA_WHEEL_LIBRARY="$source/debian/libpianola0/usr/lib/$multiarch/libpianola.
 wheel unpack --dest "$work/unpacked" "$work"/wheel/*.whl
 module=$(echo "$work"/unpacked/pianola-*)
 mkdir "$module/pianola.libs"
-fluidsynth=$(ldconfig -p | awk '$1 == "libfluidsynth.so.3" { print $NF; exit }')
+fluidsynth=$(ldconfig -p | awk '$1 == "libfluidsynth.so.3" && !found++ { print $NF }')
 { echo "$fluidsynth"; ldd "$module/pianola/libpianola.so.0" "$fluidsynth" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }'; } | sort -u | while read -r needed; do
     case $(basename "$needed") in
         libc.so.*|libm.so.*|libpthread.so.*|libdl.so.*|librt.so.*|ld-linux*|libstdc++.so.*|libgcc_s.so.*) continue ;;

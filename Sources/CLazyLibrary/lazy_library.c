@@ -14,10 +14,15 @@ static void fail(struct lazy_library *library, const char *what) {
 }
 
 static void open_locked(struct lazy_library *library) {
+    /* Where the loader looks: the caller's runpath (libpianola's is its own folder, where a
+       game that ships its libraries puts them), LD_LIBRARY_PATH, the system's folders. */
     void *handle = dlopen(library->soname, RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
+        /* dlerror names the file it missed: this library, or one that it needs. */
+        const char *why = dlerror();
         char what[256];
-        snprintf(what, sizeof what, "%s is not installed", library->soname);
+        if (why && !strstr(why, library->soname)) snprintf(what, sizeof what, "%s cannot be loaded: %s", library->soname, why);
+        else snprintf(what, sizeof what, "%s is not installed", library->soname);
         fail(library, what);
         return;
     }

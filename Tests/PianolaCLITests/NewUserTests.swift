@@ -291,6 +291,28 @@ struct NewUserTests {
         #expect(pyproject.contains("\nversion = \"\(version)\"\n"))
     }
 
+    @Test("pianola starts without libfluidsynth, libjack, libpipewire or GLib (the loader's trace lists none), and a render opens libfluidsynth only when it synthesizes")
+    func librariesOpenedOnUse() throws {
+        let trace = try CLIRun.pianola(["--version"], environment: ["LD_TRACE_LOADED_OBJECTS": "1"])
+        #expect(trace.status == 0)
+        #expect(trace.stdout.contains("libasound.so.2"), "\(trace.stdout)")
+        for library in ["libfluidsynth", "libjack", "libpipewire", "libglib"] {
+            #expect(!trace.stdout.contains(library), "\(library) is linked")
+        }
+        let scratch = try Scratch()
+        let render = try CLIRun.pianola(["render", RenderCommandTests.root.appendingPathComponent("songs/ode-to-joy.mid").path,
+                                         "--soundfont", Self.gmFont, "--to", "2:1", "-o", scratch.url.appendingPathComponent("ode.wav").path],
+                                        environment: ["LD_DEBUG": "files"])
+        #expect(render.status == 0)
+        // LD_DEBUG=files: "file=NAME [0];  dynamically loaded by PROGRAM" for each dlopen, and
+        // "needed by" for what a library needs (libfluidsynth needs libjack itself).
+        let opened = render.stderr.split(separator: "\n").filter { $0.contains("dynamically loaded by") }.map {
+            $0.split(separator: "file=").last.map { String($0.prefix { $0 != " " }) } ?? ""
+        }
+        #expect(opened.contains("libfluidsynth.so.3"), "\(opened)")
+        #expect(!opened.contains { $0.hasPrefix("libjack") || $0.hasPrefix("libpipewire") }, "\(opened)")
+    }
+
     @Test("shell completions for bash, zsh and fish come from the command definitions; bash's parses")
     func completions() throws {
         let scratch = try Scratch()

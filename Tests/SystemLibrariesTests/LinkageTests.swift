@@ -4,6 +4,7 @@ import CShims
 import CFluidSynth
 import CSndFile
 import Foundation
+import LazyLibraryProbe
 import SoundFontBook
 
 /// The C libraries the later layers wrap are installed, link, and are versions we build on.
@@ -16,6 +17,15 @@ struct LinkageTests {
         #expect(major == 2)
         #expect(String(cString: snd_asoundlib_version()).hasPrefix("1.2"))
         #expect(String(cString: sf_version_string()).hasPrefix("libsndfile-1."))
+    }
+
+    @Test("a library opened on first use that is missing, or lacks a function, is one line that says which and what to install; asking again says the same")
+    func lazyLibraryMessages() {
+        let missing = probe_open_missing_library().map { String(cString: $0) }
+        #expect(missing == "libpianola-probe.so.0 is not installed (install Debian's pianola-probe)")
+        #expect(probe_open_missing_library().map { String(cString: $0) } == missing)
+        let old = probe_open_library_without_function().map { String(cString: $0) }
+        #expect(old == "libm.so.6 has no pianola_probe_other_function: it is older than Pianola needs (install Debian's libc6)")
     }
 
     @Test("the ALSA shim captures alsa-lib's error message instead of printing it")

@@ -6,7 +6,8 @@
 #    with the wheel's library taken away, the import fails in one line;
 #  - a game's libpianola0 without libfluidsynth (a Recommends, opened when first used): what
 #    the game ships beside it (Tools/what-a-game-ships.sh), and a C program plays an audio file
-#    through it while a song fails in one line naming libfluidsynth;
+#    through it while a song fails in one line naming libfluidsynth; the README's C quick start,
+#    shipped as a game with every file the measure lists in its lib/ folder, renders a song;
 #  - apt installs the pianola and libpianola0 .debs, pulling only Debian's runtime packages
 #    (listed); the installed `pianola render`, with the font the package installed, writes what
 #    the development build writes (SNR >= 90 dB); `man pianola` shows the page; `pianola --version`
@@ -101,6 +102,19 @@ in_root /work/without-synthesizer /work/effect.wav /work/ode-to-joy.mid /work/pi
 sed 's/^/packages:   /' "$work/without.txt"
 grep -q "libfluidsynth.so.3 is not installed (install Debian's libfluidsynth3)" "$work/without.txt" || {
     echo "packages: the song's error does not name libfluidsynth" >&2; exit 1; }
+# The README's C quick start as a game that carries its libraries, as the README says: every
+# file the measure lists (from this machine's Debian 12) in lib/ beside the executable, each
+# library's runpath set to its own folder.
+awk '/<!-- c quick start -->/ { grab = 1; next } grab && /^```c/ { next } grab && /^```/ { exit } grab' README.md > "$root/work/render.c"
+mkdir -p "$root/work/c/songs" "$root/work/c/soundfonts" "$root/work/game/lib" "$work/libpianola0"
+cp songs/ode-to-joy.mid "$root/work/c/songs/"
+cp soundfonts/pianola-gm.sf2 "$root/work/c/soundfonts/"
+dpkg -x "$root$(inside "libpianola0_${version}_*.deb")" "$work/libpianola0"
+Tools/what-a-game-ships.sh --list "$(echo "$work"/libpianola0/usr/lib/*/libpianola.so.0)" | xargs -I{} cp -L {} "$root/work/game/lib/"
+for library in "$root"/work/game/lib/*; do patchelf --set-rpath '$ORIGIN' "$library"; done
+in_root sh -c 'cd /work/c && cc ../render.c $(pkg-config --cflags pianola) -L/work/game/lib -l:libpianola.so.0 \
+    -Wl,-rpath,\$ORIGIN/lib -o /work/game/render && /work/game/render && test -s ode.wav && rm ode.wav'
+step "a game folder of $(ls "$root/work/game/lib" | wc -l) libraries ($(du -sh "$root/work/game/lib" | cut -f1)) rendered a song where libfluidsynth is not installed"
 
 step "the Debian packages"
 in_root dpkg-query -W -f '${Package}\n' | sort > "$work/before.txt"
@@ -124,10 +138,6 @@ grep -q "pianola" "$work/man.txt" && step "man pianola: $(grep -m1 -A1 NAME "$wo
 
 step "a C program against libpianola-dev"
 in_root apt-get install -y -q --no-install-recommends valgrind "$(inside "libpianola0-dbgsym_${version}_*.deb")" > /dev/null
-awk '/<!-- c quick start -->/ { grab = 1; next } grab && /^```c/ { next } grab && /^```/ { exit } grab' README.md > "$root/work/render.c"
-mkdir -p "$root/work/c/songs" "$root/work/c/soundfonts"
-cp songs/ode-to-joy.mid "$root/work/c/songs/"
-cp soundfonts/pianola-gm.sf2 "$root/work/c/soundfonts/"
 in_root sh -c 'cd /work/c && cc ../render.c $(pkg-config --cflags --libs pianola) -o render && ./render && test -s ode.wav'
 step "the README's C quick start built with pkg-config and rendered ode.wav"
 in_root sh -c 'cd /work/c && valgrind ./render' > "$work/valgrind.txt" 2>&1 || {
