@@ -43,23 +43,29 @@ let package = Package(
         // The C API: opaque handles, status codes and each thread's last error over `Pianola`; it only translates.
         .target(name: "PianolaC", dependencies: ["CPianola", "Pianola"]),
         // The public library product: a façade over the modules above.
-        .target(name: "Pianola", dependencies: ["MIDI", "Sequencing", "Engine", "FluidSynth", "AudioFile", "Streaming", "ALSA", "JACK", "PipeWire"]),
+        .target(name: "Pianola", dependencies: ["DSP", "MIDI", "Sequencing", "Engine", "FluidSynth", "Synthesis", "AudioFile", "Streaming", "ALSA", "JACK", "PipeWire"]),
         // libsndfile, wrapped: the only module that imports CSndFile.
         .target(name: "AudioFile", dependencies: ["CSndFile"]),
         // libsoxr, wrapped: the only module that imports CSoxr.
         .target(name: "Resampling", dependencies: ["CSoxr"]),
         // Audio files streamed into the graph: the file player node.
-        .target(name: "Streaming", dependencies: ["Engine", "AudioFile", "Resampling"]),
+        .target(name: "Streaming", dependencies: ["DSP", "Engine", "AudioFile", "Resampling"]),
         // libfluidsynth, wrapped: the only module that imports CFluidSynth.
         .target(name: "FluidSynth", dependencies: ["CFluidSynth", "CShims", "AudioFile"]),
-        // The audio graph: nodes, mixer, sampler, the render loop, the lock-free queues.
-        .target(name: "Engine", dependencies: ["MIDI", "FluidSynth"]),
+        // Signal processing on plain buffers, no graph: the peak limiter; the effects' filters,
+        // delays and reverbs go here.
+        .target(name: "DSP"),
+        // The audio graph: nodes, mixer, the render loop, the lock-free queues.
+        .target(name: "Engine", dependencies: ["MIDI", "DSP"]),
+        // Synthesis in the graph: the sampler node over a synthesizer, the split sampler that
+        // spreads a song over cores, preset preloading. Pianola's own synthesizer goes here too.
+        .target(name: "Synthesis", dependencies: ["DSP", "Engine", "FluidSynth", "MIDI"]),
         // ALSA, wrapped: the only module that imports CALSA. PCM output, the sequencer's ports.
-        .target(name: "ALSA", dependencies: ["CALSA", "CShims", "Engine", "MIDI"]),
+        .target(name: "ALSA", dependencies: ["DSP", "CALSA", "CShims", "Engine", "MIDI"]),
         // JACK, wrapped: the only module that imports CJack. The JACK audio output.
-        .target(name: "JACK", dependencies: ["CJack", "Engine"]),
+        .target(name: "JACK", dependencies: ["DSP", "CJack", "Engine"]),
         // PipeWire, wrapped: the only module that imports CPipeWire. The PipeWire audio output.
-        .target(name: "PipeWire", dependencies: ["CPipeWire", "Engine"]),
+        .target(name: "PipeWire", dependencies: ["DSP", "CPipeWire", "Engine"]),
         // A SoundFont 2 writer, and the project's own fonts made with it.
         .target(name: "SF2"),
         // A DLS Level 1 writer: the banks the tests and fuzzers give libinstpatch to read.
@@ -88,7 +94,7 @@ let package = Package(
         // The fuzz targets (Fuzz/run-fuzzers.sh builds them with libFuzzer); built plainly, it
         // replays inputs through a target and writes a target's seeds.
         .executableTarget(name: "pianola-fuzz", dependencies: [
-            "MIDI", "Sequencing", "PianolaCommands", "AudioFile", "FluidSynth", "Engine", "SoundFontBook", "CFluidSynth", "CShims",
+            "DSP", "MIDI", "Sequencing", "PianolaCommands", "AudioFile", "FluidSynth", "Engine", "Synthesis", "SoundFontBook",
         ], path: "Sources/PianolaFuzz"),
 
         // Renders Examples/sdl-game's script through the Swift API and compares SDL's output with it.
@@ -112,8 +118,8 @@ let package = Package(
         .testTarget(name: "PianolaCLITests", dependencies: ["MIDI", "Pianola", "pianola", "CCairo", "SoundServers", "jack-capture", "pipewire-capture", "SoundFontBook", "TestSupport"]),
         // Test support: counts the heap allocations a thread makes (the render-thread rule).
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
-        .testTarget(name: "EngineTests", dependencies: ["Engine", "Sequencing", "MIDI", "FluidSynth", "SF2", "SoundFontBook", "AllocationCounter", "TestSupport"]),
-        .testTarget(name: "StreamingTests", dependencies: ["Streaming", "Engine", "AudioFile", "MIDI", "Sequencing", "AllocationCounter"]),
+        .testTarget(name: "EngineTests", dependencies: ["DSP", "Engine", "Synthesis", "Sequencing", "MIDI", "FluidSynth", "SF2", "SoundFontBook", "AllocationCounter", "TestSupport"]),
+        .testTarget(name: "StreamingTests", dependencies: ["DSP", "Streaming", "Engine", "AudioFile", "MIDI", "Sequencing", "AllocationCounter"]),
         .testTarget(name: "PianolaCTests", dependencies: ["PianolaC", "CPianola", "AllocationCounter"]),
         .testTarget(name: "SoundFontTests", dependencies: ["SF2", "SoundFontBook", "FluidSynth", "CFluidSynth", "CSndFile"]),
         // Libraries opened on first use that cannot be: what lazy_library.h says then.

@@ -1,3 +1,4 @@
+import DSP
 import CALSA
 import CShims
 import Engine

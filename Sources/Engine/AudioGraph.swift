@@ -1,3 +1,5 @@
+import DSP
+
 /// Called at the start of every render cycle, before any node renders, with the frames about
 /// to be rendered: where a player schedules the events of the cycle. Render thread only.
 public protocol RenderScheduler: AnyObject, Sendable {

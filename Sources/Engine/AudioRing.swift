@@ -1,3 +1,4 @@
+import DSP
 import Synchronization
 
 /// Stereo frames handed from one producer thread (a file reader) to one consumer thread (the

@@ -1,3 +1,4 @@
+import DSP
 import MIDI
 
 /// Something whose mixer parameters a player sets at sample times (automation tracks, and

@@ -1,3 +1,5 @@
+import DSP
+
 /// A left and right gain. Any thread.
 public struct StereoGain: Hashable, Sendable {
     /// Left gain, linear. Any thread.

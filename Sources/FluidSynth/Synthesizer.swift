@@ -275,6 +275,24 @@ public final class Synthesizer: @unchecked Sendable {
     /// Why libfluidsynth cannot be opened (it is opened on first use, not linked), nil once it is.
     private static let missingLibrary: String? = cfluidsynth_open().map { String(cString: $0) }
 
+    /// Whether libfluidsynth's own SoundFont reader, with no check before it, loads `bytes`
+    /// (samples lazily: the structure is what counts): what the fuzzers compare the check
+    /// with. Read from memory, so a font it refuses never reaches libinstpatch. Control thread.
+    public static func libraryReads(_ bytes: [UInt8]) -> Bool {
+        guard missingLibrary == nil else { return false }
+        let settings = new_fluid_settings()
+        defer { delete_fluid_settings(settings) }
+        fluid_settings_setint(settings, "synth.dynamic-sample-loading", 1)
+        let synth = new_fluid_synth(settings)
+        defer { delete_fluid_synth(synth) }
+        guard shim_fluid_add_memory_loader(synth, settings) == 0 else { return false }
+        return bytes.withUnsafeBytes { font in
+            var name = [CChar](repeating: 0, count: 64)
+            shim_fluid_memory_name(&name, name.count, font.baseAddress, font.count)
+            return fluid_synth_sfload(synth, name, 0) >= 0
+        }
+    }
+
     /// libfluidsynth's `sfload` of `name`, libinstpatch's glib messages caught meanwhile.
     private func load(_ name: UnsafePointer<CChar>) -> Int32 {
         shim_glib_begin_capture()

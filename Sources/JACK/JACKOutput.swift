@@ -1,3 +1,4 @@
+import DSP
 import CJack
 import Engine
 import Synchronization

@@ -1,3 +1,4 @@
+import DSP
 import Engine
 import Synchronization
 

@@ -1,4 +1,5 @@
 import Engine
+import Synthesis
 
 /// A note as a render played it: channel, key, velocity, the channel's program and bank, and
 /// the frames where the synthesizer pressed and released its key, which are the 64-frame block

@@ -3,8 +3,10 @@
 // synthesizer, audio files (writing, streaming players, sound effects), the offline renderer
 // and the game API (`Soundtrack`).
 @_exported import AudioFile
+@_exported import DSP
 @_exported import Engine
 @_exported import FluidSynth
 @_exported import MIDI
 @_exported import Sequencing
 @_exported import Streaming
+@_exported import Synthesis

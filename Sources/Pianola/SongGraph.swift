@@ -1,3 +1,4 @@
+import Synthesis
 import AudioFile
 import Engine
 import FluidSynth

@@ -1,5 +1,7 @@
+import DSP
 import AudioFile
 import Engine
+import Synthesis
 import FluidSynth
 import MIDI
 import Sequencing

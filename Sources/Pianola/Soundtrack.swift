@@ -1,3 +1,5 @@
+import DSP
+import Synthesis
 import ALSA
 import Dispatch
 import Engine

@@ -1,6 +1,6 @@
+import DSP
+import Synthesis
 import Glibc
-import CFluidSynth
-import CShims
 import Engine
 import FluidSynth
 import MIDI
@@ -91,28 +91,11 @@ enum SoundFontTarget {
     /// and that leak is libfluidsynth's, not the target's.
     static func libfluidsynthReads(_ bytes: [UInt8]) -> Bool {
         let child = fork()
-        if child == 0 { _exit(libfluidsynthReadsHere(bytes) ? 0 : 1) }
+        if child == 0 { _exit(Synthesizer.libraryReads(bytes) ? 0 : 1) }
         precondition(child > 0, "fork failed: \(String(cString: strerror(errno)))")
         var status: Int32 = 0
         while waitpid(child, &status, 0) < 0 && errno == EINTR {}
         return status & 0x7F == 0 && (status >> 8) & 0xFF == 0   // exited, with 0
-    }
-
-    /// Whether libfluidsynth's reader loads `bytes`, in this process (samples lazily: the
-    /// structure is what counts). Read from memory, so a font it refuses never reaches
-    /// libinstpatch: the loaders after it find no file by that name.
-    private static func libfluidsynthReadsHere(_ bytes: [UInt8]) -> Bool {
-        let settings = new_fluid_settings()
-        defer { delete_fluid_settings(settings) }
-        fluid_settings_setint(settings, "synth.dynamic-sample-loading", 1)
-        let synth = new_fluid_synth(settings)
-        defer { delete_fluid_synth(synth) }
-        guard shim_fluid_add_memory_loader(synth, settings) == 0 else { return false }
-        return bytes.withUnsafeBytes { font in
-            var name = [CChar](repeating: 0, count: 64)
-            shim_fluid_memory_name(&name, name.count, font.baseAddress, font.count)
-            return fluid_synth_sfload(synth, name, 0) >= 0
-        }
     }
 
     /// The project's test font, as its builder writes it.

@@ -1,3 +1,4 @@
+import DSP
 import CPipeWire
 import Engine
 import Synchronization

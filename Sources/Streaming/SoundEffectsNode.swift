@@ -1,3 +1,4 @@
+import DSP
 import AudioFile
 import Engine
 import Resampling

@@ -1,3 +1,5 @@
+import DSP
+import Synthesis
 import Engine
 import FluidSynth
 import MIDI

@@ -1,3 +1,4 @@
+import DSP
 import Foundation
 import Engine
 import Testing

@@ -1,3 +1,5 @@
+import DSP
+import Synthesis
 import Foundation
 import Engine
 import FluidSynth

@@ -1,3 +1,4 @@
+@testable import Synthesis
 import TestSupport
 import Testing
 @testable import Engine

@@ -21,17 +21,21 @@ func expectPlayEqualsRender(_ arguments: [String], environment: [String: String]
     let rendered = try CLIRun.pianola(["render"] + common + ["-o", wav, "--bits", "32f"])
     #expect(rendered.status == 0, "\(rendered.stderr)")
     let reference = try PlayCommandTests.wavFloats(wav)
-    for attempt in 1...2 {
+    let attempts = 3
+    for attempt in 1...attempts {
         let recording = try capture(scratch.url)
         let played = try CLIRun.pianola(["play"] + common + arguments, environment: environment, prefix: ["/usr/bin/timeout", "120"])
         #expect(played.status == 0, "\(played.stderr)")
         check(played)
         let (samples, _, xruns) = try recording.finish()
         let snr = alignedSNR(captured: samples, reference: reference)
-        // PipeWire, loaded, has been seen to leave the sink on its own real-time driver: the
-        // capture says so, and then (only then) a failed comparison is the machine's, tried again.
-        if (snr ?? 0) < 60, let cycles = recording.realTimeCycles, cycles > 0, attempt == 1 {
-            print("the graph did not freewheel for \(cycles) recorded cycles (\(xruns) missed): once more")
+        // PipeWire 0.3.65, loaded, has been seen to leave the sink on its own real-time driver
+        // (the capture says so), and, freewheeling, to skip Pianola's stream for cycles when the
+        // machine was busy (Pianola counts them as underruns): then, and only then, a failed
+        // comparison is the machine's, and it is tried again.
+        let skipped = played.stderr.contains("underrun")
+        if (snr ?? 0) < 60, (recording.realTimeCycles ?? 0) > 0 || skipped, attempt < attempts {
+            print("the graph ran \(recording.realTimeCycles ?? 0) recorded cycles on a real-time driver and skipped Pianola's stream: \(skipped); once more")
             continue
         }
         #expect(snr != nil, "the capture is shorter than the render: a gap or a cut end")

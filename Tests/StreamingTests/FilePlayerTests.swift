@@ -1,3 +1,4 @@
+import DSP
 import AllocationCounter
 import AudioFile
 import Engine

@@ -1,3 +1,4 @@
+import Engine
 import FluidSynth
 import MIDI
 

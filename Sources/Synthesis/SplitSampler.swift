@@ -1,3 +1,6 @@
+import DSP
+import Engine
+import MIDI
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,7 @@
+import DSP
+import Engine
 import FluidSynth
+import MIDI
 #if canImport(Glibc)
 import Glibc
 #endif

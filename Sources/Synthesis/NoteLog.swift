@@ -1,3 +1,4 @@
+import Engine
 import Synchronization
 
 /// A key the sampler pressed or released, on the frame its synthesizer actually applied it
