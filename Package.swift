@@ -36,14 +36,17 @@ let package = Package(
 
         // Pure Swift: messages, the Standard MIDI File reader/writer, tempo map, time conversions.
         .target(name: "MIDI"),
-        // The sequence model: Sequence, Track, load options, editing.
-        .target(name: "Sequencing", dependencies: ["MIDI", "Engine"]),
+        // The song model: MusicSequence, tracks, loop marks, sections, summaries. No engine.
+        .target(name: "Sequencing", dependencies: ["MIDI"]),
+        // Real-time playback of a sequence on the engine's clock: the player (Core Audio's
+        // MusicPlayer), its score, the clock and transport followers, MIDI sync outputs.
+        .target(name: "Playback", dependencies: ["Sequencing", "Engine", "MIDI"]),
         // pianola.h, the C API's hand-written header, as a module for the target that implements it.
         .systemLibrary(name: "CPianola"),
         // The C API: opaque handles, status codes and each thread's last error over `Pianola`; it only translates.
         .target(name: "PianolaC", dependencies: ["CPianola", "Pianola"]),
         // The public library product: a façade over the modules above.
-        .target(name: "Pianola", dependencies: ["DSP", "MIDI", "Sequencing", "Engine", "FluidSynth", "Synthesis", "AudioFile", "Streaming", "ALSA", "JACK", "PipeWire"]),
+        .target(name: "Pianola", dependencies: ["Playback", "DSP", "MIDI", "Sequencing", "Engine", "FluidSynth", "Synthesis", "AudioFile", "Streaming", "ALSA", "JACK", "PipeWire"]),
         // libsndfile, wrapped: the only module that imports CSndFile.
         .target(name: "AudioFile", dependencies: ["CSndFile"]),
         // libsoxr, wrapped: the only module that imports CSoxr.
@@ -94,7 +97,7 @@ let package = Package(
         // The fuzz targets (Fuzz/run-fuzzers.sh builds them with libFuzzer); built plainly, it
         // replays inputs through a target and writes a target's seeds.
         .executableTarget(name: "pianola-fuzz", dependencies: [
-            "DSP", "MIDI", "Sequencing", "PianolaCommands", "AudioFile", "FluidSynth", "Engine", "Synthesis", "SoundFontBook",
+            "DSP", "MIDI", "Playback", "Sequencing", "PianolaCommands", "AudioFile", "FluidSynth", "Engine", "Synthesis", "SoundFontBook",
         ], path: "Sources/PianolaFuzz"),
 
         // Renders Examples/sdl-game's script through the Swift API and compares SDL's output with it.
@@ -108,18 +111,19 @@ let package = Package(
                           cSettings: [.unsafeFlags(["-I/usr/include/pipewire-0.3", "-I/usr/include/spa-0.2"])],
                           linkerSettings: [.linkedLibrary("pipewire-0.3")]),
         // Measures what the ALSA VM checks captured from the kernel sequencer (Tests/alsa-vm).
-        .executableTarget(name: "sequencer-checks", dependencies: ["MIDI", "Sequencing"], path: "Tests/SequencerChecks"),
+        .executableTarget(name: "sequencer-checks", dependencies: ["Playback", "MIDI", "Sequencing"], path: "Tests/SequencerChecks"),
 
         // Test support in Swift: the seeded random generator the tests share.
         .target(name: "TestSupport", dependencies: ["Engine"], path: "Tests/TestSupport"),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "Sequencing", "TestSupport"]),
-        .testTarget(name: "SequencingTests", dependencies: ["Sequencing", "MIDI", "Engine", "SongBook", "TestSupport"]),
+        .testTarget(name: "SequencingTests", dependencies: ["Sequencing", "MIDI", "SongBook", "TestSupport"]),
+        .testTarget(name: "PlaybackTests", dependencies: ["Playback", "Sequencing", "Engine", "MIDI", "TestSupport"]),
         .testTarget(name: "PianolaTests", dependencies: ["Pianola", "Engine", "MIDI", "AllocationCounter", "TestSupport", "SongBook", "SoundServers"]),
         .testTarget(name: "PianolaCLITests", dependencies: ["MIDI", "Pianola", "pianola", "CCairo", "SoundServers", "jack-capture", "pipewire-capture", "SoundFontBook", "TestSupport"]),
         // Test support: counts the heap allocations a thread makes (the render-thread rule).
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
-        .testTarget(name: "EngineTests", dependencies: ["DSP", "Engine", "Synthesis", "Sequencing", "MIDI", "FluidSynth", "SF2", "SoundFontBook", "AllocationCounter", "TestSupport"]),
-        .testTarget(name: "StreamingTests", dependencies: ["DSP", "Streaming", "Engine", "AudioFile", "MIDI", "Sequencing", "AllocationCounter"]),
+        .testTarget(name: "EngineTests", dependencies: ["Playback", "DSP", "Engine", "Synthesis", "Sequencing", "MIDI", "FluidSynth", "SF2", "SoundFontBook", "AllocationCounter", "TestSupport"]),
+        .testTarget(name: "StreamingTests", dependencies: ["Playback", "DSP", "Streaming", "Engine", "AudioFile", "MIDI", "Sequencing", "AllocationCounter"]),
         .testTarget(name: "PianolaCTests", dependencies: ["PianolaC", "CPianola", "AllocationCounter"]),
         .testTarget(name: "SoundFontTests", dependencies: ["SF2", "SoundFontBook", "FluidSynth", "CFluidSynth", "CSndFile"]),
         // Libraries opened on first use that cannot be: what lazy_library.h says then.

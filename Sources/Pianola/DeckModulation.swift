@@ -1,4 +1,5 @@
 import Engine
+import Playback
 import Sequencing
 
 /// What the game parameters do to one playing song, on the render thread: its layers' trims

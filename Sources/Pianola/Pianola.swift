@@ -7,6 +7,7 @@
 @_exported import Engine
 @_exported import FluidSynth
 @_exported import MIDI
+@_exported import Playback
 @_exported import Sequencing
 @_exported import Streaming
 @_exported import Synthesis

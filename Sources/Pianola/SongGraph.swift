@@ -3,6 +3,7 @@ import AudioFile
 import Engine
 import FluidSynth
 import MIDI
+import Playback
 import Sequencing
 import Streaming
 

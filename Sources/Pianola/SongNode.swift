@@ -1,5 +1,6 @@
 import DSP
 import Engine
+import Playback
 import Sequencing
 
 /// One song as a node of the graph: its player, and the sources it plays through (samplers,

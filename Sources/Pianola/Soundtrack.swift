@@ -5,6 +5,7 @@ import Dispatch
 import Engine
 import FluidSynth
 import MIDI
+import Playback
 import Sequencing
 import Streaming
 import Synchronization

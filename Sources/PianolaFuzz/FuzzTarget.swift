@@ -1,3 +1,4 @@
+import Playback
 import Glibc
 import SoundFontBook
 

@@ -1,4 +1,5 @@
 import MIDI
+import Playback
 import Sequencing
 
 /// The SMF reader and what a read file becomes.

@@ -3,6 +3,7 @@ import Synthesis
 import Engine
 import FluidSynth
 import MIDI
+import Playback
 import Sequencing
 import Testing
 import TestSupport

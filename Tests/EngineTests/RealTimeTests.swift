@@ -6,6 +6,7 @@ import Testing
 import Engine
 import MIDI
 import TestSupport
+@testable import Playback
 @testable import Sequencing
 
 @Suite("The render thread's rules")

@@ -4,6 +4,7 @@ import Foundation
 import Engine
 import FluidSynth
 import MIDI
+import Playback
 import Sequencing
 
 /// Renders sequences through the real graph (sampler → mixer → graph) with the project's test

@@ -2,6 +2,7 @@ import TestSupport
 import Testing
 @testable import Engine
 import MIDI
+@testable import Playback
 @testable import Sequencing
 
 @Suite("Player transport: seek with chase, seamless loops, nothing left sounding")

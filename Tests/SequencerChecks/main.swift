@@ -37,6 +37,7 @@
 //       within one frame of POSITION plus the time since the last full frame
 import Foundation
 import MIDI
+import Playback
 import Sequencing
 
 /// One event of a `record --log` file: seconds from the song's start and the cable bytes.

@@ -3,6 +3,7 @@ import AllocationCounter
 import Engine
 import Foundation
 import MIDI
+import Playback
 import Sequencing
 import Streaming
 import Testing

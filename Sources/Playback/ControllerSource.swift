@@ -1,4 +1,5 @@
 import Engine
+import Sequencing
 
 /// A controller change a player merges with its score: `controller` set to `value` on the
 /// channels whose bits `channels` holds (bit n: channel n), at `time`. Any thread.

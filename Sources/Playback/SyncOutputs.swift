@@ -1,4 +1,5 @@
 import Engine
+import Sequencing
 import MIDI
 
 /// Where a player sends MIDI clock and timecode, and the timecode's rate. Any thread.

@@ -1,4 +1,5 @@
 import Engine
+import Sequencing
 import Synchronization
 
 /// Makes a player follow an external transport (JACK's, moved by a DAW or `jack_transport`):

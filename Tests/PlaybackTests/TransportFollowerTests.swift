@@ -1,6 +1,7 @@
 import Engine
 import MIDI
 import Testing
+import Playback
 import Sequencing
 import TestSupport
 

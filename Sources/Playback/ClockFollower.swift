@@ -1,4 +1,5 @@
 import Engine
+import Sequencing
 import MIDI
 import Synchronization
 

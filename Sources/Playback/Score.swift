@@ -1,4 +1,5 @@
 import Engine
+import Sequencing
 import MIDI
 
 /// A sequence made ready for the render thread: every track's events merged in time order,

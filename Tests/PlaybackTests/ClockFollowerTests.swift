@@ -1,6 +1,7 @@
 import Engine
 import MIDI
 import Testing
+import Playback
 import Sequencing
 
 @Suite("Following an external MIDI clock: start, tempo, stop, continue from a new position, a master gone quiet")

@@ -1,4 +1,5 @@
 import Engine
+import Sequencing
 
 /// A graph scheduler that makes a player follow a master that owns the transport (an external
 /// MIDI clock, JACK's transport): it starts, pauses and moves the player, so the control

@@ -1,6 +1,7 @@
 import Engine
 import MIDI
 import Testing
+import Playback
 import Sequencing
 
 /// A port stand-in: keeps what it is sent as `(time, bytes)`, and drops what was scheduled
