@@ -119,7 +119,7 @@ let package = Package(
         .testTarget(name: "SequencingTests", dependencies: ["Sequencing", "MIDI", "SongBook", "TestSupport"]),
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "Sequencing", "Engine", "MIDI", "TestSupport"]),
         .testTarget(name: "PianolaTests", dependencies: ["Pianola", "Engine", "MIDI", "AllocationCounter", "TestSupport", "SongBook", "SoundServers"]),
-        .testTarget(name: "PianolaCLITests", dependencies: ["MIDI", "Pianola", "pianola", "CCairo", "SoundServers", "jack-capture", "pipewire-capture", "SoundFontBook", "TestSupport"]),
+        .testTarget(name: "PianolaCLITests", dependencies: ["Engine", "MIDI", "Pianola", "pianola", "CCairo", "SoundServers", "jack-capture", "pipewire-capture", "SoundFontBook", "TestSupport"]),
         // Test support: counts the heap allocations a thread makes (the render-thread rule).
         .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         .testTarget(name: "EngineTests", dependencies: ["Playback", "DSP", "Engine", "Synthesis", "Sequencing", "MIDI", "FluidSynth", "SF2", "SoundFontBook", "AllocationCounter", "TestSupport"]),

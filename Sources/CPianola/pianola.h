@@ -485,7 +485,8 @@ enum {
     runs, the render calls are PIANOLA_ERROR_STATE. Any thread. */
 pianola_status pianola_output_start_driver(pianola_soundtrack *soundtrack, pianola_driver driver, const char *device, int32_t period_frames, int32_t periods);
 
-/** pianola_output_start_driver on ALSA: `device` is a PCM name (NULL: "default"). Any thread. */
+/** pianola_output_start_driver on the driver `pianola play` chooses (PIANOLA_DRIVER_DEFAULT):
+    `device` is that driver's (NULL: its default). Any thread. */
 pianola_status pianola_output_start(pianola_soundtrack *soundtrack, const char *device, int32_t period_frames, int32_t periods);
 
 /** Stops Pianola's own output at once. Any thread. */
@@ -530,7 +531,8 @@ pianola_status pianola_render_file(const pianola_render_config *config, const ch
     Blocks. Any thread. */
 pianola_status pianola_play_file_driver(const pianola_render_config *config, pianola_driver driver, const char *device);
 
-/** pianola_play_file_driver on ALSA: `device` is a PCM name (NULL: "default"). Blocks. Any thread. */
+/** pianola_play_file_driver on the driver `pianola play` chooses (PIANOLA_DRIVER_DEFAULT):
+    `device` is that driver's (NULL: its default). Blocks. Any thread. */
 pianola_status pianola_play_file(const pianola_render_config *config, const char *device);
 
 /** Prepares an offline render of a song, read out with pianola_renderer_read. Any thread. */

@@ -7,6 +7,17 @@ public enum AudioDriver: String, CaseIterable, Hashable, Sendable {
     /// A JACK client with two output ports.
     case jack
 
+    /// The driver's number in the C API (`PIANOLA_DRIVER_ALSA` and so on; 0 is the default
+    /// choice) and the Python module: its place in this list, from 1. Any thread.
+    public var code: Int32 { Int32(Self.allCases.firstIndex(of: self)!) + 1 }
+
+    /// The driver numbered `code` in the C API; nil for 0 (the default choice) and codes no
+    /// driver has. Any thread.
+    public init?(code: Int32) {
+        guard code >= 1, code <= Self.allCases.count else { return nil }
+        self = Self.allCases[Int(code) - 1]
+    }
+
     /// The driver's name as its makers write it: ALSA, PipeWire, JACK. Any thread.
     public var displayName: String {
         switch self {

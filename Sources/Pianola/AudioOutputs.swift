@@ -8,6 +8,9 @@ import Glibc
 
 /// Opens audio outputs on any driver, and chooses the driver when the user did not. Any thread.
 public enum AudioOutputs {
+    /// How `defaultDriver` chooses, one line for help texts. Any thread.
+    public static let defaultChoice = "PIANOLA_DRIVER if set, else PipeWire when its daemon has a sink, else JACK when a server runs, else ALSA"
+
     /// The driver to use when none is named, and why: `PIANOLA_DRIVER` if set; else PipeWire
     /// when its daemon answers with a sink (what desktops run: a native stream gets the
     /// latency asked for, where ALSA's PipeWire plugin adds its own buffering); else JACK when

@@ -106,10 +106,10 @@ public func pianolaPlayFileDriver(_ config: UnsafePointer<pianola_render_config>
     }
 }
 
-/// pianola_play_file: pianola_play_file_driver on ALSA. Any thread.
+/// pianola_play_file: pianola_play_file_driver on the driver `pianola play` chooses. Any thread.
 @_cdecl("pianola_play_file")
 public func pianolaPlayFile(_ config: UnsafePointer<pianola_render_config>?, _ device: UnsafePointer<CChar>?) -> pianola_status {
-    pianolaPlayFileDriver(config, pianola_driver(PIANOLA_DRIVER_ALSA), device)
+    pianolaPlayFileDriver(config, pianola_driver(PIANOLA_DRIVER_DEFAULT), device)
 }
 
 /// pianola_renderer_create: an offline render to read out in pieces. Any thread.

@@ -194,10 +194,10 @@ public func pianolaOutputStartDriver(_ handle: OpaquePointer?, _ driver: pianola
     }
 }
 
-/// pianola_output_start: pianola_output_start_driver on ALSA. Any thread.
+/// pianola_output_start: pianola_output_start_driver on the driver `pianola play` chooses. Any thread.
 @_cdecl("pianola_output_start")
 public func pianolaOutputStart(_ handle: OpaquePointer?, _ device: UnsafePointer<CChar>?, _ periodFrames: Int32, _ periods: Int32) -> pianola_status {
-    pianolaOutputStartDriver(handle, pianola_driver(PIANOLA_DRIVER_ALSA), device, periodFrames, periods)
+    pianolaOutputStartDriver(handle, pianola_driver(PIANOLA_DRIVER_DEFAULT), device, periodFrames, periods)
 }
 
 /// pianola_output_stop: at once. Any thread.

@@ -109,15 +109,15 @@ func inRange<T: BinaryInteger>(_ value: T, _ range: ClosedRange<Int>, _ what: St
     return value
 }
 
-/// The driver a pianola_driver names (`nil`: the default choice), or an argument error.
+/// The driver a pianola_driver names (`nil`: the default choice), or an argument error. The
+/// numbers are AudioDriver's codes, which pianola.h repeats (a test holds them together).
 func audioDriver(_ driver: pianola_driver) throws(APIError) -> AudioDriver? {
-    switch Int(driver) {
-    case PIANOLA_DRIVER_DEFAULT: nil
-    case PIANOLA_DRIVER_ALSA: .alsa
-    case PIANOLA_DRIVER_PIPEWIRE: .pipewire
-    case PIANOLA_DRIVER_JACK: .jack
-    default: throw .argument("driver \(driver): use PIANOLA_DRIVER_DEFAULT, _ALSA, _PIPEWIRE or _JACK")
+    if Int(driver) == PIANOLA_DRIVER_DEFAULT { return nil }
+    guard let chosen = AudioDriver(code: driver) else {
+        let names = ["PIANOLA_DRIVER_DEFAULT"] + AudioDriver.allCases.map { "_\($0.rawValue.uppercased())" }
+        throw .argument("driver \(driver): use \(names.dropLast().joined(separator: ", ")) or \(names.last!)")
     }
+    return chosen
 }
 
 /// A real number in `range`, or an argument error naming `what`.

@@ -7,7 +7,7 @@ struct Devices: ParsableCommand {
         abstract: "List what 'play --driver X --device Y' accepts, driver by driver.",
         discussion: "With --driver alsa the list is aplay -L's. '*' marks where a driver plays when no device is named.")
 
-    @Option(help: ArgumentHelp("List only this driver's devices: alsa, pipewire or jack.", valueName: "driver"))
+    @Option(help: ArgumentHelp("List only this driver's devices: \(AudioDriver.choices).", valueName: "driver"))
     var driver: AudioDriver?
 
     func run() throws {

@@ -199,7 +199,7 @@ extension Play {
 
 /// The audio device options of `play` and `record --play`.
 struct AudioDeviceOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("alsa, pipewire or jack (default: PIANOLA_DRIVER, else jack when a JACK server runs, else alsa).", valueName: "driver"))
+    @Option(help: ArgumentHelp("\(AudioDriver.choices) (default: \(AudioOutputs.defaultChoice)).", valueName: "driver"))
     var driver: AudioDriver?
 
     @Option(help: "ALSA: a PCM (default, hw:1,0, plughw:…). JACK: a client, or ports separated by commas. See `pianola devices`.")
@@ -232,7 +232,13 @@ struct AudioDeviceOptions: ParsableArguments {
     }
 }
 
-extension AudioDriver: ExpressibleByArgument {}
+extension AudioDriver: ExpressibleByArgument {
+    /// The drivers by the names --driver takes: "alsa, pipewire or jack". Any thread.
+    static var choices: String {
+        let names = allCases.map(\.rawValue)
+        return names.dropLast().joined(separator: ", ") + " or " + names.last!
+    }
+}
 
 /// What the play loop drives: a song through the synthesizer and an audio device (and
 /// perhaps ports too), or to MIDI ports alone.

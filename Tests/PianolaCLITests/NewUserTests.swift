@@ -1,3 +1,4 @@
+import Engine
 import Foundation
 import MIDI
 import Synchronization
@@ -311,6 +312,28 @@ struct NewUserTests {
         }
         #expect(opened.contains("libfluidsynth.so.3"), "\(opened)")
         #expect(!opened.contains { $0.hasPrefix("libjack") || $0.hasPrefix("libpipewire") }, "\(opened)")
+    }
+
+    @Test("the audio drivers are one table: pianola.h's codes, the Python module's, --driver's help and pianola devices all follow AudioDriver, whose default choice Swift, C and Python share")
+    func driverTable() throws {
+        let root = RenderCommandTests.root
+        let header = try String(contentsOf: root.appendingPathComponent("Sources/CPianola/pianola.h"), encoding: .utf8)
+        let inHeader = Dictionary(uniqueKeysWithValues: header.matches(of: /PIANOLA_DRIVER_([A-Z]+) = (\d+)/).map { (String($0.1), Int32($0.2)!) })
+        let table = Dictionary(uniqueKeysWithValues: AudioDriver.allCases.map { ($0.rawValue.uppercased(), $0.code) })
+        #expect(inHeader == table.merging(["DEFAULT": 0]) { $1 })
+        let python = try String(contentsOf: root.appendingPathComponent("python/pianola/_library.py"), encoding: .utf8)
+        let drivers = try #require(python.firstMatch(of: /DRIVERS = \{None: 0, ([^}]*)\}/)?.1)
+        let inPython = Dictionary(uniqueKeysWithValues: drivers.matches(of: /"([a-z]+)": (\d+)/).map { (String($0.1).uppercased(), Int32($0.2)!) })
+        #expect(inPython == table)
+        // The defaults: C's pianola_output_start and pianola_play_file and Python's driver=None.
+        #expect(header.contains("pianola_output_start_driver on the driver `pianola play` chooses (PIANOLA_DRIVER_DEFAULT)"))
+        #expect(header.contains("pianola_play_file_driver on the driver `pianola play` chooses (PIANOLA_DRIVER_DEFAULT)"))
+        let module = try String(contentsOf: root.appendingPathComponent("python/pianola/__init__.py"), encoding: .utf8)
+        #expect(module.matches(of: /driver: Optional\[str\] = None/).count == 2 && !module.contains("driver: Optional[str] = \""))
+        let help = try CLIRun.pianola("play", "--help").stdout.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "  ", with: " ")
+        for driver in AudioDriver.allCases { #expect(help.contains(driver.rawValue), "\(driver) is missing from play's --driver help") }
+        let devices = try CLIRun.pianola("devices", "--driver", "oss")
+        #expect(devices.status != 0 && AudioDriver.allCases.allSatisfy { devices.stderr.contains($0.rawValue) }, "\(devices.stderr)")
     }
 
     @Test("shell completions for bash, zsh and fish come from the command definitions; bash's parses")

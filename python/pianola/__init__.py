@@ -154,11 +154,12 @@ def render_file(midi: Data, soundfont: Data, output: Union[str, os.PathLike], *,
 def _driver(driver: Optional[str]) -> int:
     """The pianola_driver for "alsa", "pipewire", "jack" or None (the default choice)."""
     if driver not in _c.DRIVERS:
-        raise ArgumentError(_c.ERROR_ARGUMENT, f"driver {driver!r}: use 'alsa', 'pipewire', 'jack' or None")
+        names = [repr(name) for name in _c.DRIVERS if name is not None]
+        raise ArgumentError(_c.ERROR_ARGUMENT, f"driver {driver!r}: use {', '.join(names)} or None")
     return _c.DRIVERS[driver]
 
 
-def play_file(midi: Data, soundfont: Data, device: Optional[str] = None, *, driver: Optional[str] = "alsa", sample_rate: int = 48000,
+def play_file(midi: Data, soundfont: Data, device: Optional[str] = None, *, driver: Optional[str] = None, sample_rate: int = 48000,
               tail_seconds: float = 5.0, reverb: bool = True, chorus: bool = True, gain: float = 0.2) -> None:
     """Plays a MIDI file once through `device` on `driver` ("alsa", "pipewire", "jack", or None
     for what `pianola play` chooses); device None is the driver's default. Returns when it has ended."""
@@ -515,7 +516,7 @@ class Soundtrack:
             raise ArgumentError(_c.ERROR_ARGUMENT, "render_into takes a C-contiguous float32 array of shape (frames, 2)")
         _check(_c.lib.pianola_render_f32(self._handle, audio.ctypes.data, audio.shape[0]))
 
-    def start_output(self, device: Optional[str] = None, period_frames: int = 0, periods: int = 0, *, driver: Optional[str] = "alsa") -> None:
+    def start_output(self, device: Optional[str] = None, period_frames: int = 0, periods: int = 0, *, driver: Optional[str] = None) -> None:
         """Plays through Pianola's own output on `driver` ("alsa", "pipewire", "jack", or None for
         what `pianola play` chooses) and `device` (None: the driver's default); then `render` is refused."""
         _check(_c.lib.pianola_output_start_driver(self._handle, _driver(driver), device.encode() if device is not None else None,
