@@ -100,7 +100,7 @@ struct Record: ParsableCommand {
             throw fail(error.description)
         }
 
-        var playback: (any Playback)?
+        var playback: (any PlaybackSession)?
         if let play, let opened = midi {
             let font = opened.routing.usesSynth ? SoundFontChoice.choose(explicit: soundfont) : nil
             var settings = SongGraph.Settings()
@@ -110,7 +110,7 @@ struct Record: ParsableCommand {
         }
         // Thru to the synth: the song's own synth when it plays through one, else a synth of its own.
         var thruSynth: LiveMIDI?
-        var thruPlayback: (any Playback)?
+        var thruPlayback: (any PlaybackSession)?
         if thru?.lowercased() == "synth" {
             if let song = playback as? AudioPlayback {
                 thruSynth = song.graph.live

@@ -1,0 +1,114 @@
+import DSP
+import Synthesis
+import ALSA
+import Dispatch
+import Engine
+import FluidSynth
+import MIDI
+import Playback
+import Sequencing
+import Streaming
+import Synchronization
+
+// Loading songs and effects off the caller's thread, and reporting when they are ready.
+extension Soundtrack {
+    // MARK: Loading (off the caller's thread)
+
+    /// Starts loading a song on a worker thread and returns it at once, loading: its MIDI
+    /// file read, its synthesizers made with the SoundFont loaded, its stems checked. Its
+    /// `state`, `wait()` or a `songLoaded`/`songLoadFailed` event tell when it is done. Any thread.
+    public func startLoading(_ description: SongDescription) -> Song {
+        let song = Song(description: description, owner: self)
+        let configuration = synthesizerConfiguration
+        startLoad(into: song.loading, { () throws(SoundtrackError) in try Self.makeContent(description, configuration: configuration) },
+                  loaded: { .songLoaded(song: song, sampleTime: $0) }, failed: { .songLoadFailed(song: song, error: $0, sampleTime: $1) })
+        return song
+    }
+
+    /// Loads a song on a worker thread, as `startLoading`, and returns it ready. Throws one
+    /// line for a bad file, font or stem. Any thread.
+    public func load(_ description: SongDescription) async throws(SoundtrackError) -> Song {
+        let song = startLoading(description)
+        _ = try await song.loading.value()
+        return song
+    }
+
+    /// Starts loading a sound effect (decoded whole into memory, converted to the
+    /// soundtrack's rate) on a worker thread and returns it at once, loading. Any thread.
+    public func startLoadingEffect(_ source: FileSource) -> Effect {
+        let effect = Effect(name: source.name)
+        let rate = configuration.sampleRate
+        startLoad(into: effect.loading, { () throws(SoundtrackError) in
+            do { return try SoundBuffer(reader: source.audioFileReader(), sampleRate: rate) } catch { throw SoundtrackError(.file, "\(error)") }
+        }, loaded: { .effectLoaded(effect: effect, sampleTime: $0) }, failed: { .effectLoadFailed(effect: effect, error: $0, sampleTime: $1) })
+        return effect
+    }
+
+    /// Loads a sound effect, as `startLoadingEffect`, and returns it ready. Any thread.
+    public func loadEffect(_ source: FileSource) async throws(SoundtrackError) -> Effect {
+        let effect = startLoadingEffect(source)
+        _ = try await effect.loading.value()
+        return effect
+    }
+
+    /// Runs `make` on a worker thread into `loading`, then reports the `loaded` or `failed` event.
+    func startLoad<Value: Sendable>(into loading: Loading<Value>, _ make: @escaping @Sendable () throws(SoundtrackError) -> Value,
+                                            loaded: @escaping @Sendable (SampleTime) -> Event,
+                                            failed: @escaping @Sendable (SoundtrackError, SampleTime) -> Event) {
+        DispatchQueue.global().async { [weak self] in
+            loading.finish(Result { () throws(SoundtrackError) in try make() })
+            if case .failed(let error) = loading.state { self?.report { failed(error, $0) } } else { self?.report(loaded) }
+        }
+    }
+
+    /// Adds the event `make` builds for the music clock's time now.
+    func report(_ make: (SampleTime) -> Event) {
+        let time = clock.earliestUnrenderedTime
+        state.withLock { $0.events.append(make(time)) }
+    }
+
+    var synthesizerConfiguration: Synthesizer.Configuration {
+        var c = configuration.synthesizer
+        c.sampleRate = Double(configuration.sampleRate)
+        return c
+    }
+
+    /// The song's sections: its description's table, else its markers.
+    static func sections(of sequence: MusicSequence, _ description: SongDescription) throws(SoundtrackError) -> [SongSection] {
+        guard !description.sections.isEmpty else { return SongSection.sections(of: sequence) }
+        do { return try SongSection.sections(of: sequence, table: description.sections) } catch {
+            throw SoundtrackError(.argument, "\(description.midi.name): \(error)")
+        }
+    }
+
+    static func makeContent(_ description: SongDescription, configuration: Synthesizer.Configuration) throws(SoundtrackError) -> Song.Content {
+        let sequence: MusicSequence
+        do { sequence = try description.midi.musicSequence() } catch { throw SoundtrackError(.file, "\(error)") }
+        var layerTracks: [[Int]] = []
+        for name in description.trackLayers {
+            let tracks = sequence.tracks.indices.filter { sequence.tracks[$0].name?.lowercased() == name.lowercased() }
+            guard !tracks.isEmpty else { throw SoundtrackError(.argument, "\(description.midi.name): no track is named '\(name)'") }
+            layerTracks.append(tracks)
+        }
+        for (name, source) in description.stems {
+            do { _ = try source.audioFileReader() } catch { throw SoundtrackError(.file, "stem '\(name)': \(error)") }
+        }
+        let font = description.soundFont.soundFont
+        let synthesizers = try makeSynthesizers(count: 1 + layerTracks.count, font: font, for: sequence, configuration: configuration)
+        return Song.Content(sequence: sequence, loop: GameLoop.find(in: sequence, conventions: description.loopConventions),
+                            sections: try sections(of: sequence, description), layerTracks: layerTracks, soundFont: font, spare: ControlLock([synthesizers]))
+    }
+
+    static func makeSynthesizers(count: Int, font: SoundFontSource, for sequence: MusicSequence,
+                                         configuration: Synthesizer.Configuration) throws(SoundtrackError) -> [Synthesizer] {
+        var synthesizers: [Synthesizer] = []
+        for _ in 0..<count {
+            do {
+                synthesizers.append(try font.makeSynthesizer(configuration: configuration, for: sequence))
+            } catch {
+                throw SoundtrackError(.file, "\(error)")
+            }
+        }
+        return synthesizers
+    }
+}

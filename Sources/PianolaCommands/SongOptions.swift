@@ -1,0 +1,164 @@
+import ArgumentParser
+import AudioFile
+import FoundationEssentials
+import Glibc
+import MIDI
+import Pianola
+
+/// The options `render` and `play` share: the SoundFont, synthesis and what of the song to play.
+struct SongOptions: ParsableArguments {
+    @Option(help: "SoundFont (.sf2, .sf3) or DLS bank (default: $PIANOLA_SOUNDFONT, the system GM font, then Pianola's own).")
+    var soundfont: String?
+
+    @Option(parsing: .unconditional, help: "Sample rate in Hz.")
+    var sampleRate = 48_000
+
+    @Option(help: "Reverb: on or off.")
+    var reverb: Switch = .on
+
+    @Option(help: "Chorus: on or off.")
+    var chorus: Switch = .on
+
+    @Option(parsing: .unconditional, help: "Most voices sounding at once.")
+    var polyphony = 256
+
+    @Option(parsing: .unconditional, help: "Synthesizer output gain.")
+    var gain = 0.2
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Play the song (or the --from/--to region) this many times in all; to play it until you move on, forever (or 0).", valueName: "n"))
+    var loop = "1"
+
+    @Option(parsing: .unconditional, help: "Tempo in percent of the written tempo.")
+    var tempo = 100
+
+    @Option(parsing: .unconditional, help: "Transpose by semitones (drums on channel 10 stay).")
+    var transpose = 0
+
+    @Option(help: ArgumentHelp("Tracks to silence: numbers as 'info' lists them, ranges and names, comma-separated (2,5-7,Drums); repeatable.", valueName: "tracks"))
+    var mute: [String] = []
+
+    @Option(help: ArgumentHelp("Tracks to hear alone, as --mute names them.", valueName: "tracks"))
+    var solo: [String] = []
+
+    @Option(help: ArgumentHelp("Channels to silence on every track: 1 to 16 and ranges, comma-separated (10 for the drums).", valueName: "channels"))
+    var muteChannel: [String] = []
+
+    @Option(help: ArgumentHelp("Channels to hear alone (with any --solo tracks).", valueName: "channels"))
+    var soloChannel: [String] = []
+
+    @Option(parsing: .unconditional, help: "Start here: seconds or bar:beat.")
+    var from: String?
+
+    @Option(parsing: .unconditional, help: "Stop here: seconds or bar:beat.")
+    var to: String?
+
+    @OptionGroup var choice: SongChoice
+
+    @Option(name: .customLong("with"), help: ArgumentHelp("An audio file to play with the song (WAV, FLAC, Ogg, Opus, MP3…), from its start or from @POSITION (seconds or bar:beat). Repeatable.", valueName: "file[@position]"))
+    var audioFiles: [String] = []
+
+    /// Reads the song (warnings on stderr), checks every option, chooses the SoundFont.
+    func load(_ song: String) throws -> (MusicSequence, SoundFontChoice, SongGraph.Settings) {
+        try checkRanges()
+        let sequence = MusicSequence(file: try read(song))
+        let settings = try settings(for: sequence, song: song)
+        guard let font = SoundFontChoice.choose(explicit: soundfont) else {
+            throw fail("no SoundFont found: give --soundfont PATH or install fluid-soundfont-gm")
+        }
+        return (sequence, font, settings)
+    }
+
+    /// The song at `path` (the one `--song` names), its warnings said on stderr; one line
+    /// when it cannot be read.
+    func read(_ path: String) throws -> MIDIFile {
+        let file: MIDIFile
+        do { file = try MIDIFile(contentsOf: path) } catch { throw fail(error.description) }
+        for warning in file.warnings { printError("\(path): warning: \(warning)") }
+        return try choice.pick(file, path: path)
+    }
+
+    /// The graph's settings for `sequence` (read from `song`): every option but the font,
+    /// checked against the song. Touches no file.
+    func settings(for sequence: MusicSequence, song: String) throws -> SongGraph.Settings {
+        let tracks = TrackSelection(sequence: sequence, song: song)
+        var settings = SongGraph.Settings()
+        settings.mutedTracks = try tracks.tracks(mute)
+        settings.soloTracks = try tracks.tracks(solo)
+        settings.mutedChannels = try TrackSelection.channels(muteChannel, option: "--mute-channel")
+        settings.soloChannels = try TrackSelection.channels(soloChannel, option: "--solo-channel")
+        if !tracks.anyNoteHeard(settings) { printError("\(song): warning: the mutes and solos leave no note to hear") }
+        settings.sampleRate = sampleRate
+        settings.reverb = reverb == .on
+        settings.chorus = chorus == .on
+        settings.polyphony = polyphony
+        settings.gain = gain
+        settings.plays = try plays()
+        settings.tempoPercent = tempo
+        settings.transpose = transpose
+        if let from {
+            settings.fromTick = try position(from, "--from", in: sequence)
+            guard settings.fromTick < sequence.length else {
+                throw fail("--from \(from) is at or after the end of \(song) (\(sequence.durationSeconds.formatted2) s)")
+            }
+        }
+        if let to { settings.toTick = try position(to, "--to", in: sequence) }
+        if let end = settings.toTick, end <= settings.fromTick { throw fail("--to \(to!) is not after --from \(from ?? "0")") }
+        for text in audioFiles {
+            // FILE@POSITION when what follows the last @ is a position; else the whole is the file.
+            if let at = text.lastIndex(of: "@"), let tick = quietPosition(String(text[text.index(after: at)...]), in: sequence) {
+                if tick > sequence.length {
+                    let gap = sequence.tempoMap.seconds(atTick: tick) - sequence.durationSeconds
+                    printError("--with \(text): starts \(gap.formatted2) s after \(song) ends; silence fills the gap")
+                }
+                settings.audioFiles.append(.init(path: String(text[..<at]), tick: tick))
+            } else {
+                settings.audioFiles.append(.init(path: text))
+            }
+        }
+        return settings
+    }
+
+    /// Fails in one line on a number out of its range, before any file is read.
+    func checkRanges() throws {
+        guard (8_000...384_000).contains(sampleRate) else { throw fail("--sample-rate \(sampleRate): use 8000 to 384000 Hz") }
+        guard (1...65_535).contains(polyphony) else { throw fail("--polyphony \(polyphony): use 1 to 65535 voices") }
+        guard gain >= 0 && gain <= 10 else { throw fail("--gain \(gain): use 0 to 10") }
+        _ = try plays()
+        guard (10...1000).contains(tempo) else { throw fail("--tempo \(tempo): use 10 to 1000 percent") }
+        guard (-48...48).contains(transpose) else { throw fail("--transpose \(transpose): use -48 to 48 semitones") }
+    }
+
+    /// `--loop`: the times to play, 0 for forever; one line for anything else.
+    func plays() throws -> Int {
+        if loop == "forever" { return 0 }
+        guard let count = Int(loop), (0...1000).contains(count) else { throw fail("--loop \(loop): play 1 to 1000 times, or forever (0)") }
+        return count
+    }
+
+    /// A tick from `12.5` or `3:1[:tick]`, `nil` for anything else.
+    func quietPosition(_ text: String, in sequence: MusicSequence) -> Int? {
+        if let seconds = Double(text), seconds >= 0, seconds.isFinite { return sequence.tempoMap.tick(atSeconds: seconds) }
+        guard let position = BarBeatTick(text), let meter = sequence.meterMap else { return nil }
+        return meter.tick(at: position)
+    }
+
+    /// A tick from `12.5` (seconds) or `3:1[:tick]` (bar:beat from 1).
+    func position(_ text: String, _ option: String, in sequence: MusicSequence) throws -> Int {
+        if let seconds = Double(text), seconds >= 0, seconds.isFinite {
+            return sequence.tempoMap.tick(atSeconds: seconds)
+        }
+        guard let position = BarBeatTick(text) else {
+            throw fail("\(option) \(text): give seconds (12.5) or bar:beat (3:1), counted from 1")
+        }
+        guard let meter = sequence.meterMap else {
+            throw fail("\(option) \(text): this song counts SMPTE time, which has no bars; give seconds")
+        }
+        if let problem = meter.problem(with: position) { throw fail("\(option) \(text): \(problem)") }
+        return meter.tick(at: position)
+    }
+}
+
+/// `on` or `off`.
+enum Switch: String, ExpressibleByArgument, CaseIterable {
+    case on, off
+}
