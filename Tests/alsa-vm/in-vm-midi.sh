@@ -215,11 +215,14 @@ $P record "$OUT/clock.mid" --port 14:0 --play "$OUT/sync-song.mid" --play-to 14:
 check $? "record --play SONG --clock 14:0 exits 0"
 $C clock-out "$OUT/sync-song.mid" "$OUT/clock.log"
 check $? "clock out: Start, clocks on their exact times (95 % within 1 ms), mean interval within 0.1 % at each tempo, 96 a bar, Stop at the end"
-$P record "$OUT/loop-rec.mid" --port 14:0 --log "$OUT/loop.log" --quiet --duration 12 &
+# The recorders of the loops stop a second after the player ends, not after a fixed time: a
+# loaded guest can start the player seconds late, and the last Stop must still be heard.
+$P record "$OUT/loop-rec.mid" --port 14:0 --log "$OUT/loop.log" --quiet --duration 60 &
 RECORDER=$!
 sleep 1
 $P play "$OUT/sync-song.mid" --port 'VirMIDI 2-1' --clock 14:0 --from 1:2 --to 3:1 --loop 2 --quiet
-wait $RECORDER
+sleep 1
+kill -INT $RECORDER; wait $RECORDER
 $C clock-stream "$OUT/sync-song.mid" "$OUT/loop.log" 100 spp=4,continue,stop,spp=4,continue,stop
 check $? "a loop from 1:2: position 4 and Continue, then Stop, position 4 and Continue at the wrap, Stop at the end; clocks in step"
 $P record "$OUT/keys-rec.mid" --port 14:0 --log "$OUT/keys.log" --quiet --duration 16 &
@@ -242,11 +245,12 @@ for rate in 24 25 29.97df 30; do
     $C mtc "$OUT/mtc-$rate.log" $rate 0 1
     check $? "timecode at $rate fps: a full frame at the start, quarter frames giving the song's time within one frame (95 %)"
 done
-$P record "$OUT/mtc-loop.mid" --port 14:0 --log "$OUT/mtc-loop.log" --quiet --duration 12 &
+$P record "$OUT/mtc-loop.mid" --port 14:0 --log "$OUT/mtc-loop.log" --quiet --duration 60 &
 RECORDER=$!
 sleep 1
 $P play "$OUT/sync-song.mid" --port 'VirMIDI 2-1' --mtc 14:0 --mtc-rate 25 --from 1:2 --to 3:1 --loop 2 --quiet
-wait $RECORDER
+sleep 1
+kill -INT $RECORDER; wait $RECORDER
 $C mtc "$OUT/mtc-loop.log" 25 0.5 2
 check $? "timecode through a loop: a full frame of the loop's start (0.5 s) at the start and at the wrap; quarter frames in step after each"
 
@@ -284,7 +288,7 @@ check $? "a follower's beats keep within one clock of its leader's across a temp
 #     Pianola connected to its port the kernel refuses to unload the module ("in use"), so the
 #     driver is unbound and bound instead, which it cannot refuse.
 $C make-legato-song "$OUT/legato.mid"
-rm -f "$OUT/hotplug.raw" "$OUT/hotplug-done"
+rm -f "$OUT/hotplug.raw" "$OUT/hotplug-done" "$OUT/hotplug-reading"
 python3 -c "
 import os, sys, time
 out = open(sys.argv[1], 'ab')
@@ -294,6 +298,7 @@ while not os.path.exists(sys.argv[2]):
     except OSError:
         time.sleep(0.002)
         continue
+    open(sys.argv[3], 'w').close()   # the device is open: the player may start
     while not os.path.exists(sys.argv[2]):
         try:
             data = os.read(fd, 4096)
@@ -307,9 +312,10 @@ while not os.path.exists(sys.argv[2]):
         out.write(data)
         out.flush()
     os.close(fd)
-" "$OUT/hotplug.raw" "$OUT/hotplug-done" &
+" "$OUT/hotplug.raw" "$OUT/hotplug-done" "$OUT/hotplug-reading" &
 READER=$!
-sleep 0.5
+i=0
+while [ $i -lt 150 ] && [ ! -e "$OUT/hotplug-reading" ]; do sleep 0.1; i=$((i + 1)); done
 $P play "$OUT/legato.mid" --port 'VirMIDI 2-0' > "$OUT/hotplug.out" 2> "$OUT/hotplug.err" &
 PLAY=$!
 i=0
