@@ -228,11 +228,8 @@ public struct ALSAError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// Throws when `status` is negative, with alsa-lib's own last message as detail.
     static func check(_ status: Int32, device: String, call: String) throws(ALSAError) {
-        guard status < 0 else { return }
-        var message = [CChar](repeating: 0, count: 512)
-        let length = shim_take_last_error(&message, message.count)
-        let detail = String(decoding: message.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        throw ALSAError(device: device, call: call, code: status, detail: detail)
+        guard let failure = ALSAStatus.failure(status) else { return }
+        throw ALSAError(device: device, call: call, code: status, detail: failure.detail)
     }
 
     /// `device 'NAME': reason`, one line. Any thread.

@@ -66,11 +66,8 @@ public struct SequencerError: Error, Hashable, Sendable, CustomStringConvertible
 
     /// Throws when `status` is negative, naming `what` and ALSA's reason.
     static func check(_ status: Int32, _ what: String) throws(SequencerError) {
-        guard status < 0 else { return }
-        var message = [CChar](repeating: 0, count: 512)
-        let length = shim_take_last_error(&message, message.count)
-        let detail = String(decoding: message.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        throw SequencerError("\(what): \(String(cString: snd_strerror(status)))\(detail.isEmpty ? "" : " (\(detail))")")
+        guard let failure = ALSAStatus.failure(status) else { return }
+        throw SequencerError("\(what): \(failure.reason)\(failure.detail.isEmpty ? "" : " (\(failure.detail))")")
     }
 }
 
@@ -95,7 +92,7 @@ public final class SequencerClient: @unchecked Sendable {
         var seq: OpaquePointer?
         let status = snd_seq_open(&seq, "default", Int32(SND_SEQ_OPEN_DUPLEX), 0)
         guard status >= 0, let seq else {
-            _ = shim_take_last_error(nil, 0)
+            _ = ALSAStatus.takeLastMessage()
             if access("/dev/snd/seq", F_OK) != 0 {
                 throw SequencerError("no ALSA sequencer: /dev/snd/seq is missing (load it: modprobe snd-seq)")
             }
@@ -238,7 +235,7 @@ public final class SequencerClient: @unchecked Sendable {
         snd_seq_queue_timer_set_id(timer, id)
         snd_seq_queue_timer_set_resolution(timer, 4_000)
         let precise = snd_seq_set_queue_timer(handle, queue, timer) >= 0
-        _ = shim_take_last_error(nil, 0)
+        _ = ALSAStatus.takeLastMessage()
         return (queue, precise)
     }
 
