@@ -6,7 +6,7 @@
  * loops them on their loop marks, fades layers, plays sound effects, and reports beats, bars,
  * markers, loop wraps, song ends and finished loads as events the caller polls. The audio is
  * pulled by the caller's own audio callback (pianola_render_f32 and friends) or played
- * through Pianola's own ALSA output. Offline, one call renders a MIDI file to an audio file,
+ * through Pianola's own audio output (PipeWire, JACK or ALSA). Offline, one call renders a MIDI file to an audio file,
  * and a renderer hands a song's audio out in pieces.
  *
  * Conventions

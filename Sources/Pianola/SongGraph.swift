@@ -9,7 +9,8 @@ import Streaming
 
 /// The graph a song plays through — sampler (libfluidsynth) → mixer → graph, with the player
 /// scheduling the song — set up from one `Settings`. `pianola render` pulls it in a loop,
-/// `pianola play` from an ALSA output, so a song sounds the same both ways. Control thread.
+/// `pianola play` from an audio output (PipeWire, JACK or ALSA), so a song sounds the same
+/// both ways. Control thread.
 public final class SongGraph {
     /// How to play. Any thread.
     public struct Settings: Hashable, Sendable {

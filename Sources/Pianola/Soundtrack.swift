@@ -15,8 +15,9 @@ import Synchronization
 /// their loop marks, with layers (tracks and stems) faded in and out by name, tempo and
 /// transposition on the fly, sound effects, and callbacks at markers, beats, bars, loop wraps
 /// and song ends delivered on the caller's side (`pollEvents` or a DispatchQueue), never on
-/// the audio thread. It renders through Pianola's own ALSA output (`startOutput`) or is
-/// pulled by the game's audio callback (`render(into:)`), real-time safe either way.
+/// the audio thread. It renders through Pianola's own audio output (`startOutput`: PipeWire,
+/// JACK or ALSA) or is pulled by the game's audio callback (`render(into:)`), real-time safe
+/// either way.
 /// Any thread (control calls are serialised by one lock the render thread never takes).
 /// Calls queue their changes for the render side, which takes them as it renders (even while
 /// paused); a game that stops pulling altogether should stop calling too, or a few hundred
