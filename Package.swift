@@ -44,7 +44,7 @@ let package = Package(
         // pianola.h, the C API's hand-written header, as a module for the target that implements it.
         .systemLibrary(name: "CPianola"),
         // The C API: opaque handles, status codes and each thread's last error over `Pianola`; it only translates.
-        .target(name: "PianolaC", dependencies: ["CPianola", "Pianola"]),
+        .target(name: "PianolaC", dependencies: ["CPianola", "Pianola", "ALSA"]),
         // The public library product: a façade over the modules above.
         .target(name: "Pianola", dependencies: ["Playback", "DSP", "MIDI", "Sequencing", "Engine", "FluidSynth", "Synthesis", "AudioFile", "Streaming", "ALSA", "JACK", "PipeWire"]),
         // libsndfile, wrapped: the only module that imports CSndFile.
@@ -81,7 +81,7 @@ let package = Package(
         // Pictures of songs (the piano roll), drawn with cairo: the only module that imports CCairo.
         .target(name: "PianoRoll", dependencies: ["CCairo", "MIDI", "Sequencing"]),
         .target(name: "PianolaCommands", dependencies: [
-            "MIDI", "Sequencing", "Pianola", "AudioFile", "ALSA", "PianoRoll", "CPianola",
+            "MIDI", "Sequencing", "Engine", "Pianola", "AudioFile", "ALSA", "PianoRoll", "CPianola",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "pianola", dependencies: ["PianolaCommands"]),
@@ -91,6 +91,10 @@ let package = Package(
         .executableTarget(name: "make-songs", dependencies: ["SongBook"], path: "Sources/MakeSongs"),
         // Regenerates soundfonts/*.sf2 from SoundFontBook: `swift run make-soundfonts`.
         .executableTarget(name: "make-soundfonts", dependencies: ["SoundFontBook"], path: "Sources/MakeSoundFonts"),
+        // Measuring, for the benchmarks and the tests: the heap allocations a thread makes (the
+        // render-thread rule); real JACK and PipeWire servers of their own, and the capture clients' driver.
+        .target(name: "AllocationCounter"),
+        .target(name: "SoundServers"),
         // Benchmarks that print figures (never pass/fail): `swift run -c release pianola-bench`.
         .executableTarget(name: "pianola-bench", dependencies: ["MIDI", "Pianola", "PianolaC", "CPianola", "AudioFile", "AllocationCounter", "SongBook", "SoundServers"], path: "Sources/PianolaBench"),
 
@@ -101,33 +105,31 @@ let package = Package(
         ], path: "Sources/PianolaFuzz"),
 
         // Renders Examples/sdl-game's script through the Swift API and compares SDL's output with it.
-        .executableTarget(name: "sdl-game-check", dependencies: ["Pianola"], path: "Tests/SDLGameCheck"),
-        // Real JACK and PipeWire servers of a test's or benchmark's own, and the capture clients' driver.
-        .target(name: "SoundServers", path: "Tests/SoundServers"),
+        .executableTarget(name: "sdl-game-check", dependencies: ["Pianola"], path: "Tests/Support/SDLGameCheck"),
         // A JACK client that records what reaches its inputs: the JACK output tests' ear.
-        .executableTarget(name: "jack-capture", path: "Tests/JackCapture", linkerSettings: [.linkedLibrary("jack")]),
+        .executableTarget(name: "jack-capture", path: "Tests/Support/JackCapture", linkerSettings: [.linkedLibrary("jack")]),
         // A PipeWire capture stream on a sink's monitor: the PipeWire output tests' ear.
-        .executableTarget(name: "pipewire-capture", path: "Tests/PipeWireCapture",
+        .executableTarget(name: "pipewire-capture", path: "Tests/Support/PipeWireCapture",
                           cSettings: [.unsafeFlags(["-I/usr/include/pipewire-0.3", "-I/usr/include/spa-0.2"])],
                           linkerSettings: [.linkedLibrary("pipewire-0.3")]),
         // Measures what the ALSA VM checks captured from the kernel sequencer (Tests/alsa-vm).
-        .executableTarget(name: "sequencer-checks", dependencies: ["Playback", "MIDI", "Sequencing"], path: "Tests/SequencerChecks"),
+        .executableTarget(name: "sequencer-checks", dependencies: ["Playback", "MIDI", "Sequencing"], path: "Tests/Support/SequencerChecks"),
 
         // Test support in Swift: the seeded random generator the tests share.
-        .target(name: "TestSupport", dependencies: ["Engine"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Engine"], path: "Tests/Support/TestSupport"),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "Sequencing", "TestSupport"]),
         .testTarget(name: "SequencingTests", dependencies: ["Sequencing", "MIDI", "SongBook", "TestSupport"]),
-        .testTarget(name: "PlaybackTests", dependencies: ["Playback", "Sequencing", "Engine", "MIDI", "TestSupport"]),
+        // Test support: a sequence rendered through a player, the test font's sampler and a mixer.
+        .target(name: "RenderHarness", dependencies: ["DSP", "Synthesis", "Engine", "FluidSynth", "MIDI", "Playback", "Sequencing"], path: "Tests/Support/RenderHarness"),
+        .testTarget(name: "PlaybackTests", dependencies: ["Playback", "Sequencing", "Engine", "Synthesis", "FluidSynth", "DSP", "MIDI", "RenderHarness", "TestSupport"]),
         .testTarget(name: "PianolaTests", dependencies: ["Pianola", "Engine", "MIDI", "AllocationCounter", "TestSupport", "SongBook", "SoundServers"]),
         .testTarget(name: "PianolaCLITests", dependencies: ["Engine", "MIDI", "Pianola", "pianola", "CCairo", "SoundServers", "jack-capture", "pipewire-capture", "SoundFontBook", "TestSupport"]),
-        // Test support: counts the heap allocations a thread makes (the render-thread rule).
-        .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
-        .testTarget(name: "EngineTests", dependencies: ["Playback", "DSP", "Engine", "Synthesis", "Sequencing", "MIDI", "FluidSynth", "SF2", "SoundFontBook", "AllocationCounter", "TestSupport"]),
+        .testTarget(name: "EngineTests", dependencies: ["Playback", "DSP", "Engine", "Synthesis", "Sequencing", "MIDI", "FluidSynth", "SF2", "SoundFontBook", "AllocationCounter", "RenderHarness", "TestSupport"]),
         .testTarget(name: "StreamingTests", dependencies: ["Playback", "DSP", "Streaming", "Engine", "AudioFile", "MIDI", "Sequencing", "AllocationCounter"]),
         .testTarget(name: "PianolaCTests", dependencies: ["PianolaC", "CPianola", "AllocationCounter"]),
         .testTarget(name: "SoundFontTests", dependencies: ["SF2", "SoundFontBook", "FluidSynth", "CFluidSynth", "CSndFile"]),
         // Libraries opened on first use that cannot be: what lazy_library.h says then.
-        .target(name: "LazyLibraryProbe", dependencies: ["CLazyLibrary"], path: "Tests/LazyLibraryProbe"),
+        .target(name: "LazyLibraryProbe", dependencies: ["CLazyLibrary"], path: "Tests/Support/LazyLibraryProbe"),
         .testTarget(name: "SystemLibrariesTests",
                     dependencies: ["CFluidSynth", "CALSA", "CSndFile", "CShims", "SoundFontBook", "LazyLibraryProbe"]),
     ]

@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// Real sound servers of a test's or benchmark's own, never the user's, and the capture
-/// clients (Tests/JackCapture, Tests/PipeWireCapture) that record what a server delivers.
+/// clients (Tests/Support/JackCapture, Tests/Support/PipeWireCapture) that record what a server delivers.
 
 /// What a server or a capture could not do, one line.
 public struct SoundServerError: Error, CustomStringConvertible {

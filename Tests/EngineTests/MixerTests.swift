@@ -1,6 +1,7 @@
 import DSP
 import Foundation
 import Engine
+import RenderHarness
 import Testing
 
 /// A node that plays a constant level on both sides.
@@ -171,5 +172,31 @@ struct MixerTests {
         let (peak, rms) = mixer.meters
         #expect(abs(peak - 0.5) < 1e-4)
         #expect(abs(rms - Float(0.5 / 2.0.squareRoot())) < 1e-3)
+    }
+}
+
+@Suite("Mixer inputs while rendering")
+struct MixerConnectionTests {
+    @Test("a node connected and disconnected while rendering joins and leaves the mix, and is freed off the render thread")
+    func connectWhileRendering() throws {
+        let harness = try RenderHarness(RenderHarness.sequence(program: 0, notes: [(0, 4_800, 69)]))
+        let mixer = harness.graph.root as! MixerNode
+        _ = harness.render(frames: 4_800)
+        weak var weakNode: ConstantNode?
+        let input: Int
+        do {
+            let node = ConstantNode(0.25)
+            weakNode = node
+            input = mixer.connect(node)
+        }
+        let alone = try RenderHarness(RenderHarness.sequence(program: 0, notes: [(0, 4_800, 69)])).render(frames: 9_600)
+        let mixed = harness.render(frames: 4_800)
+        #expect(zip(mixed, alone[4_800...]).allSatisfy { abs($0 - ($1 + 0.25)) < 1e-6 })
+        mixer.disconnect(input: input)
+        let after = harness.render(frames: 4_800)
+        #expect(after.allSatisfy { abs($0) < 0.2 })
+        #expect(weakNode != nil, "still waiting in the mixer's return queue")
+        mixer.collectDisconnected()
+        #expect(weakNode == nil)
     }
 }

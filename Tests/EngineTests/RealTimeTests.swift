@@ -2,6 +2,7 @@ import AllocationCounter
 import FluidSynth
 import Foundation
 import SoundFontBook
+import RenderHarness
 import Testing
 import Engine
 import MIDI

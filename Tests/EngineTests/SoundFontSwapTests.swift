@@ -1,4 +1,5 @@
 import Foundation
+import RenderHarness
 import Testing
 @testable import Engine
 import FluidSynth

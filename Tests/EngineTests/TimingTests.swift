@@ -1,5 +1,6 @@
 @testable import Synthesis
 import TestSupport
+import RenderHarness
 import Testing
 @testable import Engine
 import MIDI

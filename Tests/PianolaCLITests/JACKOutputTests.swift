@@ -5,7 +5,7 @@ import SoundServers
 import Testing
 import TestSupport
 
-/// `jack-capture` (Tests/JackCapture), a client named "capture" on `server`.
+/// `jack-capture` (Tests/Support/JackCapture), a client named "capture" on `server`.
 func jackCapture(on server: JACKServer, seconds: Int, into scratch: Scratch) throws -> OutputCapture {
     try OutputCapture(jackOn: server, seconds: seconds, tools: captureTools, into: scratch.url)
 }

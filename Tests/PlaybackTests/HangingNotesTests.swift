@@ -5,6 +5,7 @@ import FluidSynth
 import MIDI
 import Playback
 import Sequencing
+import RenderHarness
 import Testing
 import TestSupport
 

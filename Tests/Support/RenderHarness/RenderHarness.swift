@@ -9,17 +9,25 @@ import Sequencing
 
 /// Renders sequences through the real graph (sampler → mixer → graph) with the project's test
 /// SoundFont, and measures what comes out.
-struct RenderHarness {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let testFont = root.appendingPathComponent("soundfonts/pianola-test.sf2").path
-    static let rate = 48_000
+public struct RenderHarness {
+    /// The checkout: four folders up from Tests/Support/RenderHarness/RenderHarness.swift.
+    public static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    /// The project's test SoundFont.
+    public static let testFont = root.appendingPathComponent("soundfonts/pianola-test.sf2").path
+    /// The sample rate every harness renders at.
+    public static let rate = 48_000
 
-    let graph: AudioGraph
-    let player: Player
-    let sampler: SamplerNode
-    let buffer: AudioBuffer
+    /// The graph it renders. Control thread.
+    public let graph: AudioGraph
+    /// The player scheduling the sequence. Control thread.
+    public let player: Player
+    /// The sampler the player plays. Control thread.
+    public let sampler: SamplerNode
+    /// Where each slice is rendered.
+    public let buffer: AudioBuffer
 
-    init(_ sequence: MusicSequence, reverb: Bool = false, maxFrames: Int = 1000, sync: SyncDestinations = SyncDestinations()) throws {
+    /// A started player of `sequence` on a sampler with the test font. Control thread.
+    public init(_ sequence: MusicSequence, reverb: Bool = false, maxFrames: Int = 1000, sync: SyncDestinations = SyncDestinations()) throws {
         var configuration = Synthesizer.Configuration()
         configuration.sampleRate = Double(Self.rate)
         configuration.reverb = reverb
@@ -38,7 +46,7 @@ struct RenderHarness {
     }
 
     /// Renders `frames` frames in slices of `slice` frames; returns the left channel.
-    func render(frames: Int, slice: Int = 1000) -> [Float] {
+    public func render(frames: Int, slice: Int = 1000) -> [Float] {
         var out: [Float] = []
         out.reserveCapacity(frames)
         var done = 0
@@ -52,7 +60,7 @@ struct RenderHarness {
     }
 
     /// Renders until the player finishes, then `tail` more frames.
-    func renderSong(tail: Int = 4800, slice: Int = 1000) -> [Float] {
+    public func renderSong(tail: Int = 4800, slice: Int = 1000) -> [Float] {
         var out: [Float] = []
         while !player.isFinished {
             precondition(out.count < 100 * Self.rate * 60, "the song never finished")
@@ -62,7 +70,7 @@ struct RenderHarness {
     }
 
     /// Frequency from the spacing of upward zero crossings over `samples`.
-    static func frequency(_ samples: ArraySlice<Float>) -> Double {
+    public static func frequency(_ samples: ArraySlice<Float>) -> Double {
         var crossings: [Double] = []
         var previous = samples.first!
         for (i, s) in zip(samples.indices.dropFirst(), samples.dropFirst()) {
@@ -74,7 +82,7 @@ struct RenderHarness {
 
     /// Mean absolute value over RMS: 2√2/π ≈ 0.900 for a sine, 1 for a square (robust to the
     /// overshoot interpolation puts on a square's edges).
-    static func formFactor(_ samples: ArraySlice<Float>) -> Double {
+    public static func formFactor(_ samples: ArraySlice<Float>) -> Double {
         let mean = samples.reduce(0) { $0 + Double(abs($1)) } / Double(samples.count)
         let rms = (samples.reduce(0) { $0 + Double($1 * $1) } / Double(samples.count)).squareRoot()
         return mean / rms
@@ -82,7 +90,7 @@ struct RenderHarness {
 
     /// A one-track sequence (480 ticks per quarter) on channel 1 with `program`, notes given as
     /// (tick, length, key), and tempo changes as (tick, µs per quarter).
-    static func sequence(program: UInt8, notes: [(tick: Int, length: Int, key: UInt8)], tempos: [(Int, Int)] = []) -> MusicSequence {
+    public static func sequence(program: UInt8, notes: [(tick: Int, length: Int, key: UInt8)], tempos: [(Int, Int)] = []) -> MusicSequence {
         var tempo = Track()
         for (tick, us) in tempos { tempo.insert(MIDIEvent(tick: tick, .meta(.tempo(microsecondsPerQuarter: UInt32(us))))) }
         var track = Track(events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: program))])
