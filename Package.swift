@@ -34,27 +34,30 @@ let package = Package(
         // What Swift cannot do with them: catch alsa-lib's and libfluidsynth's error messages.
         .target(name: "CShims", dependencies: ["CALSA", "CFluidSynth"]),
 
+        // What kind of fault an error is (argument, state, file, device, busy): every public
+        // error type says, so the C API's status codes come from it without guessing.
+        .target(name: "Faults"),
         // Pure Swift: messages, the Standard MIDI File reader/writer, tempo map, time conversions.
-        .target(name: "MIDI"),
+        .target(name: "MIDI", dependencies: ["Faults"]),
         // The song model: MusicSequence, tracks, loop marks, sections, summaries. No engine.
-        .target(name: "Sequencing", dependencies: ["MIDI"]),
+        .target(name: "Sequencing", dependencies: ["Faults", "MIDI"]),
         // Real-time playback of a sequence on the engine's clock: the player (Core Audio's
         // MusicPlayer), its score, the clock and transport followers, MIDI sync outputs.
         .target(name: "Playback", dependencies: ["Sequencing", "Engine", "MIDI"]),
         // pianola.h, the C API's hand-written header, as a module for the target that implements it.
         .systemLibrary(name: "CPianola"),
         // The C API: opaque handles, status codes and each thread's last error over `Pianola`; it only translates.
-        .target(name: "PianolaC", dependencies: ["CPianola", "Pianola", "ALSA"]),
+        .target(name: "PianolaC", dependencies: ["CPianola", "Faults", "Pianola"]),
         // The public library product: a façade over the modules above.
-        .target(name: "Pianola", dependencies: ["Playback", "DSP", "MIDI", "Sequencing", "Engine", "FluidSynth", "Synthesis", "AudioFile", "Streaming", "ALSA", "JACK", "PipeWire"]),
+        .target(name: "Pianola", dependencies: ["Faults", "Playback", "DSP", "MIDI", "Sequencing", "Engine", "FluidSynth", "Synthesis", "AudioFile", "Streaming", "ALSA", "JACK", "PipeWire"]),
         // libsndfile, wrapped: the only module that imports CSndFile.
-        .target(name: "AudioFile", dependencies: ["CSndFile"]),
+        .target(name: "AudioFile", dependencies: ["CSndFile", "Faults"]),
         // libsoxr, wrapped: the only module that imports CSoxr.
-        .target(name: "Resampling", dependencies: ["CSoxr"]),
+        .target(name: "Resampling", dependencies: ["CSoxr", "Faults"]),
         // Audio files streamed into the graph: the file player node.
         .target(name: "Streaming", dependencies: ["DSP", "Engine", "AudioFile", "Resampling"]),
         // libfluidsynth, wrapped: the only module that imports CFluidSynth.
-        .target(name: "FluidSynth", dependencies: ["CFluidSynth", "CShims", "AudioFile"]),
+        .target(name: "FluidSynth", dependencies: ["CFluidSynth", "CShims", "AudioFile", "Faults"]),
         // Signal processing on plain buffers, no graph: the peak limiter; the effects' filters,
         // delays and reverbs go here.
         .target(name: "DSP"),
@@ -64,11 +67,11 @@ let package = Package(
         // spreads a song over cores, preset preloading. Pianola's own synthesizer goes here too.
         .target(name: "Synthesis", dependencies: ["DSP", "Engine", "FluidSynth", "MIDI"]),
         // ALSA, wrapped: the only module that imports CALSA. PCM output, the sequencer's ports.
-        .target(name: "ALSA", dependencies: ["DSP", "CALSA", "CShims", "Engine", "MIDI"]),
+        .target(name: "ALSA", dependencies: ["DSP", "CALSA", "CShims", "Engine", "Faults", "MIDI"]),
         // JACK, wrapped: the only module that imports CJack. The JACK audio output.
-        .target(name: "JACK", dependencies: ["DSP", "CJack", "Engine"]),
+        .target(name: "JACK", dependencies: ["DSP", "CJack", "Engine", "Faults"]),
         // PipeWire, wrapped: the only module that imports CPipeWire. The PipeWire audio output.
-        .target(name: "PipeWire", dependencies: ["DSP", "CPipeWire", "Engine"]),
+        .target(name: "PipeWire", dependencies: ["DSP", "CPipeWire", "Engine", "Faults"]),
         // A SoundFont 2 writer, and the project's own fonts made with it.
         .target(name: "SF2"),
         // A DLS Level 1 writer: the banks the tests and fuzzers give libinstpatch to read.

@@ -1,3 +1,4 @@
+import Faults
 import DSP
 import CALSA
 import CShims
@@ -209,7 +210,9 @@ public final class PCMOutput: AudioOutput, @unchecked Sendable {
 }
 
 /// An ALSA call that failed: device, the function and ALSA's reason. Any thread.
-public struct ALSAError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct ALSAError: Fault, Hashable, Sendable {
+    /// A device's fault. Any thread.
+    public var kind: FaultKind { .device }
     /// The PCM name. Any thread.
     public var device: String
     /// The alsa-lib function. Any thread.

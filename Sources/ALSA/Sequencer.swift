@@ -1,3 +1,4 @@
+import Faults
 import CALSA
 import CShims
 import Engine
@@ -58,7 +59,9 @@ public struct SequencerPort: Hashable, Sendable {
 
 /// A sequencer call that failed, or a port name that names nothing: one line saying what,
 /// where and why. Any thread.
-public struct SequencerError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct SequencerError: Fault, Hashable, Sendable {
+    /// A device's fault: the sequencer or a port. Any thread.
+    public var kind: FaultKind { .device }
     /// The whole message. Any thread.
     public var description: String
 

@@ -1,3 +1,4 @@
+import Faults
 import CSndFile
 #if canImport(Glibc)
 import Glibc
@@ -151,7 +152,9 @@ public final class AudioFileWriter {
 }
 
 /// An audio file that could not be read or written: path and libsndfile's or the system's reason. Any thread.
-public struct AudioFileError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct AudioFileError: Fault, Hashable, Sendable {
+    /// A file's fault. Any thread.
+    public var kind: FaultKind { .file }
     /// The file. Any thread.
     public var path: String
     /// Why. Any thread.

@@ -1,3 +1,4 @@
+import Faults
 import CFluidSynth
 import CShims
 #if canImport(Glibc)
@@ -357,7 +358,9 @@ public final class SoundFontData: @unchecked Sendable {
 
 /// A synthesizer that could not be made, or a SoundFont that could not be loaded, with
 /// libfluidsynth's own words. Any thread.
-public struct SynthesizerError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct SynthesizerError: Fault, Hashable, Sendable {
+    /// A file's fault: the SoundFont, or libfluidsynth itself missing. Any thread.
+    public var kind: FaultKind { .file }
     /// What failed. Any thread.
     public enum Operation: Hashable, Sendable {
         /// Making the synthesizer. Any thread.

@@ -1,3 +1,4 @@
+import Faults
 import DSP
 import CJack
 import Engine
@@ -253,7 +254,9 @@ private func openClient(_ name: String, server: String?, _ status: inout jack_st
 }
 
 /// Something JACK refused, one line. Any thread.
-public struct JACKError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct JACKError: Fault, Hashable, Sendable {
+    /// A device's fault: the server or its ports. Any thread.
+    public var kind: FaultKind { .device }
     /// What happened and why. Any thread.
     public var description: String
 

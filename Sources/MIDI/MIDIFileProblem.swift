@@ -1,3 +1,5 @@
+import Faults
+
 /// A defect found while reading a Standard MIDI File: where (byte offset from the start of the
 /// file, 1-based track chunk number) and why. Strict reading throws it as `MIDIFileError`;
 /// lenient reading recovers and keeps it as a warning. Any thread.
@@ -123,7 +125,9 @@ public struct MIDIFileProblem: Hashable, Sendable, CustomStringConvertible {
 
 /// A MIDI file that could not be read: the problem, and the file's path when one was given.
 /// Any thread.
-public struct MIDIFileError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct MIDIFileError: Fault, Hashable, Sendable {
+    /// A file's fault. Any thread.
+    public var kind: FaultKind { .file }
     /// What is wrong and where. Any thread.
     public var problem: MIDIFileProblem
     /// The file's path, when it was read from one. Any thread.

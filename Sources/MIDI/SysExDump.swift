@@ -1,3 +1,5 @@
+import Faults
+
 /// A SysEx dump as .syx files hold it: system-exclusive messages back to back, each from its
 /// F0 to its F7, nothing between them. Reading is strict: a byte outside a message, a status
 /// byte inside one, or a message cut off at the end is refused with its offset. Any thread.
@@ -42,7 +44,9 @@ public struct SysExDump: Hashable, Sendable {
 }
 
 /// A .syx file that is not a dump of whole messages: what and at which byte. Any thread.
-public struct SysExDumpError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct SysExDumpError: Fault, Hashable, Sendable {
+    /// A file's fault. Any thread.
+    public var kind: FaultKind { .file }
     /// The byte where it goes wrong (the file's length for a cut-off end). Any thread.
     public var offset: Int
     /// What is wrong. Any thread.

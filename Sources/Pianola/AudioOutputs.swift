@@ -1,3 +1,4 @@
+import Faults
 import ALSA
 import Engine
 import JACK
@@ -59,7 +60,9 @@ extension AudioOutputs {
 }
 
 /// An audio output that could not open, one line. Any thread.
-public struct AudioOutputError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct AudioOutputError: Fault, Hashable, Sendable {
+    /// A device's fault. Any thread.
+    public var kind: FaultKind { .device }
     /// What was tried and why it failed. Any thread.
     public var description: String
 

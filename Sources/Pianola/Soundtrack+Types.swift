@@ -1,3 +1,4 @@
+import Faults
 import DSP
 import Synthesis
 import ALSA
@@ -233,28 +234,13 @@ extension Soundtrack {
 
 /// A soundtrack call that could not be done: one line saying what and why, and what kind of
 /// fault it was. Any thread.
-public struct SoundtrackError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct SoundtrackError: Fault, Hashable, Sendable {
     /// What kind of fault. Any thread.
-    public enum Kind: Hashable, Sendable {
-        /// A value out of its range, or a name the song does not have. Any thread.
-        case argument
-        /// The call does not fit the moment: a song still loading or failed, none playing,
-        /// the output already running. Any thread.
-        case state
-        /// A file or bytes that cannot be read, or are not what they should be. Any thread.
-        case file
-        /// An audio device that cannot be opened or does not take the soundtrack's format. Any thread.
-        case device
-        /// A queue to the audio side is full: pull audio, then try again. Any thread.
-        case busy
-    }
-
-    /// What kind of fault. Any thread.
-    public let kind: Kind
+    public let kind: FaultKind
     /// The line. Any thread.
     public let description: String
 
-    init(_ kind: Kind, _ description: String) {
+    init(_ kind: FaultKind, _ description: String) {
         self.kind = kind
         self.description = description
     }

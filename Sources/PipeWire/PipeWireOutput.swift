@@ -1,3 +1,4 @@
+import Faults
 import DSP
 import CPipeWire
 import Engine
@@ -242,7 +243,9 @@ public final class PipeWireOutput: AudioOutput, @unchecked Sendable {
 }
 
 /// Something PipeWire refused, one line. Any thread.
-public struct PipeWireError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct PipeWireError: Fault, Hashable, Sendable {
+    /// A device's fault: the daemon or its sink. Any thread.
+    public var kind: FaultKind { .device }
     /// What happened and why. Any thread.
     public var description: String
 

@@ -1,3 +1,4 @@
+import Faults
 import CSoxr
 
 /// Sample-rate conversion of interleaved stereo float audio by libsoxr at its very high
@@ -62,7 +63,9 @@ public final class Resampler {
 }
 
 /// libsoxr refused a conversion. Any thread.
-public struct ResamplerError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct ResamplerError: Fault, Hashable, Sendable {
+    /// A rate or format libsoxr refuses: an argument's fault. Any thread.
+    public var kind: FaultKind { .argument }
     /// libsoxr's words. Any thread.
     public var reason: String
     /// `resampler: reason`. Any thread.

@@ -1,3 +1,4 @@
+import Faults
 import MIDI
 
 /// A named stretch of a song, from one of its markers to the next: what a game's music jumps
@@ -50,7 +51,9 @@ public struct SongSection: Hashable, Sendable {
 }
 
 /// A section table that does not fit its song, in one line. Any thread.
-public struct SectionTableError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct SectionTableError: Fault, Hashable, Sendable {
+    /// The song's description does not fit the song: a file's fault. Any thread.
+    public var kind: FaultKind { .file }
     /// What is wrong. Any thread.
     public var reason: String
     /// The line. Any thread.

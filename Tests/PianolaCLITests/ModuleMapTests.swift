@@ -99,4 +99,30 @@ struct ModuleMapTests {
             #expect(unused.isEmpty, "\(target.name) declares \(unused.sorted()) and imports none of them")
         }
     }
+
+    @Test("every public error type of the modules the library is made of is a Fault, so the C API maps its kind to a status code without guessing")
+    func errorsSayTheirKind() throws {
+        let targets = try Self.packageTargets()
+        let byName = Dictionary(targets.map { ($0.name, $0) }) { a, _ in a }
+        var library: Set<String> = [], next = ["Pianola"]
+        while let name = next.popLast() {
+            guard library.insert(name).inserted, let target = byName[name] else { continue }
+            next += target.dependencies
+        }
+        var checked = 0
+        for name in library.sorted() {
+            guard let target = byName[name], target.kind != "systemLibrary" else { continue }
+            let folder = RenderCommandTests.root.appendingPathComponent(target.path)
+            for file in (FileManager.default.enumerator(atPath: folder.path)?.compactMap { $0 as? String } ?? []) where file.hasSuffix(".swift") {
+                let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+                for declaration in text.matches(of: /(?m)^public (?:struct|enum|final class|class) (\w+): ([^{]*)\{/) {
+                    let conformances = declaration.2.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                    guard conformances.contains("Error") || conformances.contains("Fault") else { continue }
+                    checked += 1
+                    #expect(conformances.contains("Fault"), "\(name)/\(file): \(declaration.1) is an Error but not a Fault")
+                }
+            }
+        }
+        #expect(checked >= 10, "only \(checked) public error types found")
+    }
 }
