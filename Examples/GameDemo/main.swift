@@ -13,12 +13,12 @@ import Foundation
 import Pianola
 
 /// A bright rising chirp of 0.3 s, the stinger.
-func stinger(sampleRate: Int) -> Soundtrack.Effect {
+func stinger(sampleRate: Int) -> Soundtrack.SoundEffect {
     let samples = (0..<sampleRate * 3 / 10).map { i -> Float in
         let t = Double(i) / Double(sampleRate)
         return Float(0.3 * sin(2 * .pi * (660 + 900 * t) * t) * exp(-6 * t))
     }
-    return Soundtrack.Effect(sound: SoundBuffer(left: samples, right: samples), name: "stinger")
+    return Soundtrack.SoundEffect(sound: SoundBuffer(left: samples, right: samples), name: "stinger")
 }
 
 @main
@@ -62,13 +62,13 @@ struct GameDemo {
     }
 
     /// The scripted demo, pulled in 512-frame slices as a game's audio callback would.
-    static func renderScript(_ soundtrack: Soundtrack, songs: [Soundtrack.Song], sting: Soundtrack.Effect, to path: String) throws {
+    static func renderScript(_ soundtrack: Soundtrack, songs: [Soundtrack.Song], sting: Soundtrack.SoundEffect, to path: String) throws {
         let rate = soundtrack.configuration.sampleRate
         let writer = try AudioFileWriter(path: path, container: AudioFileWriter.Container(path: path) ?? .wav, encoding: .int16, sampleRate: rate, overwrite: true)
         let buffer = AudioBuffer(capacity: 512)
         let script: [(second: Int, String, () throws -> Void)] = [
             (3, "intensity up over 2 s: strings in, tempo up", { try soundtrack.setParameter("intensity", to: 1, seconds: 2) }),
-            (7, "stinger on the next bar", { try soundtrack.playEffect(sting, at: .nextBar) }),
+            (7, "stinger on the next bar", { try soundtrack.playSoundEffect(sting, at: .nextBar) }),
             (9, "back to the verse on the next bar", { try soundtrack.jump(to: "verse") }),
             (10, "intensity down over 1 s", { try soundtrack.setParameter("intensity", to: 0, seconds: 1) }),
             (13, "to battle, by its rule", { try soundtrack.transition(to: songs[1]) }),
@@ -93,7 +93,7 @@ struct GameDemo {
     }
 
     /// Live through Pianola's own ALSA output, with keys.
-    static func play(_ soundtrack: Soundtrack, songs: [Soundtrack.Song], sting: Soundtrack.Effect) throws {
+    static func play(_ soundtrack: Soundtrack, songs: [Soundtrack.Song], sting: Soundtrack.SoundEffect) throws {
         if let note = try soundtrack.startOutput() { print(note) }
         print("i: intensity up/down   s: stinger on the next bar   v: town's verse on the next bar   n: other tune, by its rule   q: quit")
         var saved = termios()
@@ -113,7 +113,7 @@ struct GameDemo {
             case UInt8(ascii: "i"):
                 intense.toggle()
                 try soundtrack.setParameter("intensity", to: intense ? 1 : 0, seconds: 1.5)
-            case UInt8(ascii: "s"): try soundtrack.playEffect(sting, at: .nextBar)
+            case UInt8(ascii: "s"): try soundtrack.playSoundEffect(sting, at: .nextBar)
             case UInt8(ascii: "v"): try? soundtrack.jump(to: "verse")   // the battle theme has no sections
             case UInt8(ascii: "n"):
                 current = 1 - current

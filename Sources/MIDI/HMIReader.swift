@@ -27,8 +27,8 @@ enum HMIReader {
                 "the file ends inside the HMI header (size \(bytes.count), the header is \(trackTableOffset) bytes)")))
         }
         var rate = Int(bytes[rateOffset])
-        if !GameTrackCursor.ticksPerSecond.contains(rate) {
-            try defect("\(rate) ticks a second is not a tempo (\(GameTrackCursor.ticksPerSecond.lowerBound) to 255)", at: rateOffset)
+        if !HMITrackCursor.ticksPerSecond.contains(rate) {
+            try defect("\(rate) ticks a second is not a tempo (\(HMITrackCursor.ticksPerSecond.lowerBound) to 255)", at: rateOffset)
             rate = 120
         }
         let claimed = Int(bytes[trackCountOffset])
@@ -56,18 +56,18 @@ enum HMIReader {
                 try defect("its header claims \(headerLength) bytes; the track holds \(end - offset)", at: offset + trackHeaderLengthOffset, track: number)
                 continue
             }
-            var cursor = GameTrackCursor(bytes: bytes, track: offset + headerLength ..< end, number: number, mode: mode, kind: MIDIFileProblem.Kind.malformedHMI)
+            var cursor = HMITrackCursor(bytes: bytes, track: offset + headerLength ..< end, number: number, mode: mode, kind: MIDIFileProblem.Kind.malformedHMI)
             tracks.append(MIDIFile.Track(events: try events(&cursor, smf: &smf)))
             warnings += cursor.log.warnings
         }
         guard !tracks.isEmpty else {
             throw MIDIFileError(MIDIFileProblem(offset: trackCountOffset, track: nil, kind: .malformedHMI("no track")))
         }
-        return GameTrackCursor.song(tracks, ticksPerSecond: rate, warnings: log.warnings + warnings + smf.warnings, origin: .hmi(ticksPerSecond: rate))
+        return HMITrackCursor.song(tracks, ticksPerSecond: rate, warnings: log.warnings + warnings + smf.warnings, origin: .hmi(ticksPerSecond: rate))
     }
 
     /// One track's events, durations made note-offs, in time order with End of Track last.
-    private static func events(_ cursor: inout GameTrackCursor, smf: inout SMFReader) throws(MIDIFileError) -> [MIDIEvent] {
+    private static func events(_ cursor: inout HMITrackCursor, smf: inout SMFReader) throws(MIDIFileError) -> [MIDIEvent] {
         var events: [MIDIEvent] = []
         var tick = 0, ended = false
         read: while !cursor.isAtEnd {

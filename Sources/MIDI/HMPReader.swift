@@ -34,8 +34,8 @@ enum HMPReader {
             chunkCount = room
         }
         var rate = ticksPerSecond
-        if !GameTrackCursor.ticksPerSecond.contains(ticksPerSecond) {
-            try defect("\(ticksPerSecond) ticks a second is not a tempo (\(GameTrackCursor.ticksPerSecond.lowerBound) to \(GameTrackCursor.ticksPerSecond.upperBound))", at: 56)
+        if !HMITrackCursor.ticksPerSecond.contains(ticksPerSecond) {
+            try defect("\(ticksPerSecond) ticks a second is not a tempo (\(HMITrackCursor.ticksPerSecond.lowerBound) to \(HMITrackCursor.ticksPerSecond.upperBound))", at: 56)
             rate = 120
         }
 
@@ -55,7 +55,7 @@ enum HMPReader {
                 guard length >= 12 else { break }
                 length = bytes.count - p
             }
-            var cursor = GameTrackCursor(bytes: bytes, track: p + 12 ..< p + length, number: number, mode: mode, kind: MIDIFileProblem.Kind.malformedHMP)
+            var cursor = HMITrackCursor(bytes: bytes, track: p + 12 ..< p + length, number: number, mode: mode, kind: MIDIFileProblem.Kind.malformedHMP)
             var events: [MIDIEvent] = []
             var tick = 0, ended = false
             read: while !cursor.isAtEnd {
@@ -77,6 +77,6 @@ enum HMPReader {
         guard !tracks.isEmpty else {
             throw MIDIFileError(MIDIFileProblem(offset: 48, track: nil, kind: .malformedHMP("no track")))
         }
-        return GameTrackCursor.song(tracks, ticksPerSecond: rate, warnings: log.warnings + warnings + smf.warnings, origin: .hmp(variant: isVariant, ticksPerSecond: rate))
+        return HMITrackCursor.song(tracks, ticksPerSecond: rate, warnings: log.warnings + warnings + smf.warnings, origin: .hmp(variant: isVariant, ticksPerSecond: rate))
     }
 }

@@ -2,7 +2,7 @@
 /// the sequence model: each sequence of the file (a `CAT XMID` holds several) one track, at 120
 /// ticks a second (division 60, tempo 500,000 µs), as AIL plays them — so the file's own tempo
 /// events are dropped. A note's duration becomes its note-off; intervals (runs of bytes below
-/// 0x80) add up; FOR/NEXT loops stay controllers 116/117, which `GameLoop` reads as EMIDI's.
+/// 0x80) add up; FOR/NEXT loops stay controllers 116/117, which `SongLoop` reads as EMIDI's.
 /// Several sequences make a format 2 file, played one after another. Every read is checked
 /// against its chunk's end; a defect is an error when strict, a warning and the rest of that
 /// sequence dropped when lenient. Any thread.

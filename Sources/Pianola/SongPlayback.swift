@@ -6,7 +6,7 @@ import Glibc
 
 extension SongGraph {
     /// Plays `sequence` once through `device` on `driver` (the default driver's default device
-    /// when `nil`: see `AudioOutputs.defaultDriver`) with `soundFont`, and returns
+    /// when `nil`: see `AudioDriver.defaultDriver`) with `soundFont`, and returns
     /// when the music and its tail have played out: what a script that plays a file needs.
     /// It renders on one thread whatever `settings.threads` says: a split song's render thread
     /// waits for its other parts, which a device's thread must never do. Throws one line if the
@@ -16,7 +16,7 @@ extension SongGraph {
         configuration.device = device
         configuration.sampleRate = settings.sampleRate
         configuration.periodFrames = 512
-        let output = try AudioOutputs.open(driver, configuration: configuration)
+        let output = try AudioDriver.open(driver, configuration: configuration)
         var settings = settings
         settings.sampleRate = output.format.sampleRate
         settings.threads = 1

@@ -12,7 +12,7 @@ import Sequencing
 /// as long as its mix). Control thread (the loop is the render thread).
 public final class SongRenderer {
     /// The graph rendered. Control thread.
-    public let song: SongGraph
+    public let songGraph: SongGraph
     /// Frames rendered so far. Control thread.
     public private(set) var renderedFrames: Int64 = 0
     private var ended = false
@@ -28,19 +28,19 @@ public final class SongRenderer {
 
     /// Builds the graph for `sequence` with `soundFont` (a file or bytes). Control thread.
     public init(sequence: MusicSequence, soundFont: FileSource, settings: SongGraph.Settings = SongGraph.Settings()) throws {
-        song = try SongGraph(sequence: sequence, soundFont: soundFont, settings: settings)
+        songGraph = try SongGraph(sequence: sequence, soundFont: soundFont, settings: settings)
     }
 
     /// Builds the graph for `sequence` with `soundFont`, loaded once and shared with other
     /// renderers, which may render at the same time on other threads. Control thread.
     public init(sequence: MusicSequence, soundFont: SharedSoundFont, settings: SongGraph.Settings = SongGraph.Settings()) throws {
-        song = try SongGraph(sequence: sequence, soundFont: soundFont, settings: settings)
+        songGraph = try SongGraph(sequence: sequence, soundFont: soundFont, settings: settings)
     }
 
     /// Records every note the synthesizer plays from now on, for `labels`. Control thread,
     /// before rendering.
     public func recordLabels() {
-        for sampler in song.samplers { sampler.noteLog = NoteLog() }
+        for sampler in songGraph.samplers { sampler.noteLog = NoteLog() }
         labeller = NoteLabeller()
     }
 
@@ -53,17 +53,17 @@ public final class SongRenderer {
 
     /// Moves the sampler's reported key edges into the labeller.
     private func takeNoteEdges() {
-        for sampler in song.samplers { if let log = sampler.noteLog { labeller?.add(log.take()) } }
+        for sampler in songGraph.samplers { if let log = sampler.noteLog { labeller?.add(log.take()) } }
     }
 
     /// Renders up to `output.frames` more frames into the start of `output` and returns how
     /// many: fewer where the music ends (its last frame ends a slice), 0 once everything has
     /// been rendered. `length`, when given, is the exact total to render. Control thread.
     public func read(into output: StereoSlice, length: Int64? = nil) -> Int {
-        let maximum = length ?? song.maximumFrames
-        let music = min(song.musicFrames, maximum)
+        let maximum = length ?? songGraph.maximumFrames
+        let music = min(songGraph.musicFrames, maximum)
         if renderedFrames >= music && !musicOver {
-            song.player.pause()   // releases every held note at the music's last frame
+            songGraph.player.pause()   // releases every held note at the music's last frame
             musicOver = true
         }
         let count = Int(min(Int64(output.frames), (musicOver ? maximum : music) - renderedFrames))
@@ -72,11 +72,11 @@ public final class SongRenderer {
             return 0
         }
         let slice = output.dropFirst(0, count: count)
-        for file in song.filePlayers { file.waitUntilBuffered(frames: count) }
-        song.graph.render(into: slice)
+        for file in songGraph.filePlayers { file.waitUntilBuffered(frames: count) }
+        songGraph.graph.render(into: slice)
         takeNoteEdges()
         renderedFrames += Int64(count)
-        if musicOver && length == nil && song.activeVoiceCount == 0 {
+        if musicOver && length == nil && songGraph.activeVoiceCount == 0 {
             var peak: Float = 0
             for i in 0..<count { peak = max(peak, abs(slice.left[i]), abs(slice.right[i])) }
             if peak < 1e-4 { ended = true }
@@ -111,7 +111,7 @@ public final class SongRenderer {
     public func render<E: Error>(sliceFrames: Int = 4096, frames length: Int64? = nil,
                                  _ body: (StereoSlice, Double) throws(E) -> Void) throws(E) {
         let buffer = AudioBuffer(capacity: sliceFrames)
-        let maximum = Double(max(1, length ?? song.maximumFrames))
+        let maximum = Double(max(1, length ?? songGraph.maximumFrames))
         while case let count = read(into: buffer.slice(frames: sliceFrames), length: length), count > 0 {
             try body(buffer.slice(frames: count), Double(renderedFrames) / maximum)
         }
@@ -125,7 +125,7 @@ public final class SongRenderer {
     public func write(to path: String, container: AudioFileWriter.Container, encoding: AudioFileWriter.Encoding,
                       overwrite: Bool = false, frames length: Int64? = nil, progress: (Double) -> Void = { _ in },
                       stop: () -> Bool = { false }) throws(AudioFileError) -> Int {
-        let writer = try AudioFileWriter(path: path, container: container, encoding: encoding, sampleRate: song.settings.sampleRate, overwrite: overwrite)
+        let writer = try AudioFileWriter(path: path, container: container, encoding: encoding, sampleRate: songGraph.settings.sampleRate, overwrite: overwrite)
         var frames = 0
         try render(frames: length) { (slice, done) throws(AudioFileError) in
             if stop() { throw AudioFileError(path: path, reason: "interrupted") }
@@ -134,7 +134,7 @@ public final class SongRenderer {
             progress(done)
         }
         try writer.close()
-        if let failure = song.filePlayers.lazy.compactMap(\.failure).first {
+        if let failure = songGraph.filePlayers.lazy.compactMap(\.failure).first {
             throw AudioFileError(path: path, reason: "written with an audio file cut short: \(failure)")
         }
         return frames

@@ -35,18 +35,18 @@ extension Soundtrack {
 
     /// Starts loading a sound effect (decoded whole into memory, converted to the
     /// soundtrack's rate) on a worker thread and returns it at once, loading. Any thread.
-    public func startLoadingEffect(_ source: FileSource) -> Effect {
-        let effect = Effect(name: source.name)
+    public func startLoadingSoundEffect(_ source: FileSource) -> SoundEffect {
+        let effect = SoundEffect(name: source.name)
         let rate = configuration.sampleRate
         startLoad(into: effect.loading, { () throws(SoundtrackError) in
             do { return try SoundBuffer(reader: source.audioFileReader(), sampleRate: rate) } catch { throw SoundtrackError(.file, "\(error)") }
-        }, loaded: { .effectLoaded(effect: effect, sampleTime: $0) }, failed: { .effectLoadFailed(effect: effect, error: $0, sampleTime: $1) })
+        }, loaded: { .soundEffectLoaded(effect: effect, sampleTime: $0) }, failed: { .soundEffectLoadFailed(effect: effect, error: $0, sampleTime: $1) })
         return effect
     }
 
-    /// Loads a sound effect, as `startLoadingEffect`, and returns it ready. Any thread.
-    public func loadEffect(_ source: FileSource) async throws(SoundtrackError) -> Effect {
-        let effect = startLoadingEffect(source)
+    /// Loads a sound effect, as `startLoadingSoundEffect`, and returns it ready. Any thread.
+    public func loadSoundEffect(_ source: FileSource) async throws(SoundtrackError) -> SoundEffect {
+        let effect = startLoadingSoundEffect(source)
         _ = try await effect.loading.value()
         return effect
     }
@@ -95,7 +95,7 @@ extension Soundtrack {
         }
         let font = description.soundFont.soundFont
         let synthesizers = try makeSynthesizers(count: 1 + layerTracks.count, font: font, for: sequence, configuration: configuration)
-        return Song.Content(sequence: sequence, loop: GameLoop.find(in: sequence, conventions: description.loopConventions),
+        return Song.Content(sequence: sequence, loop: SongLoop.find(in: sequence, conventions: description.loopConventions),
                             sections: try sections(of: sequence, description), layerTracks: layerTracks, soundFont: font, spare: ControlLock([synthesizers]))
     }
 

@@ -63,7 +63,7 @@ extension Soundtrack {
     }
 
     /// Plays through Pianola's own output: `device` on `driver` (the default driver's default
-    /// device when `nil`: see `AudioOutputs.defaultDriver`), of the JACK server or PipeWire
+    /// device when `nil`: see `AudioDriver.defaultDriver`), of the JACK server or PipeWire
     /// socket `server` when given (else the default one); returns a note if real-time
     /// priority was refused. Throws one line if the output cannot be opened, or runs at
     /// another rate or a larger period than the soundtrack renders. Any thread.
@@ -79,7 +79,7 @@ extension Soundtrack {
             c.periodFrames = min(periodFrames, configuration.maxFrames)
             c.periods = periods
             let output: any AudioOutput
-            do { output = try AudioOutputs.open(driver, configuration: c) } catch { throw SoundtrackError(.device, "\(error)") }
+            do { output = try AudioDriver.open(driver, configuration: c) } catch { throw SoundtrackError(.device, "\(error)") }
             guard output.format.sampleRate == configuration.sampleRate, output.format.periodFrames <= configuration.maxFrames else {
                 throw SoundtrackError(.device, "\(output.driver.displayName) output '\(output.deviceName)' runs at \(output.format.sampleRate) Hz in \(output.format.periodFrames)-frame periods; the soundtrack renders \(configuration.sampleRate) Hz in at most \(configuration.maxFrames)")
             }

@@ -148,7 +148,7 @@ extension Soundtrack {
     /// Plays a sound effect on `moment` (a stinger on the next bar line) at `volume` (linear,
     /// 0...16) and `pan` (−1 left … 1 right). Throws if it is not loaded, or when 256 starts
     /// already wait for the audio side. Any thread.
-    public func playEffect(_ effect: Effect, at moment: Moment = .now, volume: Float = 1, pan: Float = 0) throws(SoundtrackError) {
+    public func playSoundEffect(_ effect: SoundEffect, at moment: Moment = .now, volume: Float = 1, pan: Float = 0) throws(SoundtrackError) {
         guard let sound = effect.sound else { throw Self.notReady(effect.name, effect.state) }
         let volume = try Self.gain(volume, "effect volume")
         guard pan.isFinite, (-1...1).contains(pan) else { throw SoundtrackError(.argument, "pan \(pan): use −1 (left) to 1 (right)") }

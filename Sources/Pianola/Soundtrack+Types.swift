@@ -52,7 +52,7 @@ extension Soundtrack {
         /// gets a synthesizer of its own, so its fader also fades its reverb. Any thread.
         public var trackLayers: [String] = []
         /// The loop conventions to look for, in order (`[]`: play through once). Any thread.
-        public var loopConventions = GameLoop.defaultConventions
+        public var loopConventions = SongLoop.defaultConventions
         /// Named sections and where they start (bar:beat from 1), for a song whose markers do
         /// not name them; empty: the song's markers are its sections. Any thread.
         public var sections: [String: BarBeatTick] = [:]
@@ -95,7 +95,7 @@ extension Soundtrack {
         /// The sequence, once loaded. Any thread.
         public var sequence: MusicSequence? { loading.value?.sequence }
         /// Where it loops, if it marks a loop; `nil` too while loading. Any thread.
-        public var loop: GameLoop? { loading.value?.loop }
+        public var loop: SongLoop? { loading.value?.loop }
         /// Its sections (its markers, loop markers aside), empty while loading. Any thread.
         public var sections: [SongSection] { loading.value?.sections ?? [] }
         let loading = Loading<Content>()
@@ -104,7 +104,7 @@ extension Soundtrack {
         /// What a load makes.
         struct Content: Sendable {
             let sequence: MusicSequence
-            let loop: GameLoop?
+            let loop: SongLoop?
             let sections: [SongSection]
             let layerTracks: [[Int]]                          // per track layer: its tracks
             let soundFont: SoundFontSource
@@ -125,9 +125,9 @@ extension Soundtrack {
         public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
     }
 
-    /// A sound effect: loading on a worker thread from `startLoadingEffect` (decoded whole
+    /// A sound effect: loading on a worker thread from `startLoadingSoundEffect` (decoded whole
     /// into memory at the soundtrack's rate), or made ready from samples. Any thread.
-    public final class Effect: Hashable, Sendable {
+    public final class SoundEffect: Hashable, Sendable {
         /// What messages call it: its path or name. Any thread.
         public let name: String
         /// Loading, ready or failed. Any thread.
@@ -151,7 +151,7 @@ extension Soundtrack {
         public func wait() throws(SoundtrackError) { _ = try loading.wait() }
 
         /// Effects are the same only when they are the same object. Any thread.
-        public static func == (a: Effect, b: Effect) -> Bool { a === b }
+        public static func == (a: SoundEffect, b: SoundEffect) -> Bool { a === b }
         /// Hashes the object's identity. Any thread.
         public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
     }
@@ -226,9 +226,9 @@ extension Soundtrack {
         /// A song could not be loaded. Any thread.
         case songLoadFailed(song: Song, error: SoundtrackError, sampleTime: SampleTime)
         /// An effect finished loading, ready to play. Any thread.
-        case effectLoaded(effect: Effect, sampleTime: SampleTime)
+        case soundEffectLoaded(effect: SoundEffect, sampleTime: SampleTime)
         /// An effect could not be loaded. Any thread.
-        case effectLoadFailed(effect: Effect, error: SoundtrackError, sampleTime: SampleTime)
+        case soundEffectLoadFailed(effect: SoundEffect, error: SoundtrackError, sampleTime: SampleTime)
     }
 }
 
@@ -251,7 +251,7 @@ extension Soundtrack.Event {
     public var sampleTime: SampleTime {
         switch self {
         case .marker(_, _, let t), .loopWrapped(_, let t), .jumped(_, _, let t), .transitioned(_, _, _, _, let t), .songEnded(_, let t),
-             .songLoaded(_, let t), .songLoadFailed(_, _, let t), .effectLoaded(_, let t), .effectLoadFailed(_, _, let t):
+             .songLoaded(_, let t), .songLoadFailed(_, _, let t), .soundEffectLoaded(_, let t), .soundEffectLoadFailed(_, _, let t):
             return t
         case .beat(_, let beat):
             return beat.sampleTime

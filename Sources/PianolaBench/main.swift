@@ -201,9 +201,9 @@ func allocationsBenchmark(song: String, font: String) throws -> [Figure] {
         settings.threads = threads
         let renderer = try SongRenderer(sequence: sequence, soundFontPath: font, settings: settings)
         let buffer = AudioBuffer(capacity: 512)
-        for _ in 0..<200 { renderer.song.graph.render(into: buffer.slice(frames: 512)) }
+        for _ in 0..<200 { renderer.songGraph.graph.render(into: buffer.slice(frames: 512)) }
         pianola_allocations_start()
-        for _ in 0..<2_000 { renderer.song.graph.render(into: buffer.slice(frames: 512)) }
+        for _ in 0..<2_000 { renderer.songGraph.graph.render(into: buffer.slice(frames: 512)) }
         let ours = pianola_allocations_stop()
         let openMP = pianola_allocations_by_openmp()
         let label = threads == 1 ? "one synthesizer" : "split over \(threads) synthesizers"
@@ -359,14 +359,14 @@ func soakBenchmark(minutes: Int, font: String) throws {
     let start = clock.now
     renderer.render(frames: total) { slice, _ in
         rendered += Int64(slice.frames)
-        for event in renderer.song.player.pollEvents() {
+        for event in renderer.songGraph.player.pollEvents() {
             guard case .loopWrapped(let time) = event else { continue }
             wraps += 1
             if time != Int64(wraps) * loopFrames {
                 misses += 1
                 if misses <= 5 { print("  wrap \(wraps) at frame \(time), the tempo map says \(Int64(wraps) * loopFrames)") }
             }
-            voicesThisMinute.append(renderer.song.synthesizer.activeVoiceCount)
+            voicesThisMinute.append(renderer.songGraph.synthesizer.activeVoiceCount)
         }
         if rendered >= nextMinute {
             let minute = Int(nextMinute / (60 * 48_000))

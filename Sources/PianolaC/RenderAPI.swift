@@ -132,7 +132,7 @@ private func renderer(_ handle: OpaquePointer?) throws(APIError) -> SongRenderer
 public func pianolaRendererMaxFrames(_ handle: OpaquePointer?, _ frames: UnsafeMutablePointer<Int64>?) -> pianola_status {
     status {
         let out = try required(frames, "frames")
-        out.pointee = try renderer(handle).song.maximumFrames
+        out.pointee = try renderer(handle).songGraph.maximumFrames
     }
 }
 

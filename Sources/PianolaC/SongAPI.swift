@@ -87,7 +87,7 @@ public func pianolaEffectLoad(_ handle: OpaquePointer?, _ source: UnsafePointer<
     status {
         let soundtrack = try soundtrack(handle)
         let file = try required(source, "source").pointee.fileSource("source")
-        try hand(soundtrack.startLoadingEffect(file), as: .effect, to: try required(out, "effect"))
+        try hand(soundtrack.startLoadingSoundEffect(file), as: .effect, to: try required(out, "effect"))
     }
 }
 
@@ -96,21 +96,21 @@ public func pianolaEffectLoad(_ handle: OpaquePointer?, _ source: UnsafePointer<
 public func pianolaEffectState(_ handle: OpaquePointer?, _ state: UnsafeMutablePointer<pianola_load_state>?) -> pianola_status {
     status {
         let out = try required(state, "state")
-        out.pointee = loadState(try object(handle, .effect, as: Soundtrack.Effect.self, "pianola_effect").state)
+        out.pointee = loadState(try object(handle, .effect, as: Soundtrack.SoundEffect.self, "pianola_effect").state)
     }
 }
 
 /// pianola_effect_wait: blocks until loaded. Any thread but the audio thread.
 @_cdecl("pianola_effect_wait")
 public func pianolaEffectWait(_ handle: OpaquePointer?) -> pianola_status {
-    status { try object(handle, .effect, as: Soundtrack.Effect.self, "pianola_effect").wait() }
+    status { try object(handle, .effect, as: Soundtrack.SoundEffect.self, "pianola_effect").wait() }
 }
 
 /// pianola_effect_destroy: frees the handle. Any thread.
 @_cdecl("pianola_effect_destroy")
 public func pianolaEffectDestroy(_ handle: OpaquePointer?) -> pianola_status {
     status {
-        _ = try object(handle, .effect, as: Soundtrack.Effect.self, "pianola_effect")
+        _ = try object(handle, .effect, as: Soundtrack.SoundEffect.self, "pianola_effect")
         _ = HandleTable.shared.remove(handle, .effect)
     }
 }
@@ -167,10 +167,10 @@ private func cEvent(_ event: Soundtrack.Event) -> pianola_event {
         c.type = pianola_event_type(PIANOLA_EVENT_SONG_LOAD_FAILED)
         text = error.description
         about(song)
-    case .effectLoaded(let effect, _):
+    case .soundEffectLoaded(let effect, _):
         c.type = pianola_event_type(PIANOLA_EVENT_EFFECT_LOADED)
         c.effect = HandleTable.shared.handle(of: effect)
-    case .effectLoadFailed(let effect, let error, _):
+    case .soundEffectLoadFailed(let effect, let error, _):
         c.type = pianola_event_type(PIANOLA_EVENT_EFFECT_LOAD_FAILED)
         text = error.description
         c.effect = HandleTable.shared.handle(of: effect)

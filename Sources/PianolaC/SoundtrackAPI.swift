@@ -160,8 +160,8 @@ public func pianolaSetMasterVolume(_ handle: OpaquePointer?, _ volume: Float, _ 
 public func pianolaPlayEffect(_ handle: OpaquePointer?, _ effect: OpaquePointer?, _ at: pianola_moment, _ marker: UnsafePointer<CChar>?,
                               _ volume: Float, _ pan: Float) -> pianola_status {
     status {
-        let effect = try object(effect, .effect, as: Soundtrack.Effect.self, "pianola_effect")
-        try soundtrack(handle).playEffect(effect, at: try moment(at, marker), volume: volume, pan: pan)
+        let effect = try object(effect, .effect, as: Soundtrack.SoundEffect.self, "pianola_effect")
+        try soundtrack(handle).playSoundEffect(effect, at: try moment(at, marker), volume: volume, pan: pan)
     }
 }
 

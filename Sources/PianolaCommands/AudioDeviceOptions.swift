@@ -9,7 +9,7 @@ import Pianola
 
 /// The audio device options of `play` and `record --play`.
 struct AudioDeviceOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("\(AudioDriver.choices) (default: \(AudioOutputs.defaultChoice)).", valueName: "driver"))
+    @Option(help: ArgumentHelp("\(AudioDriver.choices) (default: \(AudioDriver.defaultChoice)).", valueName: "driver"))
     var driver: AudioDriver?
 
     @Option(help: "ALSA: a PCM (default, hw:1,0, plughw:…). JACK: a client, or ports separated by commas. See `pianola devices`.")
@@ -38,7 +38,7 @@ struct AudioDeviceOptions: ParsableArguments {
         configuration.periodFrames = period
         configuration.periods = periods
         configuration.connect = !noConnect
-        do { return try AudioOutputs.open(driver, configuration: configuration) } catch { throw fail(error.description) }
+        do { return try AudioDriver.open(driver, configuration: configuration) } catch { throw fail(error.description) }
     }
 }
 

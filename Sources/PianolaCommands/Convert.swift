@@ -18,7 +18,7 @@ struct Convert: ParsableCommand {
     @OptionGroup var choice: SongChoice
 
     @Option(help: ArgumentHelp("Mark the song's loop (found as 'play' finds it) this way in place of the song's own: markers (loopStart/loopEnd) or cc111 (RPG Maker's controller 111).", valueName: "marking"))
-    var loops: GameLoop.Marking?
+    var loops: SongLoop.Marking?
 
     @Flag(help: "Replace OUTPUT if it exists.")
     var force = false
@@ -61,7 +61,7 @@ struct Convert: ParsableCommand {
     /// where the loop is and how the written file marks it (empty without a loop).
     func markLoop(_ file: inout MIDIFile) throws -> String {
         let sequence = MusicSequence(file: file)
-        guard let loop = GameLoop.find(in: sequence) else { return "" }
+        guard let loop = SongLoop.find(in: sequence) else { return "" }
         let map = sequence.tempoMap
         let place = "\(Info.clock(map.seconds(atTick: loop.startTick)))–\(Info.clock(map.seconds(atTick: loop.endTick)))"
         guard let loops else { return "; loop \(place) kept as \(loop.convention.words)" }
@@ -73,9 +73,9 @@ struct Convert: ParsableCommand {
     }
 }
 
-extension GameLoop.Marking: ExpressibleByArgument {}
+extension SongLoop.Marking: ExpressibleByArgument {}
 
-extension GameLoop.Convention {
+extension SongLoop.Convention {
     /// How the convention marks a loop, in words.
     var words: String {
         switch self {

@@ -12,14 +12,14 @@ struct Devices: ParsableCommand {
 
     func run() throws {
         if let driver {
-            let devices = AudioOutputs.devices(on: driver)
+            let devices = driver.playbackDevices()
             guard !devices.isEmpty else { throw fail(Self.nothing(on: driver)) }
             list(devices, marked: driver != .alsa)
             return
         }
-        let chosen = try? AudioOutputs.defaultDriver()
+        let chosen = try? AudioDriver.defaultDriver()
         for driver in AudioDriver.allCases {
-            let devices = AudioOutputs.devices(on: driver)
+            let devices = driver.playbackDevices()
             let mark = chosen?.driver == driver ? " (the default driver: \(chosen!.reason))" : ""
             print(devices.isEmpty ? "\(driver.rawValue): \(Self.nothing(on: driver))\(mark)" : "\(driver.rawValue)\(mark):")
             list(devices, marked: true, indent: "  ")

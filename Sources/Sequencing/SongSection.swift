@@ -21,7 +21,7 @@ public struct SongSection: Hashable, Sendable {
     /// The sections of `sequence`, in the order they sound: one per marker (the loop markers
     /// `loopStart` and `loopEnd` aside), each running to the next or to the song's end. Any thread.
     public static func sections(of sequence: MusicSequence) -> [SongSection] {
-        let starts = sequence.markers.filter { !GameLoop.isLoopMarker($0.text) }.map { (tick: $0.tick, name: $0.text) }
+        let starts = sequence.markers.filter { !SongLoop.isLoopMarker($0.text) }.map { (tick: $0.tick, name: $0.text) }
         return sections(starting: starts, length: sequence.length)
     }
 

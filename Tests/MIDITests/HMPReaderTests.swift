@@ -142,8 +142,8 @@ struct HMPReaderTests {
                 "16594 \(MIDIMessage.meta(.endOfTrack))",
             ], "variant \(variant)")
             #expect(abs(file.durationSeconds - 16_594.0 / 150) < 1e-9)
-            let loop = GameLoop.find(in: MusicSequence(file: file))
-            #expect(loop == GameLoop(startTick: 0, endTick: 16_594, count: 0, convention: .markers))
+            let loop = SongLoop.find(in: MusicSequence(file: file))
+            #expect(loop == SongLoop(startTick: 0, endTick: 16_594, count: 0, convention: .markers))
         }
     }
 
@@ -162,8 +162,8 @@ struct HMPReaderTests {
         #expect(file.format == 1 && file.division == .ticksPerQuarter(60) && file.tracks.count == 2)
         let notes = Track(events: file.tracks[1].events).notes.map { "\($0.channel) \($0.key) \($0.velocity) \($0.start)-\($0.end ?? -1)" }
         #expect(notes == ["0 60 100 0-200", "0 64 80 0-100", "9 36 90 200-210"])
-        let loop = GameLoop.find(in: MusicSequence(file: file))
-        #expect(loop == GameLoop(startTick: 0, endTick: 16_594, count: 0, convention: .markers))
+        let loop = SongLoop.find(in: MusicSequence(file: file))
+        #expect(loop == SongLoop(startTick: 0, endTick: 16_594, count: 0, convention: .markers))
     }
 }
 

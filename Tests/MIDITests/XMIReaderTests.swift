@@ -99,8 +99,8 @@ struct XMIReaderTests {
         #expect(file.tracks[1].events.last == MIDIEvent(tick: 120, .meta(.endOfTrack)))
         // Format 2: the second sequence after the first, each at 120 ticks a second.
         #expect(abs(file.durationSeconds - (260.0 + 120.0) / 120) < 1e-9)
-        let loop = GameLoop.find(in: MusicSequence(file: try MIDIFile(bytes: XMIFile(sequences: [first]).bytes, mode: .strict)))
-        #expect(loop == GameLoop(startTick: 0, endTick: 260, count: 0, convention: .emidi))
+        let loop = SongLoop.find(in: MusicSequence(file: try MIDIFile(bytes: XMIFile(sequences: [first]).bytes, mode: .strict)))
+        #expect(loop == SongLoop(startTick: 0, endTick: 260, count: 0, convention: .emidi))
         // A lone FORM XMID is one sequence, format 0.
         let lone = try MIDIFile(bytes: XMIFile(sequences: [second], directory: false).bytes, mode: .strict)
         #expect(lone.format == 0 && lone.tracks.count == 1 && lone.noteCount == 1)

@@ -53,7 +53,7 @@ struct OutputThreadTests {
         configuration.connect = connect
         var output: (any AudioOutput)?
         for _ in 0..<100 where output == nil {
-            output = try? AudioOutputs.open(driver, configuration: configuration)
+            output = try? AudioDriver.open(driver, configuration: configuration)
             if output == nil { usleep(50_000) }
         }
         let opened = try #require(output, "no \(driver) server came up")

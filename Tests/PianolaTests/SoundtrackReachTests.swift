@@ -28,10 +28,10 @@ struct SoundtrackReachTests {
         func render(_ description: Soundtrack.SongDescription, effect: FileSource) async throws -> (left: [Float], right: [Float]) {
             let soundtrack = Soundtrack(configuration: dryConfiguration())
             let song = try await soundtrack.load(description)
-            let effect = try await soundtrack.loadEffect(effect)
+            let effect = try await soundtrack.loadSoundEffect(effect)
             try soundtrack.play(song)
             try soundtrack.setLayer("Bass", volume: 0.5, seconds: 0.5, at: .nextBar)
-            try soundtrack.playEffect(effect, at: .nextBeat, volume: 0.8, pan: -0.5)
+            try soundtrack.playSoundEffect(effect, at: .nextBeat, volume: 0.8, pan: -0.5)
             return pullStereo(soundtrack, frames: 150_000)
         }
         let a = try await render(byPath, effect: .path(sting))
@@ -46,7 +46,7 @@ struct SoundtrackReachTests {
         let soundtrack = Soundtrack(configuration: dryConfiguration())
         let good = soundtrack.startLoading(.init(midiPath: try fixture.write(SoundtrackFixture.entrance(), as: "e.mid"), soundFontPath: SoundtrackFixture.testFont))
         let bad = soundtrack.startLoading(.init(midi: .bytes(Array("MThd junk".utf8), name: "level-3 music"), soundFont: .path(SoundtrackFixture.testFont)))
-        let badFont = soundtrack.startLoadingEffect(.bytes([1, 2, 3], name: "boom"))
+        let badFont = soundtrack.startLoadingSoundEffect(.bytes([1, 2, 3], name: "boom"))
         try good.wait()
         #expect(good.state == .ready && good.sequence != nil)
         #expect(throws: SoundtrackError.self) { try bad.wait() }
@@ -62,7 +62,7 @@ struct SoundtrackReachTests {
         }
         #expect(events.contains(.songLoaded(song: good, sampleTime: 0)))
         #expect(events.contains(.songLoadFailed(song: bad, error: error, sampleTime: 0)))
-        #expect(events.contains { if case .effectLoadFailed(let effect, let why, _) = $0 { effect === badFont && why.description.hasPrefix("boom: ") } else { false } })
+        #expect(events.contains { if case .soundEffectLoadFailed(let effect, let why, _) = $0 { effect === badFont && why.description.hasPrefix("boom: ") } else { false } })
     }
 
     @Test("interleaved renders hold the same samples as the planar render; 16-bit is each sample × 32767, rounded")

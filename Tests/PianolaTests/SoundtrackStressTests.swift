@@ -24,7 +24,7 @@ struct SoundtrackStressTests {
         looped.trackLayers = ["Bass"]
         let songs = [try await soundtrack.load(looped),
                      try await soundtrack.load(.init(midiPath: fixture.write(SoundtrackFixture.entrance(), as: "b.mid"), soundFontPath: SoundtrackFixture.testFont))]
-        let sting = try await soundtrack.loadEffect(.path(try fixture.writeWAV([Float](repeating: 0.3, count: 480), as: "s.wav")))
+        let sting = try await soundtrack.loadSoundEffect(.path(try fixture.writeWAV([Float](repeating: 0.3, count: 480), as: "s.wav")))
 
         let shared = Shared()
         let audio = Thread {
@@ -65,7 +65,7 @@ struct SoundtrackStressTests {
                         case 2: try? soundtrack.setLayer("bass", volume: Float(step % 3) / 2, seconds: 0.02)
                         case 3: try soundtrack.setTempo(percent: 50 + step % 100)
                         case 4: try soundtrack.setTranspose(semitones: step % 5 - 2)
-                        case 5: try soundtrack.playEffect(sting, at: step % 2 == 0 ? .now : .nextBeat, volume: 0.5)
+                        case 5: try soundtrack.playSoundEffect(sting, at: step % 2 == 0 ? .now : .nextBeat, volume: 0.5)
                         case 6: if step % 4 == 2 { soundtrack.pause() } else { soundtrack.resume() }
                         case 7 where step % 3 == 0: try soundtrack.transition(to: songs[step % 2])
                         case 7: try? soundtrack.jump(to: "verse", at: step % 2 == 0 ? .nextBar : .now)   // the waltz's section; the other song has none

@@ -186,7 +186,7 @@ struct SoundtrackTests {
         let fixture = try SoundtrackFixture()
         let soundtrack = Soundtrack(configuration: dryConfiguration())
         let song = try await soundtrack.load(.init(midiPath: fixture.write(SoundtrackFixture.waltz(loop: (1, 4)), as: "loop.mid"), soundFontPath: SoundtrackFixture.testFont))
-        #expect(song.loop == GameLoop(startTick: 1440, endTick: 5760, convention: .markers))
+        #expect(song.loop == SongLoop(startTick: 1440, endTick: 5760, convention: .markers))
         try soundtrack.play(song)
         var pull = Puller(soundtrack)
         let passFrames = waltzFrame(5760) - waltzFrame(1440)
@@ -280,7 +280,7 @@ struct SoundtrackTests {
         description.trackLayers = ["Bass"]
         description.stems = ["pad": .path(try fixture.writeWAV((0..<96_000).map { Float(sin(Double($0) * 0.05)) * 0.1 }, as: "pad.wav"))]
         let song = try await soundtrack.load(description)
-        let sting = try await soundtrack.loadEffect(.path(try fixture.writeWAV([Float](repeating: 0.2, count: 2400), as: "sting.wav")))
+        let sting = try await soundtrack.loadSoundEffect(.path(try fixture.writeWAV([Float](repeating: 0.2, count: 2400), as: "sting.wav")))
         try soundtrack.setTransition(.init(name: "via verse", leave: .nextBeat, segment: .init(song, section: "verse"), fadeOut: 0.05, fadeIn: 0.05))
         try soundtrack.defineParameter("intensity")
         try soundtrack.mapParameter("intensity", to: .layerVolume("pad"), curve: .init([(0, 0.2), (0.5, 0.5), (1, 1)]))
@@ -300,7 +300,7 @@ struct SoundtrackTests {
         for cycle in 0..<1000 {
             if cycle % 100 == 0 {
                 try soundtrack.setLayer("bass", volume: cycle % 200 == 0 ? 0.2 : 1, seconds: 0.05)
-                try soundtrack.playEffect(sting, at: .nextBeat)
+                try soundtrack.playSoundEffect(sting, at: .nextBeat)
             }
             if cycle % 200 == 150 { try soundtrack.transition(to: song) }   // through a segment (new decks), crossfading
             if cycle % 50 == 25 { try soundtrack.setParameter("intensity", to: Double(cycle % 300) / 300, seconds: 0.3) }

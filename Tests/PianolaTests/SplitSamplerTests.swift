@@ -16,7 +16,7 @@ struct SplitSamplerTests {
         let renderer = try SongRenderer(sequence: MusicSequence(file: try MIDIFile(contentsOf: root.appendingPathComponent("songs/\(song).mid").path)),
                                         soundFontPath: font, settings: settings)
         renderer.recordLabels()
-        #expect(renderer.song.samplers.count == threads)
+        #expect(renderer.songGraph.samplers.count == threads)
         return (SharedSoundFontTests.samples(renderer), renderer.labels)
     }
 

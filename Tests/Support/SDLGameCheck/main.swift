@@ -46,7 +46,7 @@ do {
         return soundtrack.startLoading(description)
     }
     let (town, battle) = (song("town.mid"), song("battle.mid"))
-    let stinger = soundtrack.startLoadingEffect(.bytes(stingerWAV(), name: "stinger"))
+    let stinger = soundtrack.startLoadingSoundEffect(.bytes(stingerWAV(), name: "stinger"))
     try town.wait()
     try battle.wait()
     try stinger.wait()
@@ -55,7 +55,7 @@ do {
 
     let script: [(frame: Int, action: () throws -> Void)] = [
         (rate * 32 / 10, { try soundtrack.setLayer("Strings", volume: 1, seconds: 2, at: .nextBar) }),
-        (rate * 535 / 100, { try soundtrack.playEffect(stinger, at: .nextBar, volume: 0.8) }),
+        (rate * 535 / 100, { try soundtrack.playSoundEffect(stinger, at: .nextBar, volume: 0.8) }),
         (rate * 12, { try soundtrack.play(battle, at: .nextBar, fadeOut: 0.5) }),
         (rate * 1526 / 100, { try soundtrack.setLayer("Strings", volume: 0.3, seconds: 0.2, at: .nextBar) }),
     ]

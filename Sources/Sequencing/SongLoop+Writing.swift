@@ -1,6 +1,6 @@
 import MIDI
 
-extension GameLoop {
+extension SongLoop {
     /// How a written file marks its loop (`pianola convert --loops`). Any thread.
     public enum Marking: String, Hashable, Sendable, CaseIterable {
         /// `loopStart` and `loopEnd` marker meta events (no `loopEnd` when the loop runs to the end).
@@ -36,7 +36,7 @@ extension GameLoop {
     public func marked(in file: MIDIFile, as marking: Marking, songEnd: Int) -> MIDIFile {
         var file = file
         for index in file.tracks.indices {
-            file.tracks[index].events.removeAll { GameLoop.marks($0.message, in: convention) }
+            file.tracks[index].events.removeAll { SongLoop.marks($0.message, in: convention) }
         }
         guard !file.tracks.isEmpty else { return file }
         func marker(_ name: String, at tick: Int) -> MIDIEvent { MIDIEvent(tick: tick, .meta(.text(.marker, Array(name.utf8)))) }

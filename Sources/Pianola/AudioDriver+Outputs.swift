@@ -7,8 +7,8 @@ import PipeWire
 import Glibc
 #endif
 
-/// Opens audio outputs on any driver, and chooses the driver when the user did not. Any thread.
-public enum AudioOutputs {
+/// Opening an output on any driver, and choosing the driver when the user did not. Any thread.
+extension AudioDriver {
     /// How `defaultDriver` chooses, one line for help texts. Any thread.
     public static let defaultChoice = "PIANOLA_DRIVER if set, else PipeWire when its daemon has a sink, else JACK when a server runs, else ALSA"
 
@@ -48,10 +48,11 @@ public enum AudioOutputs {
     }
 }
 
-extension AudioOutputs {
-    /// What `driver` can play to now: ALSA's PCMs, the running JACK server's clients. Control thread.
-    public static func devices(on driver: AudioDriver) -> [AudioDevice] {
-        switch driver {
+extension AudioDriver {
+    /// What the driver can play to now: ALSA's PCMs, the running JACK server's clients,
+    /// PipeWire's sinks. Control thread.
+    public func playbackDevices() -> [AudioDevice] {
+        switch self {
         case .alsa: PCMOutput.playbackDevices()
         case .jack: JACKOutput.playbackDevices()
         case .pipewire: PipeWireOutput.playbackDevices()

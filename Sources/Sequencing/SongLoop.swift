@@ -2,7 +2,7 @@ import MIDI
 
 /// Where a game song loops, read from the conventions game music marks its loops with.
 /// Any thread.
-public struct GameLoop: Hashable, Sendable {
+public struct SongLoop: Hashable, Sendable {
     /// A way songs mark their loop. Any thread.
     public enum Convention: String, Hashable, Sendable, CaseIterable {
         /// Marker meta events named `loopStart` and `loopEnd` (any case); no `loopEnd` loops
@@ -41,7 +41,7 @@ public struct GameLoop: Hashable, Sendable {
 
     /// The loop of the first convention in `conventions` that `sequence` uses, `nil` when it
     /// marks none (or only a loop that would be empty). Any thread.
-    public static func find(in sequence: MusicSequence, conventions: [Convention] = defaultConventions) -> GameLoop? {
+    public static func find(in sequence: MusicSequence, conventions: [Convention] = defaultConventions) -> SongLoop? {
         let end = sequence.length
         for convention in conventions {
             var start: (tick: Int, count: Int)?
@@ -67,7 +67,7 @@ public struct GameLoop: Hashable, Sendable {
             guard let start else { continue }
             let endTick = min(stop ?? end, end)
             guard endTick > start.tick else { continue }
-            return GameLoop(startTick: start.tick, endTick: endTick, count: start.count, convention: convention)
+            return SongLoop(startTick: start.tick, endTick: endTick, count: start.count, convention: convention)
         }
         return nil
     }

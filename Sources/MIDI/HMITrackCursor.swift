@@ -2,7 +2,7 @@
 /// checked against the track's end: a read past it, or a byte that cannot be there, is a
 /// defect (thrown when strict; when lenient kept as a warning, and the read answers `nil` so
 /// the reader ends that track). Any thread.
-struct GameTrackCursor {
+struct HMITrackCursor {
     /// What a read event was.
     enum Event {
         /// A channel message, sysex or meta event to keep.
@@ -142,7 +142,7 @@ struct GameTrackCursor {
     }
 }
 
-extension GameTrackCursor {
+extension HMITrackCursor {
     /// The ticks a second a song may run at: from 4 (a quarter note of 60 ticks then lasts
     /// 15 s, near the longest a tempo event can say) to 10,000.
     static let ticksPerSecond = 4...10_000
