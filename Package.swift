@@ -37,6 +37,9 @@ let package = Package(
         // What kind of fault an error is (argument, state, file, device, busy): every public
         // error type says, so the C API's status codes come from it without guessing.
         .target(name: "Faults"),
+        // A SoundFont 2.04 or SF3 file read for synthesis: presets, instruments, zones with their
+        // generators and modulators, sample headers; the sample data mapped, not copied.
+        .target(name: "SoundFontModel", dependencies: ["Faults"]),
         // Pure Swift: messages, the Standard MIDI File reader/writer, tempo map, time conversions.
         .target(name: "MIDI", dependencies: ["Faults"]),
         // The song model: MusicSequence, tracks, loop marks, sections, summaries. No engine.
@@ -104,7 +107,7 @@ let package = Package(
         // The fuzz targets (Fuzz/run-fuzzers.sh builds them with libFuzzer); built plainly, it
         // replays inputs through a target and writes a target's seeds.
         .executableTarget(name: "pianola-fuzz", dependencies: [
-            "DSP", "MIDI", "Playback", "Sequencing", "PianolaCommands", "AudioFile", "FluidSynth", "Engine", "Synthesis", "SoundFontBook",
+            "DSP", "MIDI", "Playback", "Sequencing", "PianolaCommands", "AudioFile", "FluidSynth", "Engine", "Synthesis", "SoundFontBook", "SoundFontModel",
         ], path: "Sources/PianolaFuzz"),
 
         // Renders Examples/sdl-game's script through the Swift API and compares SDL's output with it.
@@ -130,6 +133,7 @@ let package = Package(
         .testTarget(name: "EngineTests", dependencies: ["Playback", "DSP", "Engine", "Synthesis", "Sequencing", "MIDI", "FluidSynth", "SF2", "SoundFontBook", "AllocationCounter", "RenderHarness", "TestSupport"]),
         .testTarget(name: "StreamingTests", dependencies: ["Playback", "DSP", "Streaming", "Engine", "AudioFile", "MIDI", "Sequencing", "AllocationCounter"]),
         .testTarget(name: "PianolaCTests", dependencies: ["PianolaC", "CPianola", "AllocationCounter"]),
+        .testTarget(name: "SoundFontModelTests", dependencies: ["SoundFontModel", "SF2", "SoundFontBook", "FluidSynth", "TestSupport"]),
         .testTarget(name: "SoundFontTests", dependencies: ["SF2", "SoundFontBook", "FluidSynth", "CFluidSynth", "CSndFile"]),
         // Libraries opened on first use that cannot be: what lazy_library.h says then.
         .target(name: "LazyLibraryProbe", dependencies: ["CLazyLibrary"], path: "Tests/Support/LazyLibraryProbe"),

@@ -5,11 +5,13 @@ import Engine
 import FluidSynth
 import MIDI
 import SoundFontBook
+import SoundFontModel
 
 /// Bytes as a SoundFont: loaded the way the sampler node's synthesizer loads one, then up to
 /// four of its presets played through the sampler node. A font that cannot load is an error,
 /// never a crash; Pianola's check refuses it before libfluidsynth reads it, and refuses
-/// nothing libfluidsynth's own reader loads.
+/// nothing libfluidsynth's own reader loads. Pianola's own reader (SoundFontModel) reads
+/// exactly the fonts libfluidsynth reads, and finds every preset's regions for any key.
 enum SoundFontTarget {
     /// A SoundFont: what the check passes loads, what it refuses libfluidsynth refuses too.
     static func run(_ bytes: [UInt8]) {
@@ -17,7 +19,9 @@ enum SoundFontTarget {
             switch result {
             case .success(let (synthesizer, font)):
                 play(synthesizer, font)
+                readByModel(bytes)
             case .failure(let error):
+                precondition((try? SoundFont(bytes: bytes, name: "fuzz.sf2")) == nil, "the model reads a font libfluidsynth refuses")
                 // A font libfluidsynth refuses after the check passed it goes on to libinstpatch,
                 // which prints glib warnings (and leaks): the check must have refused it first.
                 precondition(!error.libraryMessage.hasPrefix("Failed to load SoundFont"), "the check passed a font libfluidsynth refuses")
@@ -56,6 +60,22 @@ enum SoundFontTarget {
             body(.success((synthesizer, try synthesizer.loadSoundFont(path: path))))
         } catch {
             body(.failure(error))
+        }
+    }
+
+    /// The font as Pianola's own reader reads it: it must, and every preset's regions are
+    /// found for a spread of keys and velocities with their samples' data in bounds.
+    private static func readByModel(_ bytes: [UInt8]) {
+        let font: SoundFont
+        do { font = try SoundFont(bytes: bytes, name: "fuzz.sf2") } catch { preconditionFailure("libfluidsynth reads a font the model refuses: \(error)") }
+        for preset in font.presets.prefix(16) {
+            for key in stride(from: 0, through: 127, by: 9) {
+                for region in font.regions(of: preset, key: UInt8(key), velocity: UInt8(key | 1)) {
+                    let data = font.data(of: font.samples[region.sample])
+                    precondition(data.isEmpty || data.baseAddress != nil)
+                    _ = data.last
+                }
+            }
         }
     }
 

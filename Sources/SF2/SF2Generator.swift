@@ -84,17 +84,21 @@ public enum SF2Generator: Sendable, Comparable {
         }
     }
 
-    /// The 4-byte `sfGenList` record.
-    var bytes: [UInt8] {
+    /// The generator's number and its 16-bit amount, as the file stores them (a range's low
+    /// byte first). Any thread.
+    public var record: (operation: Int, amount: UInt16) {
         switch self {
-        case .keyRange(let lo, let hi), .velocityRange(let lo, let hi): return le16(operation) + [lo, hi]
-        case .instrument(let i), .sampleID(let i): return le16(operation) + le16(i)
+        case .keyRange(let lo, let hi), .velocityRange(let lo, let hi): return (operation, UInt16(lo) | UInt16(hi) << 8)
+        case .instrument(let i), .sampleID(let i): return (operation, UInt16(truncatingIfNeeded: i))
         case .filterCutoff(let v), .chorusSend(let v), .reverbSend(let v), .pan(let v), .attack(let v), .hold(let v),
              .decay(let v), .sustain(let v), .release(let v), .attenuation(let v), .coarseTune(let v),
              .scaleTuning(let v), .sampleModes(let v), .exclusiveClass(let v), .rootKey(let v):
-            return le16(operation) + le16(UInt16(bitPattern: v))
+            return (operation, UInt16(bitPattern: v))
         }
     }
+
+    /// The 4-byte `sfGenList` record.
+    var bytes: [UInt8] { le16(record.operation) + le16(Int(record.amount)) }
 
     /// Timecents for a time in seconds (1200 × log2 s), clamped to the 16-bit range. Any thread.
     public static func timecents(_ seconds: Double) -> Int16 {

@@ -1,0 +1,143 @@
+import Foundation
+import FluidSynth
+import SF2
+import SoundFontBook
+import SoundFontModel
+import Testing
+import TestSupport
+
+/// Pianola's own SoundFont reader against the project's SoundFont writer (what was written
+/// is read back, zone by zone) and against libfluidsynth's reader (the same presets; a font
+/// it refuses is refused, one it reads is read).
+@Suite("The SoundFont model: presets, zones, generators and samples as the file gives them")
+struct SoundFontModelTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The written font's generators of a zone, as (number, amount) pairs without the link.
+    static func written(_ generators: [SF2Generator]) -> [Int: Int16] {
+        Dictionary(generators.map(\.record).filter { $0.operation != 41 && $0.operation != 53 }.map { ($0.operation, Int16(bitPattern: $0.amount)) }) { $1 }
+    }
+
+    /// A name as the writer stores it: 19 bytes and a NUL.
+    static func stored(_ name: String) -> String { String(decoding: name.utf8.prefix(19), as: UTF8.self) }
+
+    /// The read zone's generators as (number, amount) pairs.
+    static func read(_ zone: Zone) -> [Int: Int16] {
+        Dictionary(uniqueKeysWithValues: zone.generators.set.map { (Int($0.rawValue), zone.generators[$0]!) })
+    }
+
+    @Test("the project's fonts read back as written: every preset, instrument, zone, generator, modulator and sample header, and each sample's data")
+    func roundTrip() throws {
+        for font in [SoundFontBook.testFont(), SoundFontBook.generalMIDIFont()] {
+            let read = try SoundFont(bytes: font.serialized(), name: font.name)
+            #expect(read.name == font.name && read.version.major == 2)
+            #expect(read.presets.count == font.presets.count && read.instruments.count == font.instruments.count && read.samples.count == font.samples.count)
+            for (written, preset) in zip(font.presets, read.presets) {
+                #expect(preset.name == Self.stored(written.name) && preset.bank == written.bank && preset.program == written.program)
+                #expect(preset.global == nil && preset.zones.map(\.link) == written.zones.map(\.instrument))
+                for (zone, readZone) in zip(written.zones, preset.zones) { #expect(Self.read(readZone) == Self.written(zone.generators), "\(preset.name)") }
+            }
+            for (written, instrument) in zip(font.instruments, read.instruments) {
+                #expect(instrument.name == Self.stored(written.name) && instrument.zones.map(\.link) == written.zones.map(\.sample))
+                for (zone, readZone) in zip(written.zones, instrument.zones) {
+                    #expect(Self.read(readZone) == Self.written(zone.generators), "\(instrument.name)")
+                    #expect(readZone.modulators.map { [$0.source, $0.destination, UInt16(bitPattern: $0.amount), $0.amountSource] }
+                            == zone.modulators.map { [$0.source, $0.destination, UInt16(bitPattern: $0.amount), $0.amountSource] })
+                }
+            }
+            for (written, header) in zip(font.samples, read.samples) {
+                #expect(header.name == Self.stored(written.name) && Int(header.sampleRate) == written.sampleRate && header.originalPitch == written.rootKey)
+                #expect(Array(read.data(of: header)) == written.data, "\(written.name)")
+                if let loop = written.loop { #expect(Int(header.loopStart - header.start) == loop.start && Int(header.loopEnd - header.start) == loop.end) }
+            }
+        }
+    }
+
+    @Test("regions combine as section 9.4 says: the instrument zone's value or its global zone's or the default, plus the preset zone's or its global zone's; ranges overlap")
+    func regions() throws {
+        var font = SF2File(name: "regions")
+        let sample = font.add(SF2Sample(name: "tone", data: (0..<400).map { Int16($0 % 100 * 100) }, sampleRate: 48_000, rootKey: 60, loop: (100, 300)))
+        let instrument = font.add(SF2Instrument(name: "layered", zones: [
+            .init(sample: sample, generators: [.keyRange(0, 63), .attenuation(60), .pan(-200)]),
+            .init(sample: sample, generators: [.keyRange(48, 127), .coarseTune(12), .sampleModes(1)]),
+        ]))
+        font.presets.append(SF2Preset(name: "layered", bank: 0, program: 0, zones: [.init(instrument: instrument, generators: [.keyRange(40, 100), .attenuation(30), .pan(100), .sampleModes(3)])]))
+        let read = try SoundFont(bytes: font.serialized(), name: "regions")
+        let preset = try #require(read.preset(bank: 0, program: 0))
+        #expect(read.regions(of: preset, key: 30, velocity: 100).isEmpty, "below the preset zone's keys")
+        let low = read.regions(of: preset, key: 45, velocity: 100)
+        #expect(low.count == 1 && low[0].keyRange == 40...63 && low[0].velocityRange == 0...127)
+        #expect(low[0][.initialAttenuation] == 90 && low[0][.pan] == -100 && low[0][.coarseTune] == 0)
+        #expect(low[0][.initialFilterCutoff] == 13_500 && low[0][.volEnvAttack] == -12_000 && low[0][.scaleTuning] == 100, "defaults")
+        let both = read.regions(of: preset, key: 55, velocity: 1)
+        #expect(both.count == 2 && both.map(\.zones.instrument) == [0, 1])
+        #expect(both[1][.coarseTune] == 12 && both[1][.initialAttenuation] == 30 && both[1][.pan] == 100 && both[1][.keyRange] == 127 << 8 | 48)
+        #expect(both[1][.sampleModes] == 1, "sample modes are the instrument's alone: the preset's 3 is ignored")
+    }
+
+    @Test("the same presets as libfluidsynth reads, by bank, program and name, in the project's fonts and Debian's SF3 font")
+    func presetsAsLibfluidsynthReadsThem() throws {
+        let fonts = ["soundfonts/pianola-test.sf2", "soundfonts/pianola-gm.sf2"].map { Self.root.appendingPathComponent($0).path }
+            + ["/usr/share/sounds/sf3/MuseScore_General_Lite.sf3"]
+        var configuration = Synthesizer.Configuration()
+        configuration.reverb = false
+        configuration.chorus = false
+        for path in fonts {
+            let synthesizer = try Synthesizer(configuration: configuration)
+            let theirs = synthesizer.presets(of: try synthesizer.loadSoundFont(path: path)).map { "\($0.bank):\($0.program) \($0.name)" }.sorted()
+            let font = try SoundFont(path: path)
+            let ours = font.presets.map { "\($0.bank):\($0.program) \($0.name)" }.sorted()
+            #expect(ours == theirs, "\(path)")
+            #expect(!ours.isEmpty)
+            if path.hasSuffix(".sf3") {
+                #expect(font.version.major == 3 && font.samples.allSatisfy { $0.isCompressed || $0.isROM || $0.start == $0.end })
+                #expect(font.presets.allSatisfy { !$0.zones.isEmpty })
+            }
+        }
+    }
+
+    @Test("a broken font is refused in one line naming the byte, and never read past its end: truncated, its sizes and indices changed at random; whatever libfluidsynth reads, so does the model")
+    func hostileFonts() throws {
+        let good = SoundFontBook.testFont().serialized()
+        #expect(throws: SoundFontError.self) { try SoundFont(bytes: [], name: "empty.sf2") }
+        #expect(throws: SoundFontError.self) { try SoundFont(path: "/nonexistent/font.sf2") }
+        do {
+            _ = try SoundFont(path: "/tmp")
+            Issue.record("a directory was read as a font")
+        } catch {
+            #expect(error.description == "/tmp: is a directory")
+        }
+        for length in stride(from: 0, to: good.count, by: max(1, good.count / 300)) {
+            do {
+                _ = try SoundFont(bytes: Array(good.prefix(length)), name: "cut.sf2")
+                Issue.record("\(length) bytes of \(good.count) read")
+            } catch {
+                #expect(!error.description.contains("\n") && error.description.hasPrefix("cut.sf2: "), "\(error)")
+            }
+        }
+        // Random changes to the preset data's bytes (sizes, counts, indices, generator
+        // numbers), each font then read by the model and by libfluidsynth itself.
+        var random = SplitMix(seed: 0x5F2)
+        let pdta = try #require(good.indices.first { good[$0..<min($0 + 4, good.count)].elementsEqual("pdta".utf8) })
+        var disagreements: [String] = []
+        for trial in 0..<300 {
+            var bytes = good
+            for _ in 0..<(1 + Int(random.next() % 3)) {
+                let at = pdta + Int(random.next() % UInt64(bytes.count - pdta))
+                bytes[at] = UInt8(truncatingIfNeeded: random.next())
+            }
+            let ours: String?
+            do {
+                let font = try SoundFont(bytes: bytes, name: "changed.sf2")
+                for preset in font.presets { for key in stride(from: 0, to: 128, by: 13) { _ = font.regions(of: preset, key: UInt8(key), velocity: 100) } }
+                ours = nil
+            } catch {
+                #expect(!error.description.contains("\n"))
+                ours = error.description
+            }
+            let theirs = Synthesizer.libraryReads(bytes)
+            if (ours == nil) != theirs { disagreements.append("trial \(trial): model \(ours ?? "reads it"), libfluidsynth \(theirs ? "reads it" : "refuses it")") }
+        }
+        #expect(disagreements.isEmpty, "\(disagreements.count) of 300: \(disagreements.prefix(5).joined(separator: "; "))")
+    }
+}
