@@ -156,7 +156,7 @@ struct Parser {
     private func modulators(_ table: Range<Int>) -> [Modulator] {
         guard table.count >= 10 else { return [] }
         return stride(from: table.lowerBound, to: table.upperBound - 10, by: 10).map {
-            Modulator(source: u16($0), destination: u16($0 + 2), amount: Int16(bitPattern: u16($0 + 4)), amountSource: u16($0 + 6), transform: u16($0 + 8))
+            Modulator(source: u16($0), destination: u16($0 + 2), amount: Int32(Int16(bitPattern: u16($0 + 4))), amountSource: u16($0 + 6), transform: u16($0 + 8))
         }
     }
 

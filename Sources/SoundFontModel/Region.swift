@@ -11,6 +11,9 @@ public struct Region: Sendable {
     public var velocityRange: ClosedRange<UInt8>
     /// The preset zone's index in its preset, the instrument zone's in its instrument. Any thread.
     public var zones: (preset: Int, instrument: Int)
+    /// The modulators its voice runs: the defaults, the instrument level's and the preset
+    /// level's, merged as section 9.5 says. Any thread.
+    public var modulators: [Modulator]
     private var values: [Int32]
 
     /// The combined value of `generator`, not yet clamped to its range (a sum may leave it). Any thread.
@@ -26,6 +29,8 @@ public struct Region: Sendable {
             }
             return value
         }
+        modulators = Modulator.forVoice(instrument: Modulator.merged(instrument.zone.modulators, global: instrument.global?.modulators),
+                                        preset: Modulator.merged(preset.zone.modulators, global: preset.global?.modulators))
         keyRange = Self.overlap(preset.zone.keyRange, instrument.zone.keyRange)
         velocityRange = Self.overlap(preset.zone.velocityRange, instrument.zone.velocityRange)
     }

@@ -127,8 +127,9 @@ public struct Modulator: Hashable, Sendable {
     public var source: UInt16
     /// The destination generator's number (or, with bit 15, another modulator's index). Any thread.
     public var destination: UInt16
-    /// How far the source moves the destination, in its units. Any thread.
-    public var amount: Int16
+    /// How far the source moves the destination, in its units (the file's 16 bits; a preset's
+    /// identical modulator adds to it). Any thread.
+    public var amount: Int32
     /// The source that scales the amount. Any thread.
     public var amountSource: UInt16
     /// The transform: 0 linear, 2 absolute value. Any thread.

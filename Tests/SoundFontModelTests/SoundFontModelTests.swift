@@ -2,7 +2,7 @@ import Foundation
 import FluidSynth
 import SF2
 import SoundFontBook
-import SoundFontModel
+@testable import SoundFontModel
 import Testing
 import TestSupport
 
@@ -41,8 +41,8 @@ struct SoundFontModelTests {
                 #expect(instrument.name == Self.stored(written.name) && instrument.zones.map(\.link) == written.zones.map(\.sample))
                 for (zone, readZone) in zip(written.zones, instrument.zones) {
                     #expect(Self.read(readZone) == Self.written(zone.generators), "\(instrument.name)")
-                    #expect(readZone.modulators.map { [$0.source, $0.destination, UInt16(bitPattern: $0.amount), $0.amountSource] }
-                            == zone.modulators.map { [$0.source, $0.destination, UInt16(bitPattern: $0.amount), $0.amountSource] })
+                    #expect(readZone.modulators.map { [Int($0.source), Int($0.destination), Int($0.amount), Int($0.amountSource)] }
+                            == zone.modulators.map { [Int($0.source), Int($0.destination), Int($0.amount), Int($0.amountSource)] })
                 }
             }
             for (written, header) in zip(font.samples, read.samples) {
@@ -73,6 +73,31 @@ struct SoundFontModelTests {
         #expect(both.count == 2 && both.map(\.zones.instrument) == [0, 1])
         #expect(both[1][.coarseTune] == 12 && both[1][.initialAttenuation] == 30 && both[1][.pan] == 100 && both[1][.keyRange] == 127 << 8 | 48)
         #expect(both[1][.sampleModes] == 1, "sample modes are the instrument's alone: the preset's 3 is ignored")
+    }
+
+    @Test("a voice's modulators: the ten defaults; an instrument's identical one replaces a default, a preset's adds to it; a zone's own replaces its global zone's; one on a controller no modulator may follow is left out")
+    func modulators() throws {
+        var font = SF2File(name: "modulators")
+        let sample = font.add(SF2Sample(name: "tone", data: [Int16](repeating: 1000, count: 200), sampleRate: 48_000, rootKey: 60))
+        let instrument = font.add(SF2Instrument(name: "i", zones: [.init(sample: sample, modulators: [
+            SF2Modulator(source: 0x0587, destination: 48, amount: 0),      // CC7 → attenuation: the default's amount replaced
+            SF2Modulator(source: 0x0086, destination: 17, amount: 300),    // CC6 (data entry) → pan: no modulator may follow it
+            SF2Modulator(source: 0x0084, destination: 8, amount: -1200),   // CC4 → filter: a new one
+        ])]))
+        font.presets.append(SF2Preset(name: "p", bank: 0, program: 0, zones: [.init(instrument: instrument)]))
+        let read = try SoundFont(bytes: font.serialized(), name: "modulators")
+        let region = try #require(read.regions(of: read.presets[0], key: 60, velocity: 100).first)
+        #expect(region.modulators.count == 11)
+        #expect(region.modulators.first { $0.source == 0x0587 }?.amount == 0)
+        #expect(!region.modulators.contains { $0.source == 0x0086 })
+        #expect(region.modulators.last.map { $0.source == 0x0084 && $0.amount == -1200 } == true)
+        #expect(Array(region.modulators.prefix(10)).filter { $0.source != 0x0587 } == Modulator.defaults.filter { $0.source != 0x0587 })
+        // The preset level adds; a zone's own modulator replaces its global zone's identical one.
+        let reverb = Modulator(source: 0x00DB, destination: 16, amount: 100, amountSource: 0, transform: 0)
+        let presetLevel = Modulator.merged([reverb], global: [Modulator(source: 0x00DB, destination: 16, amount: 700, amountSource: 0, transform: 0)])
+        #expect(presetLevel == [reverb])
+        let voice = Modulator.forVoice(instrument: [], preset: presetLevel)
+        #expect(voice.count == 10 && voice.first { $0.source == 0x00DB }?.amount == 300)
     }
 
     @Test("the same presets as libfluidsynth reads, by bank, program and name, in the project's fonts and Debian's SF3 font")
