@@ -21,6 +21,7 @@ import AudioFile
 import MIDI
 import Pianola
 import SongBook
+import SoundFontModel
 
 let corpus = "../shared/corpus/midi"
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -163,28 +164,50 @@ func fontChild(font: String, lazy: Bool, cache: String?) throws {
     print(String(format: "%@ %.3f %.3f %.1f", lazy ? "lazy" : "eager", loaded, firstBlock, residentMB()))
 }
 
+/// The same in Pianola's own SoundFont model: the font mapped and its tables read, then the
+/// regions of the same four notes found and their samples' pages touched (what a first block
+/// needs). Prints "model LOAD FIRST RSS_MB RSS_BEFORE_MB SUM".
+func modelFontChild(font: String) throws {
+    let before = residentMB()
+    let start = clock.now
+    let model = try SoundFont(path: font)
+    let loaded = seconds(clock.now - start)
+    var touched: Int64 = 0
+    for (bank, program, key) in [(0, 0, 60), (0, 24, 60), (0, 48, 60), (128, 0, 38)] {
+        guard let preset = model.preset(bank: bank, program: program) else { continue }
+        for region in model.regions(of: preset, key: UInt8(key), velocity: 100) {
+            for sample in model.data(of: model.samples[region.sample]) { touched &+= Int64(sample) }
+        }
+    }
+    let firstBlock = seconds(clock.now - start)
+    // The samples' sum is printed last so that reading them cannot be optimised away.
+    print(String(format: "model %.3f %.3f %.1f %.1f %lld", loaded, firstBlock, residentMB(), before, touched))
+}
+
 /// Loads `font` eagerly and lazily, each in a fresh process: load time, time to the first
 /// block with four programs sounding, and resident memory. An SF3 is read through the decoded
 /// copy in `cache`, or with `nil` by libfluidsynth itself.
 func fontBenchmark(font: String, cache: String? = DecodedSoundFonts.folder) throws -> [Figure] {
     print("SoundFont: \(font), 4 programs sounding\(cache == nil ? "" : ", SF3 decoded into \(cache!)")")
     var measured: [String: [Double]] = [:]
-    for mode in ["eager", "lazy"] {
+    for mode in ["eager", "lazy"] + (font.hasSuffix(".sf2") ? ["model"] : []) {
         let process = Process(), output = Pipe()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = ["font-child", mode, font] + (cache.map { [$0] } ?? [])
+        process.arguments = mode == "model" ? ["model-font-child", font] : ["font-child", mode, font] + (cache.map { [$0] } ?? [])
         process.standardOutput = output
         try process.run()
         let line = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         let numbers = line.split(separator: " ").dropFirst().compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        guard numbers.count == 3 else { print("  \(mode): the child failed: \(line)"); continue }
+        guard numbers.count >= 3 else { print("  \(mode): the child failed: \(line)"); continue }
         measured[mode] = numbers
-        print(String(format: "  %@ load %6.3f s, first block %6.3f s after start, RSS %6.1f MB", mode == "lazy" ? "lazy " : "eager", numbers[0], numbers[1], numbers[2]))
+        print(String(format: "  %@ load %6.3f s, first block %6.3f s after start, RSS %6.1f MB", mode.padding(toLength: 5, withPad: " ", startingAt: 0), numbers[0], numbers[1], numbers[2]))
     }
     guard let eager = measured["eager"], let lazy = measured["lazy"] else { return [] }
     let name = (font as NSString).lastPathComponent + (cache != nil && font.hasSuffix(".sf3") ? " from its decoded copy" : "")
-    return [Figure(measure: "SoundFont load time, \(name) (eager / lazy)", value: String(format: "%.3f s / %.3f s", eager[0], lazy[0])),
+    let model = measured["model"].map { [Figure(measure: "Pianola's own SoundFont model, \(name): load, first notes' samples touched, RSS",
+                                                value: String(format: "%.3f s, %.3f s, %.1f MB (%.1f MB before the font)", $0[0], $0[1], $0[2], $0[3]))] } ?? []
+    return model + [Figure(measure: "SoundFont load time, \(name) (eager / lazy)", value: String(format: "%.3f s / %.3f s", eager[0], lazy[0])),
             Figure(measure: "RSS with \(name) loaded, 4 programs sounding (eager / lazy)", value: String(format: "%.1f MB / %.1f MB", eager[2], lazy[2])),
             Figure(measure: "time to the first rendered block, \(name) (eager / lazy)", value: String(format: "%.3f s / %.3f s", eager[1], lazy[1]))]
 }
@@ -437,6 +460,7 @@ do {
     case "soak": try soakBenchmark(minutes: arguments.count > 1 ? Int(arguments[1]) ?? 60 : 60, font: defaultFont())
     case "sf3" where arguments.count >= 3:
         printTable(try compressedFontBenchmark(sf2: arguments[1], sf3: arguments[2], song: arguments.count > 3 ? arguments[3] : "songs/ode-to-joy.mid"))
+    case "model-font-child": try modelFontChild(font: arguments[1])
     case "font-child": try fontChild(font: arguments[2], lazy: arguments[1] == "lazy", cache: arguments.count > 3 ? arguments[3] : nil)
     case nil:
         var figures = smfBenchmark(corpus)
