@@ -1,0 +1,37 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The SoundFont units (section 8.1.3) as libfluidsynth converts them, so that Pianola's
+/// voices sound as its do. Any thread.
+enum Units {
+    /// libfluidsynth's control rate: envelopes and LFOs step once per this many frames, the
+    /// amplitude ramping linearly between steps.
+    static let controlBlock = 64
+
+    /// The dB range the volume envelope's 0...1 spans after its attack (960 cB).
+    static let peakAttenuation: Float = 960
+
+    /// Seconds for a delay or hold time in timecents: 0 for −32768 and below, else
+    /// 2^(tc/1200) with tc within −12000...5000.
+    static func delaySeconds(_ timecents: Int32) -> Double {
+        timecents <= -32_768 ? 0 : exp2(Double(min(max(timecents, -12_000), 5_000)) / 1_200)
+    }
+
+    /// Seconds for an attack, decay or release time in timecents: 2^(tc/1200) with tc within
+    /// −12000...8000 (the shortest is about 1 ms).
+    static func stageSeconds(_ timecents: Int32) -> Double {
+        exp2(Double(min(max(timecents, -12_000), 8_000)) / 1_200)
+    }
+
+    /// Gain for an attenuation in centibels: 10^(−cB/200), 1 at 0 and below, 0 past 1440
+    /// (144 dB down, where libfluidsynth's table ends).
+    static func gain(centibels: Float) -> Float {
+        centibels <= 0 ? 1 : centibels > 1_440 ? 0 : powf(10, -centibels / 200)
+    }
+
+    /// How many whole control blocks `seconds` lasts at `sampleRate`.
+    static func blocks(_ seconds: Double, sampleRate: Double) -> Int {
+        Int(sampleRate * seconds / Double(controlBlock))
+    }
+}

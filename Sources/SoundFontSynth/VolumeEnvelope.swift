@@ -1,0 +1,118 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A voice's volume envelope (section 8.1.2, generators 33-40) stepped as libfluidsynth steps
+/// it: once per 64-frame control block, counted from the note's own first frame (not a global
+/// grid), a value rising linearly from 0 to 1 over the attack, held, falling linearly toward
+/// the sustain level over the decay (a full-scale fall of 96 dB takes the decay time), and
+/// falling from where it is to 0 over the release. The gain is the value itself during the
+/// attack and 960 cB × (1 − value) below full scale after it. Render thread only, after
+/// `start` on any thread.
+struct VolumeEnvelope {
+    /// Where the envelope is.
+    enum Stage: Int {
+        case delay, attack, hold, decay, sustain, release, finished
+    }
+
+    /// The generators' values for one note, in their units.
+    struct Times {
+        var delay: Int32 = -12_000
+        var attack: Int32 = -12_000
+        var hold: Int32 = -12_000
+        var decay: Int32 = -12_000
+        /// Sustain attenuation in centibels.
+        var sustain: Int32 = 0
+        var release: Int32 = -12_000
+        var keyToHold: Int32 = 0
+        var keyToDecay: Int32 = 0
+    }
+
+    private(set) var stage = Stage.delay
+    private(set) var value: Float = 0
+    private var count = 0                     // blocks spent in the stage
+    private var blocks = [Int](repeating: 0, count: 7)
+    private var increment = [Float](repeating: 0, count: 7)
+    private var minimum = [Float](repeating: -1, count: 7)
+    private var maximum = [Float](repeating: 2, count: 7)
+    private var releaseBlocks = 0
+
+    /// An envelope for `key` with `times`, at `sampleRate`.
+    init(_ times: Times, key: Int, sampleRate: Double) {
+        let keyOffset = Int32(60 - key)
+        blocks[Stage.delay.rawValue] = Units.blocks(Units.delaySeconds(times.delay), sampleRate: sampleRate)
+        let attack = 1 + Units.blocks(Units.stageSeconds(times.attack), sampleRate: sampleRate)
+        blocks[Stage.attack.rawValue] = attack
+        increment[Stage.attack.rawValue] = 1 / Float(attack)
+        maximum[Stage.attack.rawValue] = 1
+        blocks[Stage.hold.rawValue] = Units.blocks(Units.delaySeconds(times.hold &+ times.keyToHold &* keyOffset), sampleRate: sampleRate)
+        let decay = 1 + Units.blocks(Units.stageSeconds(times.decay &+ times.keyToDecay &* keyOffset), sampleRate: sampleRate)
+        blocks[Stage.decay.rawValue] = decay
+        increment[Stage.decay.rawValue] = -1 / Float(decay)
+        minimum[Stage.decay.rawValue] = min(max(1 - 0.001 * Float(times.sustain), 0), 1)
+        blocks[Stage.sustain.rawValue] = .max
+        releaseBlocks = 1 + Units.blocks(Units.stageSeconds(times.release), sampleRate: sampleRate)
+        blocks[Stage.release.rawValue] = releaseBlocks
+        increment[Stage.release.rawValue] = -1 / Float(releaseBlocks)
+        minimum[Stage.release.rawValue] = 0
+        maximum[Stage.release.rawValue] = 1
+        blocks[Stage.finished.rawValue] = .max
+        minimum[Stage.finished.rawValue] = 0
+        maximum[Stage.finished.rawValue] = 0
+    }
+
+    /// The gain the envelope gives now (0 while delayed or finished).
+    var gain: Float {
+        switch stage {
+        case .delay, .finished: 0
+        case .attack: value
+        default: Units.gain(centibels: Units.peakAttenuation * (1 - value))
+        }
+    }
+
+    /// Steps one control block and returns the gain the block ramps to.
+    mutating func nextBlockGain() -> Float {
+        step()
+        return gain
+    }
+
+    /// One control block on: the next stage when the stage's blocks are spent or the value
+    /// leaves its bounds.
+    mutating func step() {
+        while count >= blocks[stage.rawValue] {
+            if stage == .decay { value = minimum[Stage.decay.rawValue] }
+            stage = Stage(rawValue: stage.rawValue + 1)!
+            count = 0
+        }
+        let next = (stage == .delay ? 0 : value) + increment[stage.rawValue]
+        if next < minimum[stage.rawValue] {
+            value = minimum[stage.rawValue]
+            advance()
+        } else if next > maximum[stage.rawValue] {
+            value = maximum[stage.rawValue]
+            advance()
+        } else {
+            value = next
+            count += 1
+        }
+    }
+
+    /// Note-off: from the attack, the value is carried into the dB domain so that the gain
+    /// does not jump; then the release. Nothing once finished.
+    mutating func release() {
+        guard stage != .finished, stage != .release else { return }
+        if stage == .attack {
+            let gain = max(value, 1e-6)
+            value = min(max(1 + 200 * log10f(gain) / Units.peakAttenuation, 0), 1)
+        } else if stage == .delay {
+            value = 0
+        }
+        stage = .release
+        count = 0
+    }
+
+    private mutating func advance() {
+        stage = Stage(rawValue: min(stage.rawValue + 1, Stage.finished.rawValue))!
+        count = 0
+    }
+}
