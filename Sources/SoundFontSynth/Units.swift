@@ -31,7 +31,7 @@ enum Units {
     }
 
     /// How many whole control blocks `seconds` lasts at `sampleRate`.
-    static func blocks(_ seconds: Double, sampleRate: Double) -> Int {
-        Int(sampleRate * seconds / Double(controlBlock))
+    static func blocks(_ seconds: Double, sampleRate: Double) -> Int32 {
+        Int32(clamping: Int(sampleRate * seconds / Double(controlBlock)))
     }
 }

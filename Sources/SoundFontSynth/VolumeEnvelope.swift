@@ -30,30 +30,30 @@ struct VolumeEnvelope {
 
     private(set) var stage = Stage.delay
     private(set) var value: Float = 0
-    private var count = 0                     // blocks spent in the stage
-    private var blocks = [Int](repeating: 0, count: 7)
-    private var increment = [Float](repeating: 0, count: 7)
-    private var minimum = [Float](repeating: -1, count: 7)
-    private var maximum = [Float](repeating: 2, count: 7)
-    private var releaseBlocks = 0
+    private var count: Int32 = 0              // blocks spent in the stage
+    // Per stage, in SIMD lanes (no heap, no reference counting on the render thread).
+    private var blocks = SIMD8<Int32>(repeating: 0)
+    private var increment = SIMD8<Float>(repeating: 0)
+    private var minimum = SIMD8<Float>(repeating: -1)
+    private var maximum = SIMD8<Float>(repeating: 2)
 
     /// An envelope for `key` with `times`, at `sampleRate`.
     init(_ times: Times, key: Int, sampleRate: Double) {
         let keyOffset = Int32(60 - key)
         blocks[Stage.delay.rawValue] = Units.blocks(Units.delaySeconds(times.delay), sampleRate: sampleRate)
-        let attack = 1 + Units.blocks(Units.stageSeconds(times.attack), sampleRate: sampleRate)
+        let attack: Int32 = 1 + Units.blocks(Units.stageSeconds(times.attack), sampleRate: sampleRate)
         blocks[Stage.attack.rawValue] = attack
         increment[Stage.attack.rawValue] = 1 / Float(attack)
         maximum[Stage.attack.rawValue] = 1
         blocks[Stage.hold.rawValue] = Units.blocks(Units.delaySeconds(times.hold &+ times.keyToHold &* keyOffset), sampleRate: sampleRate)
-        let decay = 1 + Units.blocks(Units.stageSeconds(times.decay &+ times.keyToDecay &* keyOffset), sampleRate: sampleRate)
+        let decay: Int32 = 1 + Units.blocks(Units.stageSeconds(times.decay &+ times.keyToDecay &* keyOffset), sampleRate: sampleRate)
         blocks[Stage.decay.rawValue] = decay
         increment[Stage.decay.rawValue] = -1 / Float(decay)
         minimum[Stage.decay.rawValue] = min(max(1 - 0.001 * Float(times.sustain), 0), 1)
         blocks[Stage.sustain.rawValue] = .max
-        releaseBlocks = 1 + Units.blocks(Units.stageSeconds(times.release), sampleRate: sampleRate)
-        blocks[Stage.release.rawValue] = releaseBlocks
-        increment[Stage.release.rawValue] = -1 / Float(releaseBlocks)
+        let release: Int32 = 1 + Units.blocks(Units.stageSeconds(times.release), sampleRate: sampleRate)
+        blocks[Stage.release.rawValue] = release
+        increment[Stage.release.rawValue] = -1 / Float(release)
         minimum[Stage.release.rawValue] = 0
         maximum[Stage.release.rawValue] = 1
         blocks[Stage.finished.rawValue] = .max
