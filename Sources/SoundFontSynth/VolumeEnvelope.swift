@@ -61,19 +61,21 @@ struct VolumeEnvelope {
         maximum[Stage.finished.rawValue] = 0
     }
 
-    /// The gain the envelope gives now (0 while delayed or finished).
-    var gain: Float {
+    /// The gain the envelope gives now with a voice's `attenuation` in centibels, as
+    /// libfluidsynth combines them: their product in the attack, the gain of their sum in
+    /// centibels after it (so that past 144 dB in all it is silent). 0 while delayed or finished.
+    func gain(attenuation: Float) -> Float {
         switch stage {
         case .delay, .finished: 0
-        case .attack: value
-        default: Units.gain(centibels: Units.peakAttenuation * (1 - value))
+        case .attack: value * Units.gain(centibels: attenuation)
+        default: Units.gain(centibels: attenuation + Units.peakAttenuation * (1 - value))
         }
     }
 
     /// Steps one control block and returns the gain the block ramps to.
-    mutating func nextBlockGain() -> Float {
+    mutating func nextBlockGain(attenuation: Float = 0) -> Float {
         step()
-        return gain
+        return gain(attenuation: attenuation)
     }
 
     /// One control block on: the next stage when the stage's blocks are spent or the value

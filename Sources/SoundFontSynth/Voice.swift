@@ -1,0 +1,111 @@
+import SoundFontModel
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One sounding note of one region: its sample played at the note's pitch (four-point
+/// interpolation), shaped by the volume envelope, attenuated and panned as libfluidsynth does
+/// it, its control blocks counted from the note's own first frame so that it starts on the
+/// exact frame it is given. Modulators, the modulation envelope, the LFOs and the filter come
+/// next; a voice now plays the generators alone. Made on any thread; rendered on the render
+/// thread only, where it allocates nothing.
+struct Voice {
+    private var player: SamplePlayer
+    private var envelope: VolumeEnvelope
+    /// The voice's attenuation in centibels (the generator with libfluidsynth's EMU factor).
+    private let attenuation: Float
+    /// Output gain and pan on each side.
+    private let left: Float, right: Float
+    /// The envelope gain reached at the end of the last whole block, and the ramp of this one.
+    private var amplitude: Float = 0, step: Float = 0
+    private var frameInBlock = 0
+    /// Whether it has nothing more to play.
+    private(set) var isFinished = false
+
+    /// libfluidsynth scales the attenuation generators of a file by this (what EMU's hardware
+    /// did, and what fonts are made for).
+    static let attenuationFactor: Float = 0.4
+
+    /// A voice of `region` in `font` for `key` at `sampleRate`, `gain` the synthesizer's
+    /// output gain (libfluidsynth's default is 0.2). Nil when the region's sample holds no
+    /// data Pianola can play (compressed, or out of the file's bounds).
+    init?(region: Region, font: SoundFont, key: Int, sampleRate: Double, gain: Float) {
+        let header = font.samples[region.sample]
+        let data = font.data(of: header)
+        guard let base = data.baseAddress, !data.isEmpty else { return nil }
+        _ = Interpolation.coefficients   // made here, never on the render thread
+        // Points counted from the sample's start, moved by the address offsets, kept inside it.
+        let origin = Int(header.start)
+        let start = Int(region[.startAddressOffset]) + 32_768 * Int(region[.startAddressCoarseOffset])
+        let end = data.count + Int(region[.endAddressOffset]) + 32_768 * Int(region[.endAddressCoarseOffset])
+        let loopStart = Int(header.loopStart) - origin + Int(region[.startLoopAddressOffset]) + 32_768 * Int(region[.startLoopAddressCoarseOffset])
+        let loopEnd = Int(header.loopEnd) - origin + Int(region[.endLoopAddressOffset]) + 32_768 * Int(region[.endLoopAddressCoarseOffset])
+        let first = min(max(start, 0), data.count - 1), last = min(max(end, first + 1), data.count)
+        // Pitch in cents: the key scaled by the scale tuning about middle C, plus the tunings;
+        // the sample's own pitch from its root key (or the zone's) less its correction.
+        let playedKey = region[.keyNumber] >= 0 ? Double(region[.keyNumber]) : Double(key)
+        let pitch = Double(min(max(region[.scaleTuning], 0), 1_200)) * (playedKey - 60) + 6_000
+            + 100 * Double(min(max(region[.coarseTune], -120), 120)) + Double(min(max(region[.fineTune], -99), 99))
+        let rootKey = region[.overridingRootKey] >= 0 ? Double(region[.overridingRootKey]) : Double(header.originalPitch == 255 ? 60 : header.originalPitch)
+        let root = rootKey * 100 - Double(header.pitchCorrection)
+        let increment = exp2((pitch - root) / 1_200) * Double(max(header.sampleRate, 1)) / sampleRate
+        player = SamplePlayer(data: base, start: first, end: last, loopStart: loopStart, loopEnd: loopEnd,
+                              mode: region[.sampleModes], increment: increment)
+        var times = VolumeEnvelope.Times()
+        times.delay = region[.volEnvDelay]
+        times.attack = region[.volEnvAttack]
+        times.hold = region[.volEnvHold]
+        times.decay = region[.volEnvDecay]
+        times.sustain = region[.volEnvSustain]
+        times.release = region[.volEnvRelease]
+        times.keyToHold = region[.keyToVolEnvHold]
+        times.keyToDecay = region[.keyToVolEnvDecay]
+        envelope = VolumeEnvelope(times, key: key, sampleRate: sampleRate)
+        attenuation = Float(min(max(region[.initialAttenuation], 0), 1_440)) * Self.attenuationFactor
+        let pan = min(max(region[.pan], -500), 500)
+        left = gain * Self.panGain(-pan)
+        right = gain * Self.panGain(pan)
+    }
+
+    /// libfluidsynth's pan law: a quarter sine over 1,002 steps from hard left to hard right.
+    static func panGain(_ pan: Int32) -> Float {
+        if pan <= -500 { return 0 }
+        if pan >= 500 { return 1 }
+        return Float(sin(Double(pan + 500) * Double.pi / 2 / 1_001))
+    }
+
+    /// Adds `frames` frames of the voice to `leftOut` and `rightOut`, using `scratch` (room
+    /// for 64 frames). Render thread only.
+    mutating func render(left leftOut: UnsafeMutablePointer<Float>, right rightOut: UnsafeMutablePointer<Float>, frames: Int,
+                         scratch: UnsafeMutablePointer<Float>) {
+        var done = 0
+        while done < frames, !isFinished {
+            if frameInBlock == 0 {
+                let target = envelope.nextBlockGain(attenuation: attenuation)
+                step = (target - amplitude) / Float(Units.controlBlock)
+                if envelope.stage == .finished { isFinished = true; return }
+            }
+            let count = min(Units.controlBlock - frameInBlock, frames - done)
+            if envelope.stage != .delay {   // a delayed voice does not move through its sample yet
+                let written = player.render(into: scratch, frames: count, gain: amplitude + step * Float(frameInBlock), step: step)
+                for i in 0..<written {
+                    leftOut[done + i] += scratch[i] * left
+                    rightOut[done + i] += scratch[i] * right
+                }
+                if player.finished { isFinished = true; return }
+            }
+            done += count
+            frameInBlock += count
+            if frameInBlock == Units.controlBlock {
+                frameInBlock = 0
+                amplitude += step * Float(Units.controlBlock)
+            }
+        }
+    }
+
+    /// Note-off: the envelope's release, and a sample that loops until release plays on. Render thread only.
+    mutating func release() {
+        envelope.release()
+        player.release()
+    }
+}
