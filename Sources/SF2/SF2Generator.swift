@@ -13,6 +13,8 @@ public enum SF2Generator: Sendable, Comparable {
     case velocityRange(UInt8, UInt8)
     /// Initial filter cutoff, absolute cents. Any thread.
     case filterCutoff(Int16)
+    /// Initial filter resonance, centibels above the DC gain. Any thread.
+    case filterQ(Int16)
     /// Chorus send, 0.1 % units. Any thread.
     case chorusSend(Int16)
     /// Reverb send, 0.1 % units. Any thread.
@@ -52,6 +54,7 @@ public enum SF2Generator: Sendable, Comparable {
         case .keyRange: return 43
         case .velocityRange: return 44
         case .filterCutoff: return 8
+        case .filterQ: return 9
         case .chorusSend: return 15
         case .reverbSend: return 16
         case .pan: return 17
@@ -90,7 +93,7 @@ public enum SF2Generator: Sendable, Comparable {
         switch self {
         case .keyRange(let lo, let hi), .velocityRange(let lo, let hi): return (operation, UInt16(lo) | UInt16(hi) << 8)
         case .instrument(let i), .sampleID(let i): return (operation, UInt16(truncatingIfNeeded: i))
-        case .filterCutoff(let v), .chorusSend(let v), .reverbSend(let v), .pan(let v), .attack(let v), .hold(let v),
+        case .filterCutoff(let v), .filterQ(let v), .chorusSend(let v), .reverbSend(let v), .pan(let v), .attack(let v), .hold(let v),
              .decay(let v), .sustain(let v), .release(let v), .attenuation(let v), .coarseTune(let v),
              .scaleTuning(let v), .sampleModes(let v), .exclusiveClass(let v), .rootKey(let v):
             return (operation, UInt16(bitPattern: v))

@@ -5,13 +5,14 @@ import Glibc
 
 /// One sounding note of one region: its sample played at the note's pitch (four-point
 /// interpolation), shaped by the volume envelope, attenuated and panned as libfluidsynth does
-/// it, its control blocks counted from the note's own first frame so that it starts on the
-/// exact frame it is given. Modulators, the modulation envelope, the LFOs and the filter come
-/// next; a voice now plays the generators alone. Made on any thread; rendered on the render
+/// it, through its resonant low-pass filter, its control blocks counted from the note's own
+/// first frame so that it starts on the exact frame it is given. Modulators, the modulation
+/// envelope and the LFOs come next; a voice now plays the generators alone. Made on any thread; rendered on the render
 /// thread only, where it allocates nothing.
 struct Voice {
     private var player: SamplePlayer
     private var envelope: VolumeEnvelope
+    private var filter: LowPassFilter
     /// The voice's attenuation in centibels (the generator with libfluidsynth's EMU factor).
     private let attenuation: Float
     /// Output gain and pan on each side.
@@ -61,6 +62,7 @@ struct Voice {
         times.keyToHold = region[.keyToVolEnvHold]
         times.keyToDecay = region[.keyToVolEnvDecay]
         envelope = VolumeEnvelope(times, key: key, sampleRate: sampleRate)
+        filter = LowPassFilter(cutoff: region[.initialFilterCutoff], q: region[.initialFilterQ], sampleRate: sampleRate)
         attenuation = Float(min(max(region[.initialAttenuation], 0), 1_440)) * Self.attenuationFactor
         let pan = min(max(region[.pan], -500), 500)
         left = gain * Self.panGain(-pan)
@@ -88,6 +90,7 @@ struct Voice {
             let count = min(Units.controlBlock - frameInBlock, frames - done)
             if envelope.stage != .delay {   // a delayed voice does not move through its sample yet
                 let written = player.render(into: scratch, frames: count, gain: amplitude + step * Float(frameInBlock), step: step)
+                filter.process(scratch, count: written)
                 for i in 0..<written {
                     leftOut[done + i] += scratch[i] * left
                     rightOut[done + i] += scratch[i] * right
