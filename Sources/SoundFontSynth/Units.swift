@@ -24,10 +24,11 @@ enum Units {
         exp2(Double(min(max(timecents, -12_000), 8_000)) / 1_200)
     }
 
-    /// Gain for an attenuation in centibels: 10^(−cB/200), 1 at 0 and below, 0 past 1440
-    /// (144 dB down, where libfluidsynth's table ends).
+    /// Gain for an attenuation in centibels as libfluidsynth's table gives it: 10^(−cB/200)
+    /// of the whole centibels (its table has a step each), 1 at 0 and below, 0 past 1440
+    /// (144 dB down, where the table ends).
     static func gain(centibels: Float) -> Float {
-        centibels <= 0 ? 1 : centibels > 1_440 ? 0 : powf(10, -centibels / 200)
+        centibels <= 0 ? 1 : centibels >= 1_441 ? 0 : powf(10, -centibels.rounded(.down) / 200)
     }
 
     /// How many whole control blocks `seconds` lasts at `sampleRate`.

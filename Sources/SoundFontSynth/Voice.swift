@@ -6,8 +6,9 @@ import Glibc
 /// One sounding note of one region: its sample played at the note's pitch (four-point
 /// interpolation), shaped by the volume envelope, attenuated and panned as libfluidsynth does
 /// it, through its resonant low-pass filter, its control blocks counted from the note's own
-/// first frame so that it starts on the exact frame it is given. Modulators, the modulation
-/// envelope and the LFOs come next; a voice now plays the generators alone. Made on any thread; rendered on the render
+/// first frame so that it starts on the exact frame it is given. Its modulators are read when
+/// it starts (the controllers moving under a held note, the modulation envelope and the LFOs
+/// come next). Made on any thread; rendered on the render
 /// thread only, where it allocates nothing.
 struct Voice {
     private var player: SamplePlayer
@@ -27,14 +28,19 @@ struct Voice {
     /// did, and what fonts are made for).
     static let attenuationFactor: Float = 0.4
 
-    /// A voice of `region` in `font` for `key` at `sampleRate`, `gain` the synthesizer's
-    /// output gain (libfluidsynth's default is 0.2). Nil when the region's sample holds no
-    /// data Pianola can play (compressed, or out of the file's bounds).
-    init?(region: Region, font: SoundFont, key: Int, sampleRate: Double, gain: Float) {
+    /// A voice of `region` in `font` for `key` at `velocity` on a channel at `controllers`, at
+    /// `sampleRate`, `gain` the synthesizer's output gain (libfluidsynth's default is 0.2).
+    /// Nil when the region's sample holds no data Pianola can play (compressed, or out of the
+    /// file's bounds).
+    init?(region: Region, font: SoundFont, key: Int, velocity: Int, controllers: ChannelControllers = ChannelControllers(),
+          sampleRate: Double, gain: Float) {
         let header = font.samples[region.sample]
         let data = font.data(of: header)
         guard let base = data.baseAddress, !data.isEmpty else { return nil }
         _ = Interpolation.coefficients   // made here, never on the render thread
+        let modulated = ModulatorSources.contributions(region.modulators, key: key, velocity: velocity, controllers: controllers)
+        /// A generator's value with what the modulators add, in whole units.
+        func value(_ generator: Generator) -> Int32 { region[generator] &+ Int32(modulated[Int(generator.rawValue)].rounded(.towardZero)) }
         // Points counted from the sample's start, moved by the address offsets, kept inside it.
         let origin = Int(header.start)
         let start = Int(region[.startAddressOffset]) + 32_768 * Int(region[.startAddressCoarseOffset])
@@ -46,25 +52,30 @@ struct Voice {
         // the sample's own pitch from its root key (or the zone's) less its correction.
         let playedKey = region[.keyNumber] >= 0 ? Double(region[.keyNumber]) : Double(key)
         let pitch = Double(min(max(region[.scaleTuning], 0), 1_200)) * (playedKey - 60) + 6_000
-            + 100 * Double(min(max(region[.coarseTune], -120), 120)) + Double(min(max(region[.fineTune], -99), 99))
+            + 100 * Double(min(max(value(.coarseTune), -120), 120)) + Double(min(max(value(.fineTune), -99), 99))
+            + Double(modulated[59])   // the pitch wheel's modulator
+
         let rootKey = region[.overridingRootKey] >= 0 ? Double(region[.overridingRootKey]) : Double(header.originalPitch == 255 ? 60 : header.originalPitch)
         let root = rootKey * 100 - Double(header.pitchCorrection)
-        let increment = exp2((pitch - root) / 1_200) * Double(max(header.sampleRate, 1)) / sampleRate
+        // libfluidsynth turns cents into hertz by a table of whole cents: the pitch's fraction
+        // is dropped (a pitch below 0 cents is 1 Hz).
+        let increment = exp2((max(pitch, 0).rounded(.down) - root) / 1_200) * Double(max(header.sampleRate, 1)) / sampleRate
         player = SamplePlayer(data: base, start: first, end: last, loopStart: loopStart, loopEnd: loopEnd,
                               mode: region[.sampleModes], increment: increment)
         var times = VolumeEnvelope.Times()
-        times.delay = region[.volEnvDelay]
-        times.attack = region[.volEnvAttack]
-        times.hold = region[.volEnvHold]
-        times.decay = region[.volEnvDecay]
-        times.sustain = region[.volEnvSustain]
-        times.release = region[.volEnvRelease]
-        times.keyToHold = region[.keyToVolEnvHold]
-        times.keyToDecay = region[.keyToVolEnvDecay]
+        times.delay = value(.volEnvDelay)
+        times.attack = value(.volEnvAttack)
+        times.hold = value(.volEnvHold)
+        times.decay = value(.volEnvDecay)
+        times.sustain = value(.volEnvSustain)
+        times.release = value(.volEnvRelease)
+        times.keyToHold = value(.keyToVolEnvHold)
+        times.keyToDecay = value(.keyToVolEnvDecay)
         envelope = VolumeEnvelope(times, key: key, sampleRate: sampleRate)
-        filter = LowPassFilter(cutoff: region[.initialFilterCutoff], q: region[.initialFilterQ], sampleRate: sampleRate)
-        attenuation = Float(min(max(region[.initialAttenuation], 0), 1_440)) * Self.attenuationFactor
-        let pan = min(max(region[.pan], -500), 500)
+        filter = LowPassFilter(cutoff: value(.initialFilterCutoff), q: value(.initialFilterQ), sampleRate: sampleRate)
+        // The file's attenuation takes the EMU factor; what modulators add does not.
+        attenuation = min(max(Float(region[.initialAttenuation]) * Self.attenuationFactor + modulated[Int(Generator.initialAttenuation.rawValue)], 0), 1_440)
+        let pan = min(max(value(.pan), -500), 500)
         left = gain * Self.panGain(-pan)
         right = gain * Self.panGain(pan)
     }

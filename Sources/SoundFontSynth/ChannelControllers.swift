@@ -1,0 +1,27 @@
+/// What a MIDI channel's controllers are at, as a voice's modulators read them (section 8.2.1):
+/// the 128 controllers, channel pressure, the pitch wheel and its sensitivity. Starts where
+/// libfluidsynth's channels start (volume 100, pan 64, expression 127, the wheel centred,
+/// two semitones of sensitivity). Fixed storage, no heap: copied freely on the render thread.
+public struct ChannelControllers: Sendable {
+    private var low = SIMD64<UInt8>(repeating: 0)
+    private var high = SIMD64<UInt8>(repeating: 0)
+    /// Channel pressure, 0-127. Any thread.
+    public var channelPressure: UInt8 = 0
+    /// The pitch wheel, 0-16383 (8192 centred). Any thread.
+    public var pitchWheel: UInt16 = 8_192
+    /// The wheel's range in semitones (RPN 0). Any thread.
+    public var wheelSensitivity: UInt8 = 2
+
+    /// A channel at its reset values. Any thread.
+    public init() {
+        self[7] = 100
+        self[10] = 64
+        self[11] = 127
+    }
+
+    /// Controller `number`'s value, 0-127. Any thread.
+    public subscript(number: Int) -> UInt8 {
+        get { number < 64 ? low[number] : high[number - 64] }
+        set { if number < 64 { low[number] = newValue } else { high[number - 64] = newValue } }
+    }
+}
