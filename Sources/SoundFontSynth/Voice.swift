@@ -16,8 +16,12 @@ struct Voice {
     private var filter: LowPassFilter
     /// The voice's attenuation in centibels (the generator with libfluidsynth's EMU factor).
     private let attenuation: Float
-    /// Output gain and pan on each side.
+    /// Output gain and pan on each side, and where the mix is on its way to them: like
+    /// libfluidsynth's mixer, each change (the voice's start from silence included) ramps
+    /// over one control block.
     private let left: Float, right: Float
+    private var mixLeft: Float = 0, mixRight: Float = 0
+    private var mixStepLeft: Float = 0, mixStepRight: Float = 0
     /// The envelope gain reached at the end of the last whole block, and the ramp of this one.
     private var amplitude: Float = 0, step: Float = 0
     private var frameInBlock = 0
@@ -96,15 +100,20 @@ struct Voice {
             if frameInBlock == 0 {
                 let target = envelope.nextBlockGain(attenuation: attenuation)
                 step = (target - amplitude) / Float(Units.controlBlock)
+                mixStepLeft = (left - mixLeft) / Float(Units.controlBlock)
+                mixStepRight = (right - mixRight) / Float(Units.controlBlock)
                 if envelope.stage == .finished { isFinished = true; return }
             }
             let count = min(Units.controlBlock - frameInBlock, frames - done)
             if envelope.stage != .delay {   // a delayed voice does not move through its sample yet
                 let written = player.render(into: scratch, frames: count, gain: amplitude + step * Float(frameInBlock), step: step)
                 filter.process(scratch, count: written)
+                var gainLeft = mixLeft + mixStepLeft * Float(frameInBlock), gainRight = mixRight + mixStepRight * Float(frameInBlock)
                 for i in 0..<written {
-                    leftOut[done + i] += scratch[i] * left
-                    rightOut[done + i] += scratch[i] * right
+                    leftOut[done + i] += scratch[i] * gainLeft
+                    rightOut[done + i] += scratch[i] * gainRight
+                    gainLeft += mixStepLeft
+                    gainRight += mixStepRight
                 }
                 if player.finished { isFinished = true; return }
             }
@@ -113,6 +122,8 @@ struct Voice {
             if frameInBlock == Units.controlBlock {
                 frameInBlock = 0
                 amplitude += step * Float(Units.controlBlock)
+                mixLeft = left
+                mixRight = right
             }
         }
     }
