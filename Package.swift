@@ -136,7 +136,7 @@ let package = Package(
         .testTarget(name: "EngineTests", dependencies: ["Playback", "DSP", "Engine", "Synthesis", "Sequencing", "MIDI", "FluidSynth", "SF2", "SoundFontBook", "AllocationCounter", "RenderHarness", "TestSupport"]),
         .testTarget(name: "StreamingTests", dependencies: ["Playback", "DSP", "Streaming", "Engine", "AudioFile", "MIDI", "Sequencing", "AllocationCounter"]),
         .testTarget(name: "PianolaCTests", dependencies: ["PianolaC", "CPianola", "AllocationCounter"]),
-        .testTarget(name: "SoundFontSynthTests", dependencies: ["SoundFontSynth", "SoundFontModel", "SF2", "FluidSynth"]),
+        .testTarget(name: "SoundFontSynthTests", dependencies: ["SoundFontSynth", "SoundFontModel", "SF2", "FluidSynth", "AllocationCounter"]),
         .testTarget(name: "SoundFontModelTests", dependencies: ["SoundFontModel", "SF2", "SoundFontBook", "FluidSynth", "TestSupport"]),
         .testTarget(name: "SoundFontTests", dependencies: ["SF2", "SoundFontBook", "FluidSynth", "CFluidSynth", "CSndFile"]),
         // Libraries opened on first use that cannot be: what lazy_library.h says then.

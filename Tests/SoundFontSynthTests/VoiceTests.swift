@@ -1,6 +1,7 @@
 import FluidSynth
 import Foundation
 import SF2
+import AllocationCounter
 import SoundFontModel
 @testable import SoundFontSynth
 import Testing
@@ -124,5 +125,31 @@ struct VoiceTests {
                          Self.frequency(ours[side][steady]), snr))
             #expect(abs(dB) <= 0.1 && abs(cents) <= 0.01 && snr >= 50)
         }
+    }
+}
+
+/// The render-thread rule for Pianola's own voices: rendering, releasing and finishing a
+/// voice allocates nothing.
+@Suite("A voice renders without allocating")
+struct VoiceAllocationTests {
+    @Test("a thousand blocks of uneven lengths, a release and the end: no heap allocation")
+    func noAllocations() throws {
+        let font = try SoundFont(bytes: VoiceTests.font([.attack(-6000), .decay(-1200), .sustain(300), .release(-2400), .filterQ(60)]), name: "voice.sf2")
+        let region = try #require(font.regions(of: font.presets[0], key: 64, velocity: 90).first)
+        var voice = try #require(Voice(region: region, font: font, key: 64, velocity: 90, sampleRate: 48_000, gain: 0.2))
+        let left = UnsafeMutablePointer<Float>.allocate(capacity: 512), right = UnsafeMutablePointer<Float>.allocate(capacity: 512)
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 64)
+        defer { left.deallocate(); right.deallocate(); scratch.deallocate() }
+        left.initialize(repeating: 0, count: 512)
+        right.initialize(repeating: 0, count: 512)
+        voice.render(left: left, right: right, frames: 64, scratch: scratch)   // warm-up
+        pianola_allocations_start()
+        for block in 0..<1_000 {
+            if block == 600 { voice.release() }
+            voice.render(left: left, right: right, frames: 1 + block % 511, scratch: scratch)
+        }
+        let allocations = pianola_allocations_stop()
+        #expect(voice.isFinished, "the release ended the voice")
+        #expect(allocations == 0)
     }
 }
