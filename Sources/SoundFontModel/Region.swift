@@ -19,7 +19,13 @@ public struct Region: Sendable {
     /// The combined value of `generator`, not yet clamped to its range (a sum may leave it). Any thread.
     public subscript(generator: Generator) -> Int32 { values[Int(generator.rawValue)] }
 
-    init(sample: Int, preset: (zone: Zone, global: Zone?), instrument: (zone: Zone, global: Zone?), zones: (preset: Int, instrument: Int)) {
+    /// The region of an instrument zone under a preset zone; nil when their key or velocity
+    /// ranges do not overlap (no note plays it).
+    init?(sample: Int, preset: (zone: Zone, global: Zone?), instrument: (zone: Zone, global: Zone?), zones: (preset: Int, instrument: Int)) {
+        guard let keys = Self.overlap(preset.zone.keyRange, instrument.zone.keyRange),
+              let velocities = Self.overlap(preset.zone.velocityRange, instrument.zone.velocityRange) else { return nil }
+        keyRange = keys
+        velocityRange = velocities
         self.sample = sample
         self.zones = zones
         values = Generator.allCases.map { generator in
@@ -31,31 +37,36 @@ public struct Region: Sendable {
         }
         modulators = Modulator.forVoice(instrument: Modulator.merged(instrument.zone.modulators, global: instrument.global?.modulators),
                                         preset: Modulator.merged(preset.zone.modulators, global: preset.global?.modulators))
-        keyRange = Self.overlap(preset.zone.keyRange, instrument.zone.keyRange)
-        velocityRange = Self.overlap(preset.zone.velocityRange, instrument.zone.velocityRange)
     }
 
-    /// Where two ranges that share the note being played overlap.
-    private static func overlap(_ a: ClosedRange<UInt8>, _ b: ClosedRange<UInt8>) -> ClosedRange<UInt8> {
-        let low = max(a.lowerBound, b.lowerBound)
-        return low...max(low, min(a.upperBound, b.upperBound))
+    /// Where two ranges overlap, nil if they do not.
+    private static func overlap(_ a: ClosedRange<UInt8>, _ b: ClosedRange<UInt8>) -> ClosedRange<UInt8>? {
+        let low = max(a.lowerBound, b.lowerBound), high = min(a.upperBound, b.upperBound)
+        return low <= high ? low...high : nil
     }
 }
 
 extension SoundFont {
-    /// Every region of `preset` whose zones both take `key` at `velocity`, in the preset's
-    /// and then each instrument's zone order; zones whose sample the file does not hold
-    /// (a ROM sample, bounds past the data) play nothing. Any thread.
-    public func regions(of preset: Preset, key: UInt8, velocity: UInt8) -> [Region] {
+    /// Every region `preset` can play, whatever the key and velocity: each of its zones with
+    /// each zone of the instrument it names, in the preset's and then each instrument's zone
+    /// order; zones whose sample the file does not hold (a ROM sample, bounds past the data)
+    /// play nothing. Any thread.
+    public func allRegions(of preset: Preset) -> [Region] {
         var found: [Region] = []
-        for (p, presetZone) in preset.zones.enumerated() where presetZone.keyRange.contains(key) && presetZone.velocityRange.contains(velocity) {
+        for (p, presetZone) in preset.zones.enumerated() {
             guard let link = presetZone.link else { continue }
             let instrument = instruments[link]
-            for (i, zone) in instrument.zones.enumerated() where zone.keyRange.contains(key) && zone.velocityRange.contains(velocity) {
-                guard let sample = zone.link, samples[sample].isUsable(within: sampleDataCount) else { continue }
-                found.append(Region(sample: sample, preset: (presetZone, preset.global), instrument: (zone, instrument.global), zones: (p, i)))
+            for (i, zone) in instrument.zones.enumerated() {
+                guard let sample = zone.link, samples[sample].isUsable(within: sampleDataCount),
+                      let region = Region(sample: sample, preset: (presetZone, preset.global), instrument: (zone, instrument.global), zones: (p, i)) else { continue }
+                found.append(region)
             }
         }
         return found
+    }
+
+    /// The regions of `preset` whose zones both take `key` at `velocity`. Any thread.
+    public func regions(of preset: Preset, key: UInt8, velocity: UInt8) -> [Region] {
+        allRegions(of: preset).filter { $0.keyRange.contains(key) && $0.velocityRange.contains(velocity) }
     }
 }

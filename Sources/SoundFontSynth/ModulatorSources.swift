@@ -9,22 +9,26 @@ import Glibc
 /// or switch. Any thread.
 enum ModulatorSources {
     /// The concave curve at 0...127: 0 at 0, 1 at 127, a fall of 96 dB in the middle steps.
-    private static let concave: [Float] = curve(concave: true)
+    /// Made on first use (a voice's making touches it off the render thread); read-only after.
+    nonisolated(unsafe) static let concave: UnsafePointer<Float> = curve(concave: true)
+    /// The default velocity-to-filter modulator, whose like libfluidsynth leaves out.
+    static let velocityToFilter = Modulator.defaults[1]
     /// The convex curve, its mirror.
-    private static let convex: [Float] = curve(concave: false)
+    nonisolated(unsafe) static let convex: UnsafePointer<Float> = curve(concave: false)
 
-    private static func curve(concave: Bool) -> [Float] {
-        var table = [Float](repeating: 0, count: 128)
+    private static func curve(concave: Bool) -> UnsafePointer<Float> {
+        let table = UnsafeMutablePointer<Float>.allocate(capacity: 128)
+        table.initialize(repeating: 0, count: 128)
         table[127] = 1
         for i in 1..<127 {
             let x = (-200 * 2 / 960) * log10(Double(i) / 127)
             if concave { table[127 - i] = Float(x) } else { table[i] = Float(1 - x) }
         }
-        return table
+        return UnsafePointer(table)
     }
 
     /// `table` at `x` in 0...127, interpolated between its steps, held at its ends.
-    private static func look(_ table: [Float], _ x: Float) -> Float {
+    private static func look(_ table: UnsafePointer<Float>, _ x: Float) -> Float {
         if x < 0 { return 0 }
         let i = Int(x)
         if i >= 127 { return table[127] }
@@ -69,10 +73,15 @@ enum ModulatorSources {
     }
 
     /// What `modulators` add to each generator (indexed by number; 59 is the pitch, in cents)
-    /// for a note of `key` at `velocity` on a channel at `controllers`.
-    static func contributions(_ modulators: [Modulator], key: Int, velocity: Int, controllers: ChannelControllers) -> [Float] {
-        var sums = [Float](repeating: 0, count: 60)
-        for modulator in modulators where Int(modulator.destination) < 60 {
+    /// for a note of `key` at `velocity` on a channel at `controllers`. No heap: a note-on on
+    /// the render thread may ask.
+    static func contributions(_ modulators: [Modulator], key: Int, velocity: Int, controllers: ChannelControllers) -> SIMD64<Float> {
+        var sums = SIMD64<Float>(repeating: 0)
+        for index in 0..<modulators.count {   // by index: a debug build's array iterator allocates
+            let modulator = modulators[index]
+            // libfluidsynth has the velocity-to-filter modulator add nothing (in any amount a
+            // font gives it): its specified form makes the cutoff jump at velocity 64.
+            guard Int(modulator.destination) < 60, !modulator.isIdentical(to: velocityToFilter) else { continue }
             var amount = Float(modulator.amount) * value(modulator.source, key: key, velocity: velocity, controllers: controllers)
             amount *= value(modulator.amountSource, key: key, velocity: velocity, controllers: controllers)
             if modulator.transform == 2 { amount = abs(amount) }

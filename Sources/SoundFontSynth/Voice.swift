@@ -41,7 +41,7 @@ struct Voice {
         let header = font.samples[region.sample]
         let data = font.data(of: header)
         guard let base = data.baseAddress, !data.isEmpty else { return nil }
-        _ = Interpolation.coefficients   // made here, never on the render thread
+        Self.prepareTables()
         let modulated = ModulatorSources.contributions(region.modulators, key: key, velocity: velocity, controllers: controllers)
         /// A generator's value with what the modulators add, in whole units.
         func value(_ generator: Generator) -> Int32 { region[generator] &+ Int32(modulated[Int(generator.rawValue)].rounded(.towardZero)) }
@@ -82,6 +82,12 @@ struct Voice {
         let pan = min(max(value(.pan), -500), 500)
         left = gain * Self.panGain(-pan)
         right = gain * Self.panGain(pan)
+    }
+
+    /// Makes the tables voices read (interpolation, the curves, the modulator left out), so that
+    /// no render thread is the first to ask. Control thread.
+    static func prepareTables() {
+        _ = (Interpolation.coefficients, ModulatorSources.concave, ModulatorSources.convex, ModulatorSources.velocityToFilter)
     }
 
     /// libfluidsynth's pan law: a quarter sine over 1,002 steps from hard left to hard right.

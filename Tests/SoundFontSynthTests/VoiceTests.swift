@@ -144,6 +144,9 @@ struct VoiceAllocationTests {
         right.initialize(repeating: 0, count: 512)
         voice.render(left: left, right: right, frames: 64, scratch: scratch)   // warm-up
         pianola_allocations_start()
+        _ = Voice(region: region, font: font, key: 64, velocity: 90, sampleRate: 48_000, gain: 0.2)
+        #expect(pianola_allocations_stop() == 0, "a voice starts without allocating (a note-on on the render thread makes one)")
+        pianola_allocations_start()
         for block in 0..<1_000 {
             if block == 600 { voice.release() }
             voice.render(left: left, right: right, frames: 1 + block % 511, scratch: scratch)

@@ -1,0 +1,178 @@
+import SoundFontModel
+
+/// Pianola's own SoundFont synthesizer: sixteen MIDI channels playing a `SoundFont`'s presets
+/// through a fixed pool of voices. Events take effect where they are given between render
+/// calls, so a caller that renders up to each event's frame and then gives it puts every note
+/// on its exact frame (each voice counts its control blocks from its own first frame). Made on
+/// the control thread, which also reads every preset's regions; everything else is render
+/// thread only and allocates nothing.
+public final class SoundFontSynthesizer {
+    /// A voice slot: the voice, and what it is playing.
+    private struct Slot {
+        var voice: Voice?
+        var channel = 0, key = 0
+        var started = 0          // the note-on's serial number: the oldest is stolen first
+        var released = false
+        var sustained = false    // released while the sustain pedal was down
+    }
+
+    /// A channel's program, controllers and pedal.
+    private struct Channel {
+        var bank = 0, program = 0
+        var preset: Int?         // index into `regionsByPreset`
+        var controllers = ChannelControllers()
+    }
+
+    private let font: SoundFont
+    private let sampleRate: Double
+    private let gain: Float
+    /// Every preset's regions, read once: a note-on only picks the ones its key and velocity fall in.
+    private let regionsByPreset: [[Region]]
+    private let presetIndex: [Int: Int]      // bank << 8 | program → preset
+    private var channels: [Channel]
+    private let slots: UnsafeMutablePointer<Slot>
+    private let polyphony: Int
+    private var serial = 0
+    private let scratch: UnsafeMutablePointer<Float>
+
+    /// A synthesizer of `font` at `sampleRate` with `polyphony` voices and output `gain`
+    /// (libfluidsynth's default 0.2). Channel 10 plays bank 128 (percussion). Control thread.
+    public init(font: SoundFont, sampleRate: Double, polyphony: Int = 256, gain: Float = 0.2) {
+        Voice.prepareTables()
+        self.font = font
+        self.sampleRate = sampleRate
+        self.gain = gain
+        self.polyphony = max(1, polyphony)
+        regionsByPreset = font.presets.map { font.allRegions(of: $0) }
+        var index: [Int: Int] = [:]
+        for (i, preset) in font.presets.enumerated() where index[Int(preset.bank) << 8 | Int(preset.program)] == nil {
+            index[Int(preset.bank) << 8 | Int(preset.program)] = i
+        }
+        presetIndex = index
+        channels = (0..<16).map { _ in Channel() }
+        slots = .allocate(capacity: self.polyphony)
+        slots.initialize(repeating: Slot(), count: self.polyphony)
+        scratch = .allocate(capacity: Units.controlBlock)
+        for channel in 0..<16 { select(channel) }
+    }
+
+    deinit {
+        slots.deinitialize(count: polyphony)
+        slots.deallocate()
+        scratch.deallocate()
+    }
+
+    /// How many voices sound. Render thread only.
+    public var activeVoices: Int { (0..<polyphony).reduce(0) { $0 + (slots[$1].voice == nil ? 0 : 1) } }
+
+    /// Points `channel` at the preset its bank and program name: bank 128 on channel 10; a
+    /// program the bank lacks falls back to bank 0's (or 128's program 0 for drums), as
+    /// libfluidsynth does.
+    private func select(_ channel: Int) {
+        let bank = channel == 9 ? 128 : channels[channel].bank
+        let program = channels[channel].program
+        channels[channel].preset = presetIndex[bank << 8 | program]
+            ?? presetIndex[(bank == 128 ? 128 : 0) << 8 | (bank == 128 ? 0 : program)]
+    }
+
+    /// Starts `key` at `velocity` on `channel` (velocity 0 is a note-off). Render thread only.
+    public func noteOn(channel: Int, key: Int, velocity: Int) {
+        guard (0..<16).contains(channel), (0..<128).contains(key) else { return }
+        guard velocity > 0 else { noteOff(channel: channel, key: key); return }
+        guard let preset = channels[channel].preset else { return }
+        // The same key again on the channel: the old note is released first, as libfluidsynth does.
+        releaseVoices(channel: channel, key: key)
+        serial += 1
+        let regions = regionsByPreset[preset]
+        for index in 0..<regions.count {   // by index: a debug build's array iterator allocates
+            let region = regions[index]
+            guard region.keyRange.contains(UInt8(key)), region.velocityRange.contains(UInt8(min(velocity, 127))) else { continue }
+            guard let voice = Voice(region: region, font: font, key: key, velocity: min(velocity, 127), controllers: channels[channel].controllers,
+                                    sampleRate: sampleRate, gain: gain) else { continue }
+            let slot = freeSlot()
+            slots[slot] = Slot(voice: voice, channel: channel, key: key, started: serial)
+        }
+    }
+
+    /// A free slot, or the one to steal: the oldest released voice, else the oldest.
+    private func freeSlot() -> Int {
+        var oldest = 0, oldestReleased = -1
+        for i in 0..<polyphony {
+            guard slots[i].voice != nil else { return i }
+            if slots[i].started < slots[oldest].started { oldest = i }
+            if slots[i].released, oldestReleased < 0 || slots[i].started < slots[oldestReleased].started { oldestReleased = i }
+        }
+        return oldestReleased >= 0 ? oldestReleased : oldest
+    }
+
+    /// Releases `key` on `channel`, or holds it while the sustain pedal is down. Render thread only.
+    public func noteOff(channel: Int, key: Int) {
+        guard (0..<16).contains(channel) else { return }
+        let pedal = channels[channel].controllers[64] >= 64
+        for i in 0..<polyphony where slots[i].voice != nil && slots[i].channel == channel && slots[i].key == key && !slots[i].released {
+            if pedal { slots[i].sustained = true } else { slots[i].voice!.release(); slots[i].released = true }
+        }
+    }
+
+    private func releaseVoices(channel: Int, key: Int) {
+        for i in 0..<polyphony where slots[i].voice != nil && slots[i].channel == channel && slots[i].key == key && !slots[i].released {
+            slots[i].voice!.release()
+            slots[i].released = true
+        }
+    }
+
+    /// Sets controller `controller` of `channel`: bank select (0), the sustain pedal (64),
+    /// all sound off (120), reset all controllers (121), all notes off (123). Other
+    /// controllers reach the modulators of notes that start after. Render thread only.
+    public func controlChange(channel: Int, controller: Int, value: Int) {
+        guard (0..<16).contains(channel), (0..<128).contains(controller) else { return }
+        let value = UInt8(min(max(value, 0), 127))
+        switch controller {
+        case 0: channels[channel].bank = Int(value)
+        case 64:
+            channels[channel].controllers[64] = value
+            if value < 64 {
+                for i in 0..<polyphony where slots[i].voice != nil && slots[i].channel == channel && slots[i].sustained {
+                    slots[i].voice!.release()
+                    slots[i].released = true
+                    slots[i].sustained = false
+                }
+            }
+        case 120:
+            for i in 0..<polyphony where slots[i].voice != nil && slots[i].channel == channel { slots[i] = Slot() }
+        case 121:
+            let bank = channels[channel].bank, program = channels[channel].program, preset = channels[channel].preset
+            channels[channel] = Channel(bank: bank, program: program, preset: preset)
+        case 123:
+            for i in 0..<polyphony where slots[i].voice != nil && slots[i].channel == channel && !slots[i].released {
+                slots[i].voice!.release()
+                slots[i].released = true
+            }
+        default: channels[channel].controllers[controller] = value
+        }
+    }
+
+    /// Selects `program` of the channel's bank. Render thread only.
+    public func programChange(channel: Int, program: Int) {
+        guard (0..<16).contains(channel) else { return }
+        channels[channel].program = min(max(program, 0), 127)
+        select(channel)
+    }
+
+    /// Moves the pitch wheel of `channel` (0-16383, 8192 centred); notes that start after
+    /// follow it. Render thread only.
+    public func pitchBend(channel: Int, value: Int) {
+        guard (0..<16).contains(channel) else { return }
+        channels[channel].controllers.pitchWheel = UInt16(min(max(value, 0), 16_383))
+    }
+
+    /// Writes `frames` frames of every sounding voice into `left` and `right`. Render thread only.
+    public func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
+        left.update(repeating: 0, count: frames)
+        right.update(repeating: 0, count: frames)
+        for i in 0..<polyphony where slots[i].voice != nil {
+            slots[i].voice!.render(left: left, right: right, frames: frames, scratch: scratch)
+            if slots[i].voice!.isFinished { slots[i] = Slot() }
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import AllocationCounter
+import FluidSynth
+import Foundation
+import SoundFontModel
+import SoundFontSynth
+import Testing
+
+/// Pianola's own synthesizer playing events: each note on its exact frame, and a passage of
+/// the project's General MIDI font (three channels, drums, program and controller changes,
+/// the sustain pedal, the wheel) sounding as libfluidsynth plays it when the events fall on
+/// its 64-frame block edges, the only frames libfluidsynth can put them on (34 dB of SNR
+/// over five seconds today, the test holds 30), allocating nothing on the render thread.
+@Suite("Pianola's synthesizer: exact frames, and libfluidsynth's sound")
+struct SoundFontSynthesizerTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let gmFont = root.appendingPathComponent("soundfonts/pianola-gm.sf2").path
+
+    /// An event at a frame.
+    enum Event {
+        case on(Int, Int, Int), off(Int, Int), cc(Int, Int, Int), program(Int, Int), bend(Int, Int)
+    }
+
+    /// `events` (frame, event) rendered for `frames` frames by Pianola's synthesizer.
+    static func ours(_ font: SoundFont, _ events: [(Int, Event)], frames: Int) -> [Float] {
+        play(SoundFontSynthesizer(font: font, sampleRate: 48_000), events, frames: frames)
+    }
+
+    /// The same through libfluidsynth, reverb and chorus off.
+    static func theirs(_ path: String, _ events: [(Int, Event)], frames: Int) throws -> [Float] {
+        var configuration = Synthesizer.Configuration()
+        configuration.sampleRate = 48_000
+        configuration.reverb = false
+        configuration.chorus = false
+        configuration.lazySampleLoading = false
+        let synthesizer = try Synthesizer(configuration: configuration)
+        _ = try synthesizer.loadSoundFont(path: path)
+        return play(synthesizer, events, frames: frames)
+    }
+
+    /// The left channel of `synthesizer` playing `events`, rendered up to each event's frame
+    /// before it is given.
+    static func play(_ synthesizer: some EventPlayer, _ events: [(Int, Event)], frames: Int) -> [Float] {
+        var left = [Float](repeating: 0, count: frames), right = left
+        left.withUnsafeMutableBufferPointer { l in
+            right.withUnsafeMutableBufferPointer { r in
+                var done = 0
+                for index in 0...events.count {
+                    let frame = index < events.count ? events[index].0 : frames
+                    if frame > done {
+                        synthesizer.render(left: l.baseAddress! + done, right: r.baseAddress! + done, frames: frame - done)
+                        done = frame
+                    }
+                    if index < events.count { synthesizer.apply(events[index].1) }
+                }
+            }
+        }
+        return left
+    }
+
+    @Test("a note starts on the frame it is given, on a block edge or not: its first sound is the next frame")
+    func exactFrames() throws {
+        let font = try SoundFont(bytes: VoiceTests.font([]), name: "sine.sf2")
+        for frame in [0, 1, 37, 63, 64, 65, 1_000, 12_345] {
+            let audio = Self.ours(font, [(frame, .program(0, 0)), (frame, .on(0, 60, 100))], frames: frame + 4_800)
+            let first = try #require(audio.firstIndex { $0 != 0 })
+            #expect(first == frame + 1, "a note at frame \(frame) first sounds at \(first)")
+        }
+    }
+
+    /// A passage on block edges: a piano line, a pad on channel 2 with its volume and wheel
+    /// moved, drums, the sustain pedal, a program change mid-way.
+    static let passage: [(Int, Event)] = {
+        var events: [(Int, Event)] = [(0, .program(0, 0)), (0, .program(1, 48)), (0, .cc(1, 7, 80)), (0, .cc(0, 64, 127))]
+        let beat = 375 * 64   // 0.5 s
+        for (i, key) in [60, 64, 67, 72, 71, 67, 64, 62].enumerated() {
+            events.append((i * beat, .on(0, key, 60 + i * 8)))
+            events.append((i * beat + 192 * 64, .off(0, key)))
+            events.append((i * beat, .on(9, i % 2 == 0 ? 36 : 38, 100)))
+        }
+        events += [(2 * beat, .cc(0, 64, 0)), (beat, .bend(1, 10_000)), (beat, .on(1, 55, 90)), (5 * beat, .off(1, 55)),
+                   (4 * beat, .program(0, 24)), (6 * beat, .cc(1, 7, 120)), (6 * beat, .on(1, 59, 70)), (8 * beat, .off(1, 59))]
+        return events.sorted { $0.0 < $1.0 }
+    }()
+
+    @Test("a passage of the project's GM font with events on block edges sounds as libfluidsynth plays it")
+    func passageMatchesLibfluidsynth() throws {
+        let frames = 10 * 375 * 64
+        let ours = Self.ours(try SoundFont(path: Self.gmFont), Self.passage, frames: frames)
+        let theirs = try Self.theirs(Self.gmFont, Self.passage, frames: frames)
+        let noise = zip(theirs, ours).reduce(0.0) { $0 + Double($1.0 - $1.1) * Double($1.0 - $1.1) }
+        let signal = theirs.reduce(0.0) { $0 + Double($1) * Double($1) }
+        let snr = 10 * log10(signal / max(noise, 1e-30))
+        print(String(format: "passage: %.1f dB SNR against libfluidsynth over %.1f s", snr, Double(frames) / 48_000))
+        // 34 dB today: each voice sounds about 0.1 dB under libfluidsynth's in this font (a
+        // centibel of attenuation somewhere in its sums, still to find); the test holds 30.
+        #expect(signal > 0 && snr >= 30)
+    }
+
+    @Test("playing the passage allocates nothing on the render thread")
+    func noAllocations() throws {
+        let synthesizer = SoundFontSynthesizer(font: try SoundFont(path: Self.gmFont), sampleRate: 48_000)
+        let left = UnsafeMutablePointer<Float>.allocate(capacity: 4_096), right = UnsafeMutablePointer<Float>.allocate(capacity: 4_096)
+        defer { left.deallocate(); right.deallocate() }
+        synthesizer.render(left: left, right: right, frames: 64)
+        let passage = Self.passage
+        pianola_allocations_start()
+        var done = 0
+        for index in 0..<passage.count {   // by index: a debug build's array iterator allocates
+            let (frame, event) = passage[index]
+            if frame > done { synthesizer.render(left: left, right: right, frames: min(frame - done, 4_096)); done = frame }
+            synthesizer.apply(event)
+        }
+        let allocations = pianola_allocations_stop()
+        #expect(allocations == 0)
+    }
+}
+
+/// What both synthesizers take: the events of the passage, and rendering.
+protocol EventPlayer {
+    func noteOn(channel: Int, key: Int, velocity: Int)
+    func noteOff(channel: Int, key: Int)
+    func controlChange(channel: Int, controller: Int, value: Int)
+    func programChange(channel: Int, program: Int)
+    func pitchBend(channel: Int, value: Int)
+    func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int)
+}
+
+extension EventPlayer {
+    /// Gives `event`.
+    func apply(_ event: SoundFontSynthesizerTests.Event) {
+        switch event {
+        case .on(let c, let k, let v): noteOn(channel: c, key: k, velocity: v)
+        case .off(let c, let k): noteOff(channel: c, key: k)
+        case .cc(let c, let n, let v): controlChange(channel: c, controller: n, value: v)
+        case .program(let c, let p): programChange(channel: c, program: p)
+        case .bend(let c, let v): pitchBend(channel: c, value: v)
+        }
+    }
+}
+
+extension SoundFontSynthesizer: EventPlayer {}
+extension Synthesizer: EventPlayer {}
