@@ -93,10 +93,17 @@ played=$(( (t5 - t4) / 10000000 ))
 [ -n "$p5" ] && [ "$d" -ge 500 ] && [ "$d" -le $((500 + played + 50)) ]; check $? "→ seeks 5 s ahead ($p3 -> $p5, ${played} cs of wall time since the pause)"
 # Back 5 s: playing only moves forward, so any step back is the seek (the emulated guest runs
 # this script slowly, so more than the slept time passes in the song meanwhile).
+# A starved guest may redraw the status line late: it is read until it shows the step back,
+# for up to 10 s.
 tmux -L keys send-keys -t t Left
-sleep 1.5
-p6=$(position)
-d=$(delta "$p5" "$p6")
+i=0
+while :; do
+    sleep 0.5
+    p6=$(position)
+    d=$(delta "$p5" "$p6")
+    { [ -n "$p6" ] && [ "$d" -le -50 ]; } || [ $i -ge 20 ] && break
+    i=$((i + 1))
+done
 [ -n "$p6" ] && [ "$d" -le -50 ]; check $? "← seeks back ($p5 -> $p6)"
 tmux -L keys send-keys -t t q
 sleep 3
