@@ -54,6 +54,22 @@ public final class SoundFontSynthesizer {
         slots.initialize(repeating: Slot(), count: self.polyphony)
         scratch = .allocate(capacity: Units.controlBlock)
         for channel in 0..<16 { select(channel) }
+        warmUp()
+    }
+
+    /// Renders one block of a voice into a throw-away buffer, here on the control thread, so
+    /// that whatever the Swift runtime does the first time a voice renders (type metadata for
+    /// the SIMD arithmetic, in a debug build) is not done on the render thread.
+    private func warmUp() {
+        guard let preset = regionsByPreset.firstIndex(where: { !$0.isEmpty }), let region = regionsByPreset[preset].first,
+              var voice = Voice(region: region, font: font, key: Int(region.keyRange.lowerBound), velocity: 64, sampleRate: sampleRate, gain: 0) else { return }
+        let left = UnsafeMutablePointer<Float>.allocate(capacity: Units.controlBlock), right = UnsafeMutablePointer<Float>.allocate(capacity: Units.controlBlock)
+        defer { left.deallocate(); right.deallocate() }
+        left.initialize(repeating: 0, count: Units.controlBlock)
+        right.initialize(repeating: 0, count: Units.controlBlock)
+        voice.render(left: left, right: right, frames: Units.controlBlock, scratch: scratch)
+        voice.release()
+        voice.render(left: left, right: right, frames: Units.controlBlock, scratch: scratch)
     }
 
     deinit {
