@@ -128,7 +128,7 @@ struct Parser {
             }
             records.append(table.body)
         }
-        let generatorsP = try generators(records[3]), generatorsI = try generators(records[7])
+        let generatorsP = generators(records[3]), generatorsI = generators(records[7])
         let modulatorsP = modulators(records[2]), modulatorsI = modulators(records[6])
         parsed.samples = sampleHeaders(records[8])
         let instrumentCount = records[4].count / 22 - 1
@@ -144,18 +144,39 @@ struct Parser {
             let (global, local) = split(zones, link: .instrument)
             return Preset(name: name(header, 20), bank: u16(header + 22), program: u16(header + 20), global: global, zones: local)
         }
+        try counts(headers: records[0], record: 38, bagOffset: 24, bags: records[1], generators: records[3], modulators: records[2], names: ("phdr", "pbag", "pgen", "pmod"))
+        try counts(headers: records[4], record: 22, bagOffset: 20, bags: records[5], generators: records[7], modulators: records[6], names: ("inst", "ibag", "igen", "imod"))
         return parsed
     }
 
-    /// A table's generator records (operator, amount), the closing one left out.
-    private func generators(_ table: Range<Int>) throws(Failure) -> [(at: Int, generator: UInt16, amount: Int16)] {
-        stride(from: table.lowerBound, to: table.upperBound - 4, by: 4).map { (at: $0, generator: u16($0), amount: Int16(bitPattern: u16($0 + 2))) }
+    /// libfluidsynth's size rule (it reads the tables in step and refuses a "chunk size
+    /// mismatch"): the bags the headers index are all of the bag table but its closing
+    /// record, and the generators and the modulators the bags index are all of theirs, less
+    /// an optional closing record. Runs after the indices are known to be in order.
+    private func counts(headers: Range<Int>, record: Int, bagOffset: Int, bags: Range<Int>, generators: Range<Int>, modulators: Range<Int>,
+                        names: (headers: String, bags: String, generators: String, modulators: String)) throws(Failure) {
+        let headerCount = headers.count / record, bagCount = bags.count / 4
+        let zones = headerCount > 1 ? Int(u16(headers.upperBound - record + bagOffset)) - Int(u16(headers.lowerBound + bagOffset)) : 0
+        guard bagCount == zones + 1 else {
+            throw fail(bags.lowerBound - 8, "'\(names.bags)' holds \(bagCount) records, '\(names.headers)' indexes \(zones) and a closing one")
+        }
+        for (table, size, column, name) in [(generators, 4, 0, names.generators), (modulators, 10, 2, names.modulators)] {
+            let used = zones > 0 ? Int(u16(bags.lowerBound + zones * 4 + column)) - Int(u16(bags.lowerBound + column)) : 0
+            guard table.count / size == used || table.count / size == used + 1 else {
+                throw fail(table.lowerBound - 8, "'\(name)' holds \(table.count / size) records, '\(names.bags)' indexes \(used) and a closing one")
+            }
+        }
     }
 
-    /// A table's modulator records, the closing one left out.
+    /// A table's generator records (operator, amount), the closing one included: the bags
+    /// say how many are used, and libfluidsynth reads a table whose last record they use.
+    private func generators(_ table: Range<Int>) -> [(at: Int, generator: UInt16, amount: Int16)] {
+        stride(from: table.lowerBound, to: table.upperBound, by: 4).map { (at: $0, generator: u16($0), amount: Int16(bitPattern: u16($0 + 2))) }
+    }
+
+    /// A table's modulator records, the closing one included (as for generators).
     private func modulators(_ table: Range<Int>) -> [Modulator] {
-        guard table.count >= 10 else { return [] }
-        return stride(from: table.lowerBound, to: table.upperBound - 10, by: 10).map {
+        stride(from: table.lowerBound, to: table.upperBound, by: 10).map {
             Modulator(source: u16($0), destination: u16($0 + 2), amount: Int32(Int16(bitPattern: u16($0 + 4))), amountSource: u16($0 + 6), transform: u16($0 + 8))
         }
     }

@@ -165,4 +165,32 @@ struct SoundFontModelTests {
         }
         #expect(disagreements.isEmpty, "\(disagreements.count) of 300: \(disagreements.prefix(5).joined(separator: "; "))")
     }
+
+    @Test("the bag tables' closing indices moved by -2…+2 (more or fewer generators and modulators than the tables hold): the model reads exactly what libfluidsynth reads")
+    func tableSizeRule() throws {
+        let good = SoundFontBook.testFont().serialized()
+        var disagreements: [String] = [], refused = 0
+        for table in ["pbag", "ibag"] {
+            let at = try #require(good.indices.first { good[$0..<min($0 + 4, good.count)].elementsEqual(table.utf8) })
+            let size = Int(good[at + 4]) | Int(good[at + 5]) << 8
+            let closing = at + 8 + size - 4
+            for (column, what) in [(0, "generator"), (2, "modulator")] {
+                for change in -2...2 where change != 0 {
+                    var bytes = good
+                    let index = Int(bytes[closing + column]) | Int(bytes[closing + column + 1]) << 8
+                    guard index + change >= 0 else { continue }
+                    bytes[closing + column] = UInt8((index + change) & 0xFF)
+                    bytes[closing + column + 1] = UInt8((index + change) >> 8)
+                    let ours = (try? SoundFont(bytes: bytes, name: "changed.sf2")) != nil
+                    let theirs = Synthesizer.libraryReads(bytes)
+                    if !ours { refused += 1 }
+                    if ours != theirs {
+                        disagreements.append("\(table) \(what) index \(index)\(change > 0 ? "+" : "")\(change): model \(ours ? "reads it" : "refuses it"), libfluidsynth \(theirs ? "reads it" : "refuses it")")
+                    }
+                }
+            }
+        }
+        #expect(refused > 0)
+        #expect(disagreements.isEmpty, "\(disagreements.joined(separator: "; "))")
+    }
 }
