@@ -52,7 +52,7 @@ let package = Package(
         // The C API: opaque handles, status codes and each thread's last error over `Pianola`; it only translates.
         .target(name: "PianolaC", dependencies: ["CPianola", "Faults", "Pianola"]),
         // The public library product: a façade over the modules above.
-        .target(name: "Pianola", dependencies: ["Faults", "Playback", "DSP", "MIDI", "Sequencing", "Engine", "FluidSynth", "Synthesis", "AudioFile", "Streaming", "ALSA", "JACK", "PipeWire"]),
+        .target(name: "Pianola", dependencies: ["Faults", "Playback", "DSP", "MIDI", "Sequencing", "Engine", "FluidSynth", "Synthesis", "SoundFontModel", "SoundFontSynth", "AudioFile", "Streaming", "ALSA", "JACK", "PipeWire"]),
         // libsndfile, wrapped: the only module that imports CSndFile.
         .target(name: "AudioFile", dependencies: ["CSndFile", "Faults"]),
         // libsoxr, wrapped: the only module that imports CSoxr.
@@ -71,7 +71,7 @@ let package = Package(
         .target(name: "Synthesis", dependencies: ["DSP", "Engine", "FluidSynth", "MIDI"]),
         // Pianola's own SoundFont synthesizer, in Swift for this engine's rules: voices that play
         // a SoundFontModel's regions as libfluidsynth does, every event on its exact frame.
-        .target(name: "SoundFontSynth", dependencies: ["SoundFontModel"]),
+        .target(name: "SoundFontSynth", dependencies: ["DSP", "Engine", "SoundFontModel"]),
         // ALSA, wrapped: the only module that imports CALSA. PCM output, the sequencer's ports.
         .target(name: "ALSA", dependencies: ["DSP", "CALSA", "CShims", "Engine", "Faults", "MIDI"]),
         // JACK, wrapped: the only module that imports CJack. The JACK audio output.
@@ -136,7 +136,7 @@ let package = Package(
         .testTarget(name: "EngineTests", dependencies: ["Playback", "DSP", "Engine", "Synthesis", "Sequencing", "MIDI", "FluidSynth", "SF2", "SoundFontBook", "AllocationCounter", "RenderHarness", "TestSupport"]),
         .testTarget(name: "StreamingTests", dependencies: ["Playback", "DSP", "Streaming", "Engine", "AudioFile", "MIDI", "Sequencing", "AllocationCounter"]),
         .testTarget(name: "PianolaCTests", dependencies: ["PianolaC", "CPianola", "AllocationCounter"]),
-        .testTarget(name: "SoundFontSynthTests", dependencies: ["SoundFontSynth", "SoundFontModel", "SF2", "FluidSynth", "AllocationCounter"]),
+        .testTarget(name: "SoundFontSynthTests", dependencies: ["SoundFontSynth", "SoundFontModel", "SF2", "FluidSynth", "DSP", "Engine", "AllocationCounter"]),
         .testTarget(name: "SoundFontModelTests", dependencies: ["SoundFontModel", "SF2", "SoundFontBook", "FluidSynth", "TestSupport"]),
         .testTarget(name: "SoundFontTests", dependencies: ["SF2", "SoundFontBook", "FluidSynth", "CFluidSynth", "CSndFile"]),
         // Libraries opened on first use that cannot be: what lazy_library.h says then.

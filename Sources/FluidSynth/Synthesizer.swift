@@ -332,7 +332,9 @@ public final class SoundFontData: @unchecked Sendable {
     /// What messages call the font. Any thread.
     public let name: String
     /// The bytes. Any thread.
-    let bytes: UnsafeRawBufferPointer
+    public let bytes: UnsafeRawBufferPointer
+    /// Whether they are a DLS bank (else a SoundFont, or neither). Any thread.
+    public var isDLS: Bool { file != nil }
     private let storage: UnsafeMutableRawBufferPointer
 
     /// For a DLS bank, the descriptor of a file in memory holding it (libinstpatch reads files only).

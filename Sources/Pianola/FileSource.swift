@@ -4,6 +4,7 @@ import Engine
 import FluidSynth
 import MIDI
 import Sequencing
+import SoundFontModel
 
 /// Where a song, SoundFont or audio file comes from: a path, or bytes already in memory (a
 /// game's asset pack) with a name that messages use. Any thread.
@@ -51,12 +52,14 @@ public enum FileSource: Hashable, Sendable {
     }
 }
 
-/// A SoundFont ready to load into synthesizers: a file, bytes in memory shared by them all, or
-/// a font loaded once and lent to them all. Any thread.
+/// A SoundFont ready to load into synthesizers: a file, bytes in memory shared by them all, a
+/// font libfluidsynth loaded once and lends to them all, or one Pianola's reader read once
+/// for its own engine. Any thread.
 enum SoundFontSource: Sendable {
     case path(String)
     case memory(SoundFontData)
     case shared(SharedSoundFont)
+    case model(SoundFont)
 
     /// A synthesizer with `configuration` and this font loaded, with every preset `sequence`
     /// can select loaded and pinned (so the render thread never reads the font). Control thread.
@@ -72,6 +75,7 @@ enum SoundFontSource: Sendable {
         case .path(let path): _ = try synthesizer.loadSoundFont(path: path)
         case .memory(let data): _ = try synthesizer.loadSoundFont(data)
         case .shared(let font): _ = try synthesizer.addSoundFont(font)
+        case .model: preconditionFailure("a font Pianola's reader read plays on Pianola's own engine, which SongGraph chooses for it")
         }
         synthesizer.preloadPresets(selectedBy: messages)
         return synthesizer

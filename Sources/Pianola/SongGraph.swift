@@ -5,9 +5,12 @@ import FluidSynth
 import MIDI
 import Playback
 import Sequencing
+import SoundFontModel
+import SoundFontSynth
 import Streaming
 
-/// The graph a song plays through — sampler (libfluidsynth) → mixer → graph, with the player
+/// The graph a song plays through — synthesizer (Pianola's own, or libfluidsynth's sampler)
+/// → mixer → graph, with the player
 /// scheduling the song — set up from one `Settings`. `pianola render` pulls it in a loop,
 /// `pianola play` from an audio output (PipeWire, JACK or ALSA), so a song sounds the same
 /// both ways. Control thread.
@@ -16,9 +19,12 @@ public final class SongGraph {
     public struct Settings: Hashable, Sendable {
         /// Sample rate. Any thread.
         public var sampleRate = 48_000
-        /// Reverb on (FluidSynth's default). Any thread.
+        /// The synthesizer asked for; `SongGraph.engine` says which plays (libfluidsynth
+        /// plays DLS banks whichever is asked). Any thread.
+        public var engine = SynthesisEngine.fluidsynth
+        /// Reverb on (FluidSynth's default; libfluidsynth only for now). Any thread.
         public var reverb = true
-        /// Chorus on (FluidSynth's default). Any thread.
+        /// Chorus on (FluidSynth's default; libfluidsynth only for now). Any thread.
         public var chorus = true
         /// Most voices at once. Any thread.
         public var polyphony = 256
@@ -26,7 +32,7 @@ public final class SongGraph {
         public var gain = 0.2
         /// Threads the song's synthesis is spread over, for offline renders only: the channels
         /// are shared among this many synthesizers (balanced by their notes), rendered at once
-        /// and summed (`SplitSampler`). Any thread.
+        /// and summed (`SplitSampler`; libfluidsynth only for now). Any thread.
         public var threads = 1
         /// Load every sample of the font at once, as libfluidsynth does by default, instead of
         /// only the presets the song selects. Slower to start, but it is how a font shared by a
@@ -92,16 +98,20 @@ public final class SongGraph {
     public let graph: AudioGraph
     /// The conductor. Its control methods are for the control thread.
     public let player: Player
-    /// The synthesizer (the first part's, when the song renders on several threads). Render
-    /// thread once pulled.
-    public let synthesizer: Synthesizer
-    /// The sampler that plays it (the first part, when the song renders on several threads).
-    /// Render thread once pulled.
-    public var sampler: SamplerNode { samplers[0] }
-    /// Every sampler the song plays through: one, or one per thread. Render thread once pulled.
+    /// The synthesizer that plays. Any thread.
+    public let engine: SynthesisEngine
+    /// Why libfluidsynth plays when Pianola's own engine was asked for (a DLS bank), else nil. Any thread.
+    public let engineNote: String?
+    /// libfluidsynth's synthesizer (the first part's, when the song renders on several
+    /// threads), nil on Pianola's own engine. Render thread once pulled.
+    public let synthesizer: Synthesizer?
+    /// Every libfluidsynth sampler the song plays through: one, or one per thread; none on
+    /// Pianola's own engine. Render thread once pulled.
     public let samplers: [SamplerNode]
-    /// Voices sounding in all the samplers. Control thread, between renders.
-    public var activeVoiceCount: Int { samplers.reduce(0) { $0 + $1.synthesizer.activeVoiceCount } }
+    /// Pianola's own synthesizer's node, nil on libfluidsynth. Render thread once pulled.
+    public let ownSynth: SoundFontSynthNode?
+    /// Voices sounding in all the synthesizers. Control thread, between renders.
+    public var activeVoiceCount: Int { samplers.reduce(0) { $0 + $1.synthesizer.activeVoiceCount } + (ownSynth?.synthesizer.activeVoices ?? 0) }
     /// Notes and controllers played into the synthesizer now (a keyboard, MIDI thru), from
     /// one thread at a time. Any one thread.
     public let live: LiveMIDI
@@ -125,14 +135,21 @@ public final class SongGraph {
         try self.init(sequence: sequence, font: soundFont.soundFont, settings: settings, maxFrames: maxFrames, routing: routing, external: external, sync: sync)
     }
 
-    /// Builds the graph for `sequence` with `soundFont`, loaded once and shared with other
-    /// graphs (a batch render), as the other initializer does. Control thread.
+    /// Builds the graph for `sequence` with `soundFont`, loaded once by libfluidsynth and
+    /// shared with other graphs (a batch render), as the other initializer does; libfluidsynth
+    /// plays it. Control thread.
     public convenience init(sequence: MusicSequence, soundFont: SharedSoundFont, settings: Settings, maxFrames: Int = 4096) throws {
         try self.init(sequence: sequence, font: .shared(soundFont), settings: settings, maxFrames: maxFrames)
     }
 
+    /// Builds the graph for `sequence` with `soundFont`, loaded once for the engine that plays
+    /// it and shared with other graphs (a batch render). Control thread.
+    public convenience init(sequence: MusicSequence, soundFont: LoadedSoundFont, settings: Settings, maxFrames: Int = 4096) throws {
+        try self.init(sequence: sequence, font: soundFont.source, settings: settings, maxFrames: maxFrames, engineNote: soundFont.engineNote)
+    }
+
     init(sequence: MusicSequence, font: SoundFontSource, settings: Settings, maxFrames: Int = 4096,
-         routing: Routing = Routing(), external: [any MIDIDestination] = [], sync: SyncDestinations = SyncDestinations()) throws {
+         routing: Routing = Routing(), external: [any MIDIDestination] = [], sync: SyncDestinations = SyncDestinations(), engineNote note: String? = nil) throws {
         self.sequence = sequence
         self.settings = settings
         var configuration = Synthesizer.Configuration()
@@ -142,13 +159,26 @@ public final class SongGraph {
         configuration.polyphony = settings.polyphony
         configuration.gain = settings.gain
         configuration.lazySampleLoading = !settings.loadWholeFont
-        let channelParts = Self.channelParts(of: sequence, parts: settings.threads)
-        samplers = try (0..<(channelParts.max() ?? 0) + 1).map { part in
-            let own = sequence.messagesInTimeOrder.lazy.filter { message in message.channel.map { channelParts[Int($0)] == part } ?? true }
-            return SamplerNode(synthesizer: try font.makeSynthesizer(configuration: configuration, selectedBy: own))
+        var ownFont = OwnEngineFont.fluidsynthOnly(reason: "")
+        if settings.engine == .pianola || { if case .model = font { true } else { false } }() { ownFont = try font.forOwnEngine() }
+        let synth: any AudioNode & MIDIDestination
+        switch ownFont {
+        case .model(let model):
+            let own = SoundFontSynthesizer(font: model, sampleRate: Double(settings.sampleRate), polyphony: settings.polyphony, gain: Float(settings.gain))
+            own.touchSamples(selectedBy: sequence.messagesInTimeOrder)
+            ownSynth = SoundFontSynthNode(synthesizer: own)
+            synth = ownSynth!
+            (engine, engineNote, samplers, synthesizer) = (.pianola, nil, [], nil)
+        case .fluidsynthOnly(let reason):
+            let channelParts = Self.channelParts(of: sequence, parts: settings.threads)
+            samplers = try (0..<(channelParts.max() ?? 0) + 1).map { part in
+                let own = sequence.messagesInTimeOrder.lazy.filter { message in message.channel.map { channelParts[Int($0)] == part } ?? true }
+                return SamplerNode(synthesizer: try font.makeSynthesizer(configuration: configuration, selectedBy: own))
+            }
+            synthesizer = samplers[0].synthesizer
+            synth = samplers.count == 1 ? samplers[0] : SplitSampler(parts: samplers, channelParts: channelParts)
+            (engine, engineNote, ownSynth) = (.fluidsynth, note ?? (settings.engine == .pianola ? "\(reason): libfluidsynth plays it" : nil), nil)
         }
-        synthesizer = samplers[0].synthesizer
-        let synth: any AudioNode & MIDIDestination = samplers.count == 1 ? samplers[0] : SplitSampler(parts: samplers, channelParts: channelParts)
         mixer = MixerNode()
         graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: settings.sampleRate), maxFrames: maxFrames)
         let routes = routing.destinations(trackCount: sequence.tracks.count, synth: synth, external: external)

@@ -37,10 +37,18 @@ public final class SongRenderer {
         songGraph = try SongGraph(sequence: sequence, soundFont: soundFont, settings: settings)
     }
 
+    /// Builds the graph for `sequence` with `soundFont`, loaded once for the engine that plays
+    /// it and shared with other renderers, which may render at the same time on other threads.
+    /// Control thread.
+    public init(sequence: MusicSequence, soundFont: LoadedSoundFont, settings: SongGraph.Settings = SongGraph.Settings()) throws {
+        songGraph = try SongGraph(sequence: sequence, soundFont: soundFont, settings: settings)
+    }
+
     /// Records every note the synthesizer plays from now on, for `labels`. Control thread,
     /// before rendering.
     public func recordLabels() {
         for sampler in songGraph.samplers { sampler.noteLog = NoteLog() }
+        songGraph.ownSynth?.noteLog = NoteLog()
         labeller = NoteLabeller()
     }
 
@@ -51,9 +59,9 @@ public final class SongRenderer {
         return labeller?.labels(endingOpenNotesAt: renderedFrames) ?? []
     }
 
-    /// Moves the sampler's reported key edges into the labeller.
+    /// Moves the synthesizers' reported key edges into the labeller.
     private func takeNoteEdges() {
-        for sampler in songGraph.samplers { if let log = sampler.noteLog { labeller?.add(log.take()) } }
+        for log in songGraph.samplers.compactMap(\.noteLog) + [songGraph.ownSynth?.noteLog].compactMap({ $0 }) { labeller?.add(log.take()) }
     }
 
     /// Renders up to `output.frames` more frames into the start of `output` and returns how

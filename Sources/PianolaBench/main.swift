@@ -389,7 +389,7 @@ func soakBenchmark(minutes: Int, font: String) throws {
                 misses += 1
                 if misses <= 5 { print("  wrap \(wraps) at frame \(time), the tempo map says \(Int64(wraps) * loopFrames)") }
             }
-            voicesThisMinute.append(renderer.songGraph.synthesizer.activeVoiceCount)
+            voicesThisMinute.append(renderer.songGraph.activeVoiceCount)
         }
         if rendered >= nextMinute {
             let minute = Int(nextMinute / (60 * 48_000))

@@ -174,12 +174,14 @@ extension Play {
             graph = try SongGraph(sequence: sequence, soundFont: .path(font.path), settings: settings, maxFrames: max(4096, output.format.periodFrames),
                                   routing: midi?.routing ?? Routing(), external: midi?.destinations ?? [], sync: midi?.sync ?? SyncDestinations())
         } catch {
-            throw fail("\(error)")   // a SynthesizerError or an AudioFileError, one line
+            throw fail("\(error)")   // a SynthesizerError, SoundFontError or AudioFileError, one line
         }
         try midi?.waitForSubscribers(interruption: interruption, status: status)
         let n = output.format
         let source = " (\(font.source))"
         status.say("SoundFont: \(font.path.shortened(to: 100 - "SoundFont: ".count - source.count))\(source)")
+        if graph.engine == .pianola { status.say("Synthesizer: Pianola's own (every note on its exact frame)") }
+        if let note = graph.engineNote { status.say("Synthesizer: libfluidsynth (\(note))") }
         let format = output.driver == .alsa ? ", \(n.sampleRate) Hz \(n.sampleFormat), \(n.periodFrames) × \(n.bufferFrames / max(1, n.periodFrames)) frames"
                                             : ", \(n.sampleRate) Hz, \(n.periodFrames)-frame periods"
         let name = output.driver == .alsa ? output.deviceName : "\(output.driver.displayName) \(output.deviceName)"

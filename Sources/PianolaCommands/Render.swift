@@ -118,8 +118,9 @@ struct Render: ParsableCommand {
             throw fail("no SoundFont found: give --soundfont PATH or install fluid-soundfont-gm")
         }
         print("SoundFont: \(font.path) (\(font.source))")
-        let shared: SharedSoundFont
-        do { shared = try SharedSoundFont(path: font.path) } catch { throw fail("\(error)") }
+        let shared: LoadedSoundFont
+        do { shared = try LoadedSoundFont(path: font.path, engine: options.synth) } catch { throw fail("\(error)") }
+        if let note = shared.engineNote { printError("note: \(note)") }
         let skipped = plan.skipped > 0 ? "; \(plan.skipped) already there, skipped" : ""
         print("rendering \(plan.jobs.count) song\(plan.jobs.count == 1 ? "" : "s") on \(min(workers, max(1, plan.jobs.count))) thread\(min(workers, max(1, plan.jobs.count)) == 1 ? "" : "s")\(skipped)")
         let interruption = Interruption()
@@ -150,7 +151,7 @@ struct Render: ParsableCommand {
     /// Renders one song of a batch with the shared `font`, to a hidden partial file renamed
     /// into place when whole, and returns the seconds of audio written. Throws after saying
     /// what failed in one line.
-    func renderJob(_ job: BatchPlan.Job, font: SharedSoundFont, container: AudioFileWriter.Container,
+    func renderJob(_ job: BatchPlan.Job, font: LoadedSoundFont, container: AudioFileWriter.Container,
                    progress: (Double) -> Void, stop: () -> Bool) throws -> Double {
         let sequence = MusicSequence(file: try options.read(job.song))
         var settings = try options.settings(for: sequence, song: job.song)
@@ -211,8 +212,9 @@ struct Render: ParsableCommand {
         do {
             renderer = try SongRenderer(sequence: sequence, soundFontPath: font, settings: settings)
         } catch {
-            throw fail("\(error)")   // a SynthesizerError or an AudioFileError, one line
+            throw fail("\(error)")   // a SynthesizerError, SoundFontError or AudioFileError, one line
         }
+        if let note = renderer.songGraph.engineNote { printError("note: \(note)") }
         loaded()
         if labels != nil { renderer.recordLabels() }
         let progress = ProgressBar(enabled: showProgress && Console.shared.barShown)

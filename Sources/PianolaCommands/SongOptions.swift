@@ -10,6 +10,9 @@ struct SongOptions: ParsableArguments {
     @Option(help: "SoundFont (.sf2, .sf3) or DLS bank (default: $PIANOLA_SOUNDFONT, the system GM font, then Pianola's own).")
     var soundfont: String?
 
+    @Option(help: ArgumentHelp("Synthesizer: fluidsynth (libfluidsynth; plays DLS banks) or pianola (Pianola's own: every note on its exact frame; no reverb, chorus or --threads yet).", valueName: "engine"))
+    var synth: SynthesisEngine = .fluidsynth
+
     @Option(parsing: .unconditional, help: "Sample rate in Hz.")
     var sampleRate = 48_000
 
@@ -88,6 +91,7 @@ struct SongOptions: ParsableArguments {
         settings.soloChannels = try TrackSelection.channels(soloChannel, option: "--solo-channel")
         if !tracks.anyNoteHeard(settings) { printError("\(song): warning: the mutes and solos leave no note to hear") }
         settings.sampleRate = sampleRate
+        settings.engine = synth
         settings.reverb = reverb == .on
         settings.chorus = chorus == .on
         settings.polyphony = polyphony
@@ -159,6 +163,8 @@ struct SongOptions: ParsableArguments {
 }
 
 /// `on` or `off`.
+extension SynthesisEngine: ExpressibleByArgument {}
+
 enum Switch: String, ExpressibleByArgument, CaseIterable {
     case on, off
 }

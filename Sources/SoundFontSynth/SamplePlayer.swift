@@ -47,9 +47,11 @@ struct SamplePlayer {
     }
 
     /// Writes `frames` interpolated points times a gain ramping from `gain` by `step` a
-    /// frame into `output`; returns how many it wrote before the sample ended.
-    @inline(__always) mutating func render(into output: UnsafeMutablePointer<Float>, frames: Int, gain: Float, step: Float) -> Int {
+    /// frame into `output`, leaving `gain` where the ramp got to (so a block rendered in two
+    /// calls is the same as in one); returns how many it wrote before the sample ended.
+    @inline(__always) mutating func render(into output: UnsafeMutablePointer<Float>, frames: Int, gain: inout Float, step: Float) -> Int {
         var g = gain
+        defer { gain = g }
         for frame in 0..<frames {
             var index = Int(phase >> 32)
             if looping, index >= loopEnd {

@@ -33,6 +33,10 @@ public final class SoundFontSynthesizer {
     private let slots: UnsafeMutablePointer<Slot>
     private let polyphony: Int
     private var serial = 0
+    /// The presets whose sample pages `touchSamples` has read. Control thread.
+    private var touched = Set<Int>()
+    /// What `touchSamples` read, kept so that the reads are not optimized away.
+    private var touchedSum = 0
     private let scratch: UnsafeMutablePointer<Float>
 
     /// A synthesizer of `font` at `sampleRate` with `polyphony` voices and output `gain`
@@ -76,6 +80,20 @@ public final class SoundFontSynthesizer {
         slots.deinitialize(count: polyphony)
         slots.deallocate()
         scratch.deallocate()
+    }
+
+    /// Reads a byte of every page of the samples the channel's preset plays, so that the
+    /// render thread never waits for the font file when it starts one of its notes (the
+    /// samples are mapped from the file, read as they are first touched). Control thread,
+    /// before rendering.
+    public func touchSamples(ofChannel channel: Int) {
+        guard (0..<16).contains(channel), let preset = channels[channel].preset, touched.insert(preset).inserted else { return }
+        let page = 4_096 / MemoryLayout<Int16>.size
+        for region in regionsByPreset[preset] {
+            let data = font.data(of: font.samples[region.sample])
+            for i in stride(from: 0, to: data.count, by: page) { touchedSum &+= Int(data[i]) }
+            if let last = data.last { touchedSum &+= Int(last) }
+        }
     }
 
     /// How many voices sound. Render thread only.
@@ -144,7 +162,9 @@ public final class SoundFontSynthesizer {
         guard (0..<16).contains(channel), (0..<128).contains(controller) else { return }
         let value = UInt8(min(max(value, 0), 127))
         switch controller {
-        case 0: channels[channel].bank = Int(value)
+        case 0:
+            channels[channel].bank = Int(value)
+            channels[channel].controllers[0] = value
         case 64:
             channels[channel].controllers[64] = value
             if value < 64 {
@@ -158,13 +178,32 @@ public final class SoundFontSynthesizer {
             for i in 0..<polyphony where slots[i].voice != nil && slots[i].channel == channel { slots[i] = Slot() }
         case 121:
             let bank = channels[channel].bank, program = channels[channel].program, preset = channels[channel].preset
+            let bankSelect = (channels[channel].controllers[0], channels[channel].controllers[32])
             channels[channel] = Channel(bank: bank, program: program, preset: preset)
+            (channels[channel].controllers[0], channels[channel].controllers[32]) = bankSelect
         case 123:
             for i in 0..<polyphony where slots[i].voice != nil && slots[i].channel == channel && !slots[i].released {
                 slots[i].voice!.release()
                 slots[i].released = true
             }
         default: channels[channel].controllers[controller] = value
+        }
+    }
+
+    /// The channel's program, 0-127. Render thread only.
+    public func program(of channel: Int) -> Int { channels[channel].program }
+
+    /// The channel's bank select as sent, CC0 × 128 + CC32. Render thread only.
+    public func bankSelect(of channel: Int) -> Int { Int(channels[channel].controllers[0]) << 7 | Int(channels[channel].controllers[32]) }
+
+    /// A General MIDI, GS or XG reset: every sound stops, every channel goes back to
+    /// program 0 of bank 0 (channel 10 to the drums) with its controllers at their reset
+    /// values, as libfluidsynth's system reset does. Render thread only.
+    public func systemReset() {
+        for i in 0..<polyphony { slots[i] = Slot() }
+        for channel in 0..<16 {
+            channels[channel] = Channel()
+            select(channel)
         }
     }
 
@@ -180,6 +219,12 @@ public final class SoundFontSynthesizer {
     public func pitchBend(channel: Int, value: Int) {
         guard (0..<16).contains(channel) else { return }
         channels[channel].controllers.pitchWheel = UInt16(min(max(value, 0), 16_383))
+    }
+
+    /// Sets the channel's pressure (aftertouch, 0-127); notes that start after read it. Render thread only.
+    public func channelPressure(channel: Int, value: Int) {
+        guard (0..<16).contains(channel) else { return }
+        channels[channel].controllers.channelPressure = UInt8(min(max(value, 0), 127))
     }
 
     /// Writes `frames` frames of every sounding voice into `left` and `right`. Render thread only.

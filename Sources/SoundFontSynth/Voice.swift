@@ -24,6 +24,9 @@ struct Voice {
     private var mixStepLeft: Float = 0, mixStepRight: Float = 0
     /// The envelope gain reached at the end of the last whole block, and the ramp of this one.
     private var amplitude: Float = 0, step: Float = 0
+    /// Where the ramps are inside the block (kept between calls, so that where a render call
+    /// splits a block changes nothing).
+    private var rampGain: Float = 0, rampLeft: Float = 0, rampRight: Float = 0
     private var frameInBlock = 0
     /// Whether it has nothing more to play.
     private(set) var isFinished = false
@@ -108,19 +111,21 @@ struct Voice {
                 step = (target - amplitude) / Float(Units.controlBlock)
                 mixStepLeft = (left - mixLeft) / Float(Units.controlBlock)
                 mixStepRight = (right - mixRight) / Float(Units.controlBlock)
+                (rampGain, rampLeft, rampRight) = (amplitude, mixLeft, mixRight)
                 if envelope.stage == .finished { isFinished = true; return }
             }
             let count = min(Units.controlBlock - frameInBlock, frames - done)
             if envelope.stage != .delay {   // a delayed voice does not move through its sample yet
-                let written = player.render(into: scratch, frames: count, gain: amplitude + step * Float(frameInBlock), step: step)
+                let written = player.render(into: scratch, frames: count, gain: &rampGain, step: step)
                 filter.process(scratch, count: written)
-                var gainLeft = mixLeft + mixStepLeft * Float(frameInBlock), gainRight = mixRight + mixStepRight * Float(frameInBlock)
+                var gainLeft = rampLeft, gainRight = rampRight
                 for i in 0..<written {
                     leftOut[done + i] += scratch[i] * gainLeft
                     rightOut[done + i] += scratch[i] * gainRight
                     gainLeft += mixStepLeft
                     gainRight += mixStepRight
                 }
+                (rampLeft, rampRight) = (gainLeft, gainRight)
                 if player.finished { isFinished = true; return }
             }
             done += count

@@ -14,12 +14,6 @@ public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable 
     // @unchecked Sendable: after `init` (control thread) every member is used by the render
     // thread alone; the synthesizer's own rule is the same.
 
-    private struct Pending {
-        var time: SampleTime
-        var status: UInt8, data1: UInt8, data2: UInt8
-        var sysexOffset: Int32, sysexLength: Int32
-    }
-
     /// The synthesizer it plays now. Render thread only once rendering has started.
     public private(set) var synthesizer: Synthesizer
     private var fading: Synthesizer?                       // the replaced synth, releasing its notes
@@ -32,14 +26,9 @@ public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable 
     private var spill: AudioBuffer?                        // the part of the last block rendered past a pull's end
     private var spillStart = 0, spillEnd = 0               // unread frames of `spill`
     private var computed: SampleTime = 0                   // the synth has rendered every frame before this
-    private let pending: UnsafeMutablePointer<Pending>
-    private let pendingCapacity: Int
-    private var pendingHead = 0, pendingCount = 0
-    private let arena: UnsafeMutablePointer<UInt8>
-    private let arenaCapacity: Int
-    private var arenaTail = 0
+    private let scheduled: MIDISchedule
     /// Events dropped because the schedule was full (should stay 0). Render thread only.
-    public private(set) var droppedEvents = 0
+    public var droppedEvents: Int { scheduled.droppedEvents }
     /// Where key presses and releases are reported, on the frames they were applied. Set it
     /// before rendering starts. Control thread, then the render thread's.
     public var noteLog: NoteLog?
@@ -48,16 +37,8 @@ public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable 
     /// `sysexCapacity` bytes of scheduled sysex. Control thread.
     public init(synthesizer: Synthesizer, capacity: Int = 16_384, sysexCapacity: Int = 1 << 16) {
         self.synthesizer = synthesizer
-        pendingCapacity = capacity
-        pending = .allocate(capacity: capacity)
-        arenaCapacity = sysexCapacity
-        arena = .allocate(capacity: sysexCapacity)
+        scheduled = MIDISchedule(capacity: capacity, sysexCapacity: sysexCapacity)
         channelState = Array(repeating: -1, count: 16 * 130)
-    }
-
-    deinit {
-        pending.deallocate()
-        arena.deallocate()
     }
 
     /// Allocates room for the block that straddles the end of a pull. Control thread.
@@ -94,51 +75,14 @@ public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable 
     public var schedulingLookahead: Int { 2 * SamplerNode.block }
 
     /// Schedules a channel message. Render thread only.
-    public func schedule(_ event: ScheduledMIDI) {
-        append(Pending(time: event.time, status: event.status, data1: event.data1, data2: event.data2, sysexOffset: 0, sysexLength: 0))
-    }
+    public func schedule(_ event: ScheduledMIDI) { scheduled.add(event) }
 
     /// Schedules a sysex message, copying its bytes into the node's arena. Render thread only.
-    public func scheduleSysex(_ data: UnsafeBufferPointer<UInt8>, at time: SampleTime) {
-        guard !data.isEmpty, data.count <= arenaCapacity else { droppedEvents += 1; return }
-        if arenaTail + data.count > arenaCapacity {
-            guard pendingCount == 0 || !pendingSysexIsLive else { droppedEvents += 1; return }
-            arenaTail = 0
-        }
-        (arena + arenaTail).update(from: data.baseAddress!, count: data.count)
-        append(Pending(time: time, status: 0xF0, data1: 0, data2: 0, sysexOffset: Int32(arenaTail), sysexLength: Int32(data.count)))
-        arenaTail += data.count
-    }
-
-    /// Whether any scheduled event still points into the sysex arena.
-    private var pendingSysexIsLive: Bool {
-        for i in 0..<pendingCount where pending[(pendingHead + i) % pendingCapacity].status == 0xF0 { return true }
-        return false
-    }
+    public func scheduleSysex(_ data: UnsafeBufferPointer<UInt8>, at time: SampleTime) { scheduled.addSysex(data, at: time) }
 
     /// Drops what is scheduled (all of it is at or after `time`) but the note-offs, which
-    /// sound at `time` instead: another player sharing this sampler may have scheduled them,
-    /// and dropping them would leave its notes hanging. Render thread only.
-    public func flushScheduled(from time: SampleTime) {
-        var kept = 0
-        for i in 0..<pendingCount {
-            var event = pending[(pendingHead + i) % pendingCapacity]
-            let kind = event.status & 0xF0
-            guard kind == 0x80 || (kind == 0x90 && event.data2 == 0) else { continue }
-            event.time = time
-            pending[kept] = event
-            kept += 1
-        }
-        pendingHead = 0
-        pendingCount = kept
-        arenaTail = 0
-    }
-
-    @inline(__always) private func append(_ event: Pending) {
-        guard pendingCount < pendingCapacity else { droppedEvents += 1; return }
-        pending[(pendingHead + pendingCount) % pendingCapacity] = event
-        pendingCount += 1
-    }
+    /// sound at `time` instead (`MIDISchedule.flush`). Render thread only.
+    public func flushScheduled(from time: SampleTime) { scheduled.flush(from: time) }
 
     /// The start of the 64-frame block nearest `time` (a time exactly between two goes to the
     /// even block, so rounding has no bias).
@@ -185,8 +129,8 @@ public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable 
             applyDueEvents()
             let remaining = output.frames - produced
             var blocks = (remaining + block - 1) / block
-            if pendingCount > 0 {
-                let next = SamplerNode.nearestBlockStart(pending[pendingHead].time)
+            if let first = scheduled.first {
+                let next = SamplerNode.nearestBlockStart(first.time)
                 blocks = max(1, min(blocks, Int((next - computed) / SampleTime(block))))
             }
             if remaining >= block {
@@ -250,12 +194,10 @@ public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable 
 
     /// Sends libfluidsynth every scheduled event whose nearest block starts at `computed` or before.
     private func applyDueEvents() {
-        while pendingCount > 0 && SamplerNode.nearestBlockStart(pending[pendingHead].time) <= computed {
-            apply(pending[pendingHead])
-            pendingHead = (pendingHead + 1) % pendingCapacity
-            pendingCount -= 1
+        while let event = scheduled.first, SamplerNode.nearestBlockStart(event.time) <= computed {
+            apply(event)
+            scheduled.removeFirst()
         }
-        if pendingCount == 0 { arenaTail = 0 }
     }
 
     /// Reports a key pressed (velocity above 0) or released on the frame being computed.
@@ -267,7 +209,7 @@ public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable 
                                 program: UInt8(program), bank: UInt16(msb) << 7 | UInt16(lsb)))
     }
 
-    @inline(__always) private func apply(_ e: Pending) {
+    @inline(__always) private func apply(_ e: MIDISchedule.Event) {
         let channel = Int(e.status & 0x0F)
         switch e.status & 0xF0 {
         case 0x80:
@@ -288,7 +230,7 @@ public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable 
             synthesizer.pitchBend(channel: channel, value: Int(e.data1) | Int(e.data2) << 7)
             channelState[channel * 130 + 129] = Int16(Int(e.data1) | Int(e.data2) << 7)
         default:
-            synthesizer.systemExclusive(UnsafeBufferPointer(start: arena + Int(e.sysexOffset), count: Int(e.sysexLength)))
+            synthesizer.systemExclusive(scheduled.sysex(of: e))
         }
     }
 }

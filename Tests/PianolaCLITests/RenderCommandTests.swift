@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import MIDI
+import SoundFontBook
 
 @Suite("pianola render, run as a user runs it")
 struct RenderCommandTests {
@@ -86,6 +87,32 @@ struct RenderCommandTests {
         #expect(decoded["sampleRate"] as? Int == 48_000 && (decoded["notes"] as? [[String: Any]])?.count == 1)
         let wrong = try CLIRun.pianola("render", song, "-o", out, "--force", "--soundfont", Self.testFont, "--labels", csv + ".txt")
         #expect(wrong.status == 1 && wrong.stderr == "pianola: --labels \(csv).txt: name it .csv or .json\n")
+    }
+
+    @Test("--synth pianola: notes off the grid labelled on their exact frames and sounding from them; a DLS bank goes to libfluidsynth with one line saying so; an unknown engine is refused")
+    func pianolasEngine() throws {
+        let scratch = try Scratch()
+        // Notes at ticks 7, 500 and 1013 at 120 bpm: frames 350, 25,000 and 50,650 (none on a 64-frame edge).
+        let song = try scratch.write("song.mid", MIDIFile(format: 0, division: .ticksPerQuarter(480), tracks: [.init(events: [
+            MIDIEvent(tick: 7, .noteOn(channel: 0, note: 69, velocity: 100)), MIDIEvent(tick: 200, .noteOff(channel: 0, note: 69, velocity: 0)),
+            MIDIEvent(tick: 500, .noteOn(channel: 0, note: 69, velocity: 100)), MIDIEvent(tick: 700, .noteOff(channel: 0, note: 69, velocity: 0)),
+            MIDIEvent(tick: 1013, .noteOn(channel: 0, note: 69, velocity: 100)), MIDIEvent(tick: 1200, .noteOff(channel: 0, note: 69, velocity: 0)),
+            MIDIEvent(tick: 1440, .meta(.endOfTrack)),
+        ])]).serialized())
+        let out = scratch.url.appendingPathComponent("out.wav").path, csv = scratch.url.appendingPathComponent("notes.csv").path
+        let run = try CLIRun.pianola("render", song, "-o", out, "--soundfont", Self.testFont, "--synth", "pianola", "--labels", csv)
+        #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
+        let starts = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n").dropFirst().map { Int($0.split(separator: ",")[5])! }
+        #expect(starts == [350, 25_000, 50_650])
+        let left = try Self.wavLeft(out)
+        for start in starts {
+            #expect(left[start - 200 ..< start + 1].allSatisfy { $0 == 0 } && left[start + 1 ..< start + 100].contains { $0 != 0 }, "the note at \(start) sounds from its next frame")
+        }
+        let bank = try scratch.write("bank.dls", SoundFontBook.sineBank().serialized())
+        let dls = try CLIRun.pianola("render", song, "-o", out, "--force", "--soundfont", bank, "--synth", "pianola")
+        #expect(dls.status == 0 && dls.stderr == "pianola: note: \(bank) is a DLS bank: libfluidsynth plays it\n")
+        let wrong = try CLIRun.pianola("render", song, "-o", out, "--force", "--soundfont", Self.testFont, "--synth", "timidity")
+        #expect(wrong.status != 0 && wrong.stderr.contains("--synth") && wrong.stderr.contains("timidity"))
     }
 
     @Test("raw output is the WAV's samples with no header, and streams into a FIFO")

@@ -28,7 +28,7 @@ struct LazyLoadingTests {
         let before = Synthesizer.fontReadsOnThisThread
         let renderer = try SongRenderer(sequence: sequence, soundFontPath: Self.font)
         #expect(Synthesizer.fontReadsOnThisThread > before, "the font is read through the counted loader")
-        #expect(renderer.songGraph.synthesizer.configuration.lazySampleLoading)
+        #expect(renderer.songGraph.synthesizer?.configuration.lazySampleLoading == true)
         nonisolated(unsafe) let shared = renderer
         let (reads, loudest) = onAnotherThread { () -> (Int, Float) in
             let start = Synthesizer.fontReadsOnThisThread

@@ -47,4 +47,36 @@ struct NoteLabelTests {
             #expect(label.program == (i < 8 ? 0 : 1))
         }
     }
+
+    @Test("on Pianola's own synthesizer every label and onset is on the tempo map's exact frame (0 frames off), whatever the slice sizes, and the render is the same for every slicing", arguments: [64, 777, 4096])
+    func exactFramesOnPianolasEngine(sliceFrames: Int) throws {
+        let sequence = Self.song()
+        var settings = SongGraph.Settings()
+        settings.engine = .pianola
+        let renderer = try SongRenderer(sequence: sequence, soundFontPath: SoundtrackFixture.testFont, settings: settings)
+        #expect(renderer.songGraph.engine == .pianola && renderer.songGraph.engineNote == nil)
+        renderer.recordLabels()
+        var left: [Float] = []
+        renderer.render(sliceFrames: sliceFrames) { slice, _ in left += UnsafeBufferPointer(start: slice.left, count: slice.frames) }
+        let labels = renderer.labels
+        let onsets = noteOnsets(left)
+        #expect(labels.count == 16 && onsets.count == 16)
+        let map = sequence.tempoMap
+        let noteOns = sequence.tracks[0].events.filter(\.message.isSoundingNoteOn)
+        let noteOffs = sequence.tracks[0].events.filter { if case .noteOff = $0.message { true } else { false } }
+        for (i, label) in labels.enumerated() where i < min(onsets.count, noteOns.count) {
+            let exact = map.sampleFrame(atTick: noteOns[i].tick, sampleRate: 48_000)
+            #expect(label.startFrame == exact, "note \(i): label \(label.startFrame), tempo map \(exact)")
+            #expect(label.endFrame == map.sampleFrame(atTick: noteOffs[i].tick, sampleRate: 48_000), "note \(i)'s release")
+            // A voice fades in from 0 over its first control block, so its first frame is silent.
+            #expect((0...1).contains(onsets[i] - Int(exact)), "note \(i): audio onset \(onsets[i]), tempo map \(exact)")
+            #expect(label.velocity == 60 + i && label.program == (i < 8 ? 0 : 1))
+        }
+        let whole = try SongRenderer(sequence: sequence, soundFontPath: SoundtrackFixture.testFont, settings: settings)
+        var reference: [Float] = []
+        whole.render(sliceFrames: 1000) { slice, _ in reference += UnsafeBufferPointer(start: slice.left, count: slice.frames) }
+        // (The render stops in the slice where the voices fall silent, so only the lengths may differ.)
+        let differing = zip(reference, left).filter { $0 != $1 }.count
+        #expect(differing == 0, "slices of \(sliceFrames) and of 1000 frames: \(differing) of \(min(reference.count, left.count)) samples differ")
+    }
 }

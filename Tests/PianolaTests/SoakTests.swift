@@ -24,10 +24,10 @@ struct SoakTests {
         var voicesAtWraps: [Int] = []
         var peakVoices = 0
         renderer.render(frames: 10 * 60 * 48_000) { _, _ in
-            peakVoices = max(peakVoices, renderer.songGraph.synthesizer.activeVoiceCount)
+            peakVoices = max(peakVoices, renderer.songGraph.activeVoiceCount)
             for case .loopWrapped(let time) in renderer.songGraph.player.pollEvents() {
                 wraps.append(time)
-                voicesAtWraps.append(renderer.songGraph.synthesizer.activeVoiceCount)
+                voicesAtWraps.append(renderer.songGraph.activeVoiceCount)
             }
         }
         let expected = (1...Int64(wraps.count)).map { $0 * loopFrames }

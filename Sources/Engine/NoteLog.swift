@@ -1,9 +1,8 @@
-import Engine
 import Synchronization
 
-/// A key the sampler pressed or released, on the frame its synthesizer actually applied it
-/// (the 64-frame block edge nearest the event's time), with the channel's program and bank
-/// then. What a render's labels are made of. Any thread.
+/// A key a synthesizer node pressed or released, on the frame its synthesizer actually
+/// applied it (libfluidsynth's sampler: the 64-frame block edge nearest the event's time;
+/// Pianola's own: the event's frame), with the channel's program and bank then. What a render's labels are made of. Any thread.
 public struct NoteEdge: Hashable, Sendable {
     /// The frame the synthesizer applied it on. Any thread.
     public var frame: SampleTime
@@ -19,9 +18,20 @@ public struct NoteEdge: Hashable, Sendable {
     public var program: UInt8
     /// The channel's bank select, CC0 × 128 + CC32 (0 if none was sent). Any thread.
     public var bank: UInt16
+
+    /// An edge with these fields. Any thread.
+    public init(frame: SampleTime, pressed: Bool, channel: UInt8, key: UInt8, velocity: UInt8, program: UInt8, bank: UInt16) {
+        self.frame = frame
+        self.pressed = pressed
+        self.channel = channel
+        self.key = key
+        self.velocity = velocity
+        self.program = program
+        self.bank = bank
+    }
 }
 
-/// The note edges a sampler reports from the render thread, taken by a control thread.
+/// The note edges a synthesizer node reports from the render thread, taken by a control thread.
 /// Render thread for `record`, one control thread for `take`.
 public final class NoteLog: Sendable {
     private let edges: SPSCQueue<NoteEdge>
@@ -31,7 +41,7 @@ public final class NoteLog: Sendable {
     public init(capacity: Int = 1 << 16) { edges = SPSCQueue(capacity: capacity) }
 
     /// Adds an edge, or counts it lost when full. Render thread only.
-    @inline(__always) func record(_ edge: NoteEdge) {
+    @inline(__always) public func record(_ edge: NoteEdge) {
         if !edges.push(edge) { lost.add(1, ordering: .relaxed) }
     }
 

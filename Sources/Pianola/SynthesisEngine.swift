@@ -1,0 +1,103 @@
+import FluidSynth
+import MIDI
+import SoundFontModel
+import SoundFontSynth
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Which synthesizer plays a song's SoundFont. Any thread.
+public enum SynthesisEngine: String, CaseIterable, Hashable, Sendable {
+    /// Pianola's own (`SoundFontSynth`): every event on its exact frame. SF2 and SF3 fonts
+    /// (an SF3 through its decoded copy); no reverb or chorus yet. Any thread.
+    case pianola
+    /// libfluidsynth, through the sampler node: events on the nearest 64-frame block edge;
+    /// also plays DLS banks. Any thread.
+    case fluidsynth
+}
+
+/// A SoundFont loaded once for many songs (a batch render), by the engine that will play
+/// them: read by Pianola's reader for its own engine, or loaded whole by libfluidsynth (which
+/// also plays what Pianola's engine cannot: DLS banks). Any thread.
+public final class LoadedSoundFont: Sendable {
+    /// The engine that plays it. Any thread.
+    public let engine: SynthesisEngine
+    /// Why libfluidsynth plays it when Pianola's own engine was asked for, else nil. Any thread.
+    public let engineNote: String?
+    let source: SoundFontSource
+
+    /// The font at `path`, for `engine`; throws the font's one-line error. Control thread.
+    public init(path: String, engine: SynthesisEngine) throws {
+        var note: String?
+        if engine == .pianola {
+            switch try SoundFontSource.path(path).forOwnEngine() {
+            case .model(let font):
+                (self.engine, engineNote, source) = (.pianola, nil, .model(font))
+                return
+            case .fluidsynthOnly(let reason): note = "\(reason): libfluidsynth plays it"
+            }
+        }
+        (self.engine, engineNote, source) = (.fluidsynth, note, .shared(try SharedSoundFont(path: path)))
+    }
+}
+
+/// What Pianola's own engine makes of a font: the font as its reader reads it, or why
+/// libfluidsynth plays it instead.
+enum OwnEngineFont {
+    case model(SoundFont)
+    case fluidsynthOnly(reason: String)
+}
+
+extension SoundFontSource {
+    /// The font for Pianola's own engine: read by `SoundFontModel` (an SF3 through the decoded
+    /// copy libfluidsynth's path keeps), or the reason libfluidsynth must play it (a DLS bank,
+    /// an SF3 that could not be decoded). A broken font throws its one-line error. Control thread.
+    func forOwnEngine() throws(SoundFontError) -> OwnEngineFont {
+        switch self {
+        case .model(let font): return .model(font)
+        case .shared: return .fluidsynthOnly(reason: "the font was loaded by libfluidsynth (SharedSoundFont)")
+        case .memory(let data):
+            if data.isDLS { return .fluidsynthOnly(reason: "\(data.name) is a DLS bank") }
+            let font = try SoundFont(bytes: Array(data.bytes), name: data.name)
+            guard font.version.major < 3 else { return .fluidsynthOnly(reason: "\(data.name) is an SF3 in memory, which libfluidsynth decodes") }
+            return .model(font)
+        case .path(let path):
+            if Self.isDLS(path) { return .fluidsynthOnly(reason: "\(path) is a DLS bank") }
+            let font = try SoundFont(path: path)
+            guard font.version.major >= 3 else { return .model(font) }
+            guard let decoded = DecodedSoundFonts.copy(of: path, in: DecodedSoundFonts.folder) else {
+                return .fluidsynthOnly(reason: "\(path) is an SF3 whose samples could not be decoded to the cache")
+            }
+            return .model(try SoundFont(path: decoded))
+        }
+    }
+
+    /// Whether the file at `path` is a RIFF DLS bank.
+    private static func isDLS(_ path: String) -> Bool {
+        guard let file = fopen(path, "rb") else { return false }
+        defer { fclose(file) }
+        var header = [UInt8](repeating: 0, count: 12)
+        return fread(&header, 1, 12, file) == 12 && header[0..<4].elementsEqual("RIFF".utf8) && header[8..<12].elementsEqual("DLS ".utf8)
+    }
+}
+
+extension SoundFontSynthesizer {
+    /// Reads, off the render thread, the sample pages of every preset `messages` (a song's, in
+    /// time order) can play a note with, running their bank selects, program changes and
+    /// resets through the synthesizer; then resets it, as the song sets itself up from its
+    /// start. Control thread, before rendering.
+    func touchSamples(selectedBy messages: some Swift.Sequence<MIDIMessage>) {
+        for message in messages {
+            switch message {
+            case .programChange(let channel, let program): programChange(channel: Int(channel), program: Int(program))
+            case .controlChange(let channel, let controller, let value) where controller == 0: controlChange(channel: Int(channel), controller: 0, value: Int(value))
+            case .noteOn(let channel, _, let velocity) where velocity > 0: touchSamples(ofChannel: Int(channel))
+            case .sysex(let bytes):
+                let body = bytes.dropFirst(bytes.first == 0xF0 ? 1 : 0).dropLast(bytes.last == 0xF7 ? 1 : 0)
+                if Array(body).withUnsafeBufferPointer({ SystemReset($0) }) != nil { systemReset() }
+            default: break
+            }
+        }
+        systemReset()
+    }
+}
