@@ -28,7 +28,9 @@ extension Modulator {
         Modulator(source: 0x000D, destination: 6, amount: 50, amountSource: 0, transform: 0),          // channel pressure → vibrato
         Modulator(source: 0x0081, destination: 6, amount: 50, amountSource: 0, transform: 0),          // CC1 → vibrato
         Modulator(source: 0x0587, destination: 48, amount: 960, amountSource: 0, transform: 0),        // CC7 → attenuation
-        Modulator(source: 0x028A, destination: 17, amount: 1000, amountSource: 0, transform: 0),       // CC10 → pan
+        // CC10 → pan: 500, not section 8.4.8's 1000, as libfluidsynth reads that amount (the
+        // full swing of a bipolar source is ±50 %); measured, 1000 pans CC10 = 120 hard right.
+        Modulator(source: 0x028A, destination: 17, amount: 500, amountSource: 0, transform: 0),
         Modulator(source: 0x058B, destination: 48, amount: 960, amountSource: 0, transform: 0),        // CC11 → attenuation
         Modulator(source: 0x00DB, destination: 16, amount: 200, amountSource: 0, transform: 0),        // CC91 → reverb send
         Modulator(source: 0x00DD, destination: 15, amount: 200, amountSource: 0, transform: 0),        // CC93 → chorus send

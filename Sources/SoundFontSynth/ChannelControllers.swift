@@ -17,6 +17,26 @@ public struct ChannelControllers: Sendable {
         self[7] = 100
         self[10] = 64
         self[11] = 127
+        for parameter in 98...101 { self[parameter] = 127 }   // no parameter selected
+    }
+
+    /// Reset All Controllers (CC121) as libfluidsynth does it (RP-015): the controllers go back
+    /// to their reset values but bank select, volume, balance, pan, the sound controllers
+    /// (70-79) and the effect depths (91-95), which stay; the wheel is centred and the
+    /// pressure 0; the wheel's range stays. Any thread.
+    public mutating func resetControllers() {
+        var fresh = ChannelControllers()
+        for controller in 0..<128 where Self.survivesReset(controller) { fresh[controller] = self[controller] }
+        fresh.wheelSensitivity = wheelSensitivity
+        self = fresh
+    }
+
+    /// Whether Reset All Controllers leaves `controller` as it is.
+    private static func survivesReset(_ controller: Int) -> Bool {
+        switch controller {
+        case 0, 32, 7, 39, 8, 40, 10, 42, 70...79, 91...95: true
+        default: false
+        }
     }
 
     /// Controller `number`'s value, 0-127. Any thread.

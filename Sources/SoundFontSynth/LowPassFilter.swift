@@ -12,6 +12,11 @@ struct LowPassFilter {
 
     /// A filter at `cutoff` absolute cents with resonance `q` centibels, at `sampleRate`.
     init(cutoff: Int32, q: Int32, sampleRate: Double) {
+        set(cutoff: cutoff, q: q, sampleRate: sampleRate)
+    }
+
+    /// Moves the filter to `cutoff` and `q`, keeping what it holds of the signal. Render thread only.
+    mutating func set(cutoff: Int32, q: Int32, sampleRate: Double) {
         let cents = Double(min(max(cutoff, 1_500), 13_500))
         let frequency = min(max(8.175_798_915_6 * exp2(cents / 1_200), 5), 0.45 * sampleRate)
         let qLinear = pow(10, (min(max(Double(q) / 10, 0), 96) - 3.01) / 20)

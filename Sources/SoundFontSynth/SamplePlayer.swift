@@ -31,8 +31,11 @@ struct SamplePlayer {
         looping = loopValid && (mode == 1 || mode == 3)
         loopsUntilRelease = mode == 3
         phase = UInt64(start) << 32
-        self.increment = UInt64(max(increment, 0) * 4_294_967_296)
+        self.increment = Self.fixedPoint(increment)
     }
+
+    /// Points per frame in 32.32 fixed point.
+    static func fixedPoint(_ increment: Double) -> UInt64 { UInt64(min(max(increment, 0), 4_294_967_295) * 4_294_967_296) }
 
     /// The point at `index`: within the loop when looping (so the points past its end are
     /// its start's), else 0 outside the sample.

@@ -11,6 +11,7 @@ public final class SoundFontSynthesizer {
     private struct Slot {
         var voice: Voice?
         var channel = 0, key = 0
+        var preset = 0, region = 0   // where its region is in `regionsByPreset`
         var started = 0          // the note-on's serial number: the oldest is stolen first
         var released = false
         var sustained = false    // released while the sustain pedal was down
@@ -21,6 +22,8 @@ public final class SoundFontSynthesizer {
         var bank = 0, program = 0
         var preset: Int?         // index into `regionsByPreset`
         var controllers = ChannelControllers()
+        /// The registered parameter data entry goes to (CC101 × 128 + CC100), 16383 for none.
+        var parameter = 16_383
     }
 
     private let font: SoundFont
@@ -124,7 +127,7 @@ public final class SoundFontSynthesizer {
             guard let voice = Voice(region: region, font: font, key: key, velocity: min(velocity, 127), controllers: channels[channel].controllers,
                                     sampleRate: sampleRate, gain: gain) else { continue }
             let slot = freeSlot()
-            slots[slot] = Slot(voice: voice, channel: channel, key: key, started: serial)
+            slots[slot] = Slot(voice: voice, channel: channel, key: key, preset: preset, region: index, started: serial)
         }
     }
 
@@ -155,9 +158,29 @@ public final class SoundFontSynthesizer {
         }
     }
 
+    /// Releases the notes of `channel` the sustain pedal held.
+    private func releaseSustained(channel: Int) {
+        for i in 0..<polyphony where slots[i].voice != nil && slots[i].channel == channel && slots[i].sustained {
+            slots[i].voice!.release()
+            slots[i].released = true
+            slots[i].sustained = false
+        }
+    }
+
+    /// Works out again every sounding voice of `channel` from its controllers now (the
+    /// modulators, the wheel), as libfluidsynth does on every controller change.
+    private func updateVoices(channel: Int) {
+        let controllers = channels[channel].controllers
+        for i in 0..<polyphony where slots[i].voice != nil && slots[i].channel == channel {
+            slots[i].voice!.update(regionsByPreset[slots[i].preset][slots[i].region], controllers: controllers)
+        }
+    }
+
     /// Sets controller `controller` of `channel`: bank select (0), the sustain pedal (64),
-    /// all sound off (120), reset all controllers (121), all notes off (123). Other
-    /// controllers reach the modulators of notes that start after. Render thread only.
+    /// all sound off (120), reset all controllers (121), all notes off (123), registered
+    /// parameter 0 (the wheel's range in semitones, by CC101/100 and data entry CC6). Every
+    /// controller reaches the modulators of the notes sounding and of those that start after.
+    /// Render thread only.
     public func controlChange(channel: Int, controller: Int, value: Int) {
         guard (0..<16).contains(channel), (0..<128).contains(controller) else { return }
         let value = UInt8(min(max(value, 0), 127))
@@ -167,26 +190,34 @@ public final class SoundFontSynthesizer {
             channels[channel].controllers[0] = value
         case 64:
             channels[channel].controllers[64] = value
-            if value < 64 {
-                for i in 0..<polyphony where slots[i].voice != nil && slots[i].channel == channel && slots[i].sustained {
-                    slots[i].voice!.release()
-                    slots[i].released = true
-                    slots[i].sustained = false
-                }
-            }
+            if value < 64 { releaseSustained(channel: channel) }
         case 120:
             for i in 0..<polyphony where slots[i].voice != nil && slots[i].channel == channel { slots[i] = Slot() }
         case 121:
-            let bank = channels[channel].bank, program = channels[channel].program, preset = channels[channel].preset
-            let bankSelect = (channels[channel].controllers[0], channels[channel].controllers[32])
-            channels[channel] = Channel(bank: bank, program: program, preset: preset)
-            (channels[channel].controllers[0], channels[channel].controllers[32]) = bankSelect
+            channels[channel].controllers.resetControllers()
+            channels[channel].parameter = 16_383
+            if channels[channel].controllers[64] < 64 { releaseSustained(channel: channel) }
+            updateVoices(channel: channel)
+        case 100, 101:
+            channels[channel].controllers[controller] = value
+            channels[channel].parameter = Int(channels[channel].controllers[101]) << 7 | Int(channels[channel].controllers[100])
+        case 98, 99:   // a non-registered parameter: data entry no longer goes to a registered one
+            channels[channel].controllers[controller] = value
+            channels[channel].parameter = 16_383
+        case 6:
+            channels[channel].controllers[6] = value
+            if channels[channel].parameter == 0 {
+                channels[channel].controllers.wheelSensitivity = value
+                updateVoices(channel: channel)
+            }
         case 123:
             for i in 0..<polyphony where slots[i].voice != nil && slots[i].channel == channel && !slots[i].released {
                 slots[i].voice!.release()
                 slots[i].released = true
             }
-        default: channels[channel].controllers[controller] = value
+        default:
+            channels[channel].controllers[controller] = value
+            updateVoices(channel: channel)
         }
     }
 
@@ -214,17 +245,19 @@ public final class SoundFontSynthesizer {
         select(channel)
     }
 
-    /// Moves the pitch wheel of `channel` (0-16383, 8192 centred); notes that start after
-    /// follow it. Render thread only.
+    /// Moves the pitch wheel of `channel` (0-16383, 8192 centred); the notes sounding and
+    /// those that start after follow it. Render thread only.
     public func pitchBend(channel: Int, value: Int) {
         guard (0..<16).contains(channel) else { return }
         channels[channel].controllers.pitchWheel = UInt16(min(max(value, 0), 16_383))
+        updateVoices(channel: channel)
     }
 
-    /// Sets the channel's pressure (aftertouch, 0-127); notes that start after read it. Render thread only.
+    /// Sets the channel's pressure (aftertouch, 0-127), which the notes' modulators read. Render thread only.
     public func channelPressure(channel: Int, value: Int) {
         guard (0..<16).contains(channel) else { return }
         channels[channel].controllers.channelPressure = UInt8(min(max(value, 0), 127))
+        updateVoices(channel: channel)
     }
 
     /// Writes `frames` frames of every sounding voice into `left` and `right`. Render thread only.

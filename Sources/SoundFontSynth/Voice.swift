@@ -7,19 +7,25 @@ import Glibc
 /// interpolation), shaped by the volume envelope, attenuated and panned as libfluidsynth does
 /// it, through its resonant low-pass filter, its control blocks counted from the note's own
 /// first frame so that it starts on the exact frame it is given. Its modulators are read when
-/// it starts (the controllers moving under a held note, the modulation envelope and the LFOs
-/// come next). Made on any thread; rendered on the render
-/// thread only, where it allocates nothing.
+/// it starts and again whenever its channel's controllers move (the modulation envelope and
+/// the LFOs come next). Made on any thread; rendered on the render thread only, where it
+/// allocates nothing.
 struct Voice {
     private var player: SamplePlayer
     private var envelope: VolumeEnvelope
     private var filter: LowPassFilter
     /// The voice's attenuation in centibels (the generator with libfluidsynth's EMU factor).
-    private let attenuation: Float
+    private var attenuation: Float = 0
+    /// What a controller change needs to work the voice out again: its key and velocity, the
+    /// key's pitch in cents before the tunings, the sample's root pitch, its rate over the
+    /// output's, the output rate and gain.
+    private let key: Int, velocity: Int
+    private let keyPitch: Double, rootPitch: Double, rateRatio: Double, sampleRate: Double
+    private let gain: Float
     /// Output gain and pan on each side, and where the mix is on its way to them: like
     /// libfluidsynth's mixer, each change (the voice's start from silence included) ramps
     /// over one control block.
-    private let left: Float, right: Float
+    private var left: Float = 0, right: Float = 0
     private var mixLeft: Float = 0, mixRight: Float = 0
     private var mixStepLeft: Float = 0, mixStepRight: Float = 0
     /// The envelope gain reached at the end of the last whole block, and the ramp of this one.
@@ -55,20 +61,19 @@ struct Voice {
         let loopStart = Int(header.loopStart) - origin + Int(region[.startLoopAddressOffset]) + 32_768 * Int(region[.startLoopAddressCoarseOffset])
         let loopEnd = Int(header.loopEnd) - origin + Int(region[.endLoopAddressOffset]) + 32_768 * Int(region[.endLoopAddressCoarseOffset])
         let first = min(max(start, 0), data.count - 1), last = min(max(end, first + 1), data.count)
-        // Pitch in cents: the key scaled by the scale tuning about middle C, plus the tunings;
-        // the sample's own pitch from its root key (or the zone's) less its correction.
+        // Pitch in cents: the key scaled by the scale tuning about middle C; the sample's own
+        // pitch from its root key (or the zone's) less its correction.
         let playedKey = region[.keyNumber] >= 0 ? Double(region[.keyNumber]) : Double(key)
-        let pitch = Double(min(max(region[.scaleTuning], 0), 1_200)) * (playedKey - 60) + 6_000
-            + 100 * Double(min(max(value(.coarseTune), -120), 120)) + Double(min(max(value(.fineTune), -99), 99))
-            + Double(modulated[59])   // the pitch wheel's modulator
-
+        keyPitch = Double(min(max(region[.scaleTuning], 0), 1_200)) * (playedKey - 60) + 6_000
         let rootKey = region[.overridingRootKey] >= 0 ? Double(region[.overridingRootKey]) : Double(header.originalPitch == 255 ? 60 : header.originalPitch)
-        let root = rootKey * 100 - Double(header.pitchCorrection)
-        // libfluidsynth turns cents into hertz by a table of whole cents: the pitch's fraction
-        // is dropped (a pitch below 0 cents is 1 Hz).
-        let increment = exp2((max(pitch, 0).rounded(.down) - root) / 1_200) * Double(max(header.sampleRate, 1)) / sampleRate
+        rootPitch = rootKey * 100 - Double(header.pitchCorrection)
+        rateRatio = Double(max(header.sampleRate, 1)) / sampleRate
+        self.key = key
+        self.velocity = velocity
+        self.sampleRate = sampleRate
+        self.gain = gain
         player = SamplePlayer(data: base, start: first, end: last, loopStart: loopStart, loopEnd: loopEnd,
-                              mode: region[.sampleModes], increment: increment)
+                              mode: region[.sampleModes], increment: 0)
         var times = VolumeEnvelope.Times()
         times.delay = value(.volEnvDelay)
         times.attack = value(.volEnvAttack)
@@ -80,6 +85,25 @@ struct Voice {
         times.keyToDecay = value(.keyToVolEnvDecay)
         envelope = VolumeEnvelope(times, key: key, sampleRate: sampleRate)
         filter = LowPassFilter(cutoff: value(.initialFilterCutoff), q: value(.initialFilterQ), sampleRate: sampleRate)
+        apply(region, modulated)
+    }
+
+    /// Sets what the controllers move while the note sounds (pitch, attenuation, pan, the
+    /// filter) from `region`'s generators and what its modulators make of `controllers` now,
+    /// as libfluidsynth updates a sounding voice. Render thread only.
+    mutating func update(_ region: Region, controllers: ChannelControllers) {
+        apply(region, ModulatorSources.contributions(region.modulators, key: key, velocity: velocity, controllers: controllers))
+    }
+
+    /// Pitch, attenuation, pan and filter from the region's generators plus `modulated`.
+    private mutating func apply(_ region: Region, _ modulated: SIMD64<Float>) {
+        func value(_ generator: Generator) -> Int32 { region[generator] &+ Int32(modulated[Int(generator.rawValue)].rounded(.towardZero)) }
+        let pitch = keyPitch + 100 * Double(min(max(value(.coarseTune), -120), 120)) + Double(min(max(value(.fineTune), -99), 99))
+            + Double(modulated[59])   // the pitch wheel's modulator
+        // libfluidsynth turns cents into hertz by a table of whole cents: the pitch's fraction
+        // is dropped (a pitch below 0 cents is 1 Hz).
+        player.increment = SamplePlayer.fixedPoint(exp2((max(pitch, 0).rounded(.down) - rootPitch) / 1_200) * rateRatio)
+        filter.set(cutoff: value(.initialFilterCutoff), q: value(.initialFilterQ), sampleRate: sampleRate)
         // The file's attenuation takes the EMU factor; what modulators add does not.
         attenuation = min(max(Float(region[.initialAttenuation]) * Self.attenuationFactor + modulated[Int(Generator.initialAttenuation.rawValue)], 0), 1_440)
         let pan = min(max(value(.pan), -500), 500)

@@ -96,6 +96,36 @@ struct SoundFontSynthesizerTests {
         #expect(signal > 0 && snr >= 30)
     }
 
+    /// Held notes under moving controllers, on block edges: the wheel (and its range set to
+    /// 12 semitones by RPN 0), volume fades, expression, a pan sweep, channel pressure, Reset
+    /// All Controllers.
+    static let heldPassage: [(Int, Event)] = {
+        let block = 64
+        var events: [(Int, Event)] = [(0, .program(0, 0)), (0, .program(1, 48)), (0, .on(0, 60, 100)), (0, .on(1, 55, 90)), (0, .on(1, 62, 90))]
+        for step in 1...40 {
+            events.append((step * 30 * block, .bend(0, 8_192 + step * 150)))
+            events.append((step * 30 * block, .cc(1, 7, 127 - step * 2)))
+            events.append((step * 30 * block + 15 * block, .cc(1, 10, step * 3)))
+            events.append((step * 30 * block + 7 * block, .cc(0, 11, 127 - step)))
+        }
+        events += [(1_300 * block, .cc(1, 101, 0)), (1_300 * block, .cc(1, 100, 0)), (1_300 * block, .cc(1, 6, 12)),
+                   (1_310 * block, .bend(1, 12_000)), (1_400 * block, .cc(1, 121, 0)), (1_500 * block, .off(0, 60)),
+                   (1_500 * block, .off(1, 55)), (1_500 * block, .off(1, 62))]
+        return events.sorted { $0.0 < $1.0 }
+    }()
+
+    @Test("notes held while the wheel, its range, volume, expression and pan move sound as libfluidsynth plays them")
+    func heldNotesFollowControllers() throws {
+        let frames = 1_700 * 64
+        let ours = Self.ours(try SoundFont(path: Self.gmFont), Self.heldPassage, frames: frames)
+        let theirs = try Self.theirs(Self.gmFont, Self.heldPassage, frames: frames)
+        let noise = zip(theirs, ours).reduce(0.0) { $0 + Double($1.0 - $1.1) * Double($1.0 - $1.1) }
+        let signal = theirs.reduce(0.0) { $0 + Double($1) * Double($1) }
+        let snr = 10 * log10(signal / max(noise, 1e-30))
+        print(String(format: "held notes under controllers: %.1f dB SNR against libfluidsynth over %.1f s", snr, Double(frames) / 48_000))
+        #expect(signal > 0 && snr >= 30)
+    }
+
     @Test("playing the passage allocates nothing on the render thread")
     func noAllocations() throws {
         let font = try SoundFont(path: Self.gmFont)
