@@ -47,6 +47,9 @@ public enum SF2Generator: Sendable, Comparable {
     case instrument(Int)
     /// The sample of an instrument zone (written last by the file). Any thread.
     case sampleID(Int)
+    /// Any other generator by its number in the spec (the LFOs' and the modulation
+    /// envelope's, say), with its amount. Any thread.
+    case other(Int, Int16)
 
     /// The generator's number in the spec.
     var operation: Int {
@@ -71,6 +74,7 @@ public enum SF2Generator: Sendable, Comparable {
         case .rootKey: return 58
         case .instrument: return 41
         case .sampleID: return 53
+        case .other(let operation, _): return operation
         }
     }
 
@@ -95,7 +99,7 @@ public enum SF2Generator: Sendable, Comparable {
         case .instrument(let i), .sampleID(let i): return (operation, UInt16(truncatingIfNeeded: i))
         case .filterCutoff(let v), .filterQ(let v), .chorusSend(let v), .reverbSend(let v), .pan(let v), .attack(let v), .hold(let v),
              .decay(let v), .sustain(let v), .release(let v), .attenuation(let v), .coarseTune(let v),
-             .scaleTuning(let v), .sampleModes(let v), .exclusiveClass(let v), .rootKey(let v):
+             .scaleTuning(let v), .sampleModes(let v), .exclusiveClass(let v), .rootKey(let v), .other(_, let v):
             return (operation, UInt16(bitPattern: v))
         }
     }

@@ -9,14 +9,24 @@ import Glibc
 struct LowPassFilter {
     private var a1: Float = 0, a2: Float = 0, b02: Float = 0, b1: Float = 0
     private var history1: Float = 0, history2: Float = 0
+    /// A change after the filter has started glides over one control block, the coefficients
+    /// stepping each frame (libfluidsynth's way of keeping a moving cutoff from clicking).
+    private var a1Step: Float = 0, a2Step: Float = 0, b02Step: Float = 0, b1Step: Float = 0
+    private var glideFrames = 0
+    private var started = false
+    /// The cutoff and Q the coefficients are for.
+    private var cutoff: Int32 = .min, q: Int32 = .min
 
     /// A filter at `cutoff` absolute cents with resonance `q` centibels, at `sampleRate`.
     init(cutoff: Int32, q: Int32, sampleRate: Double) {
         set(cutoff: cutoff, q: q, sampleRate: sampleRate)
     }
 
-    /// Moves the filter to `cutoff` and `q`, keeping what it holds of the signal. Render thread only.
+    /// Moves the filter to `cutoff` and `q`, keeping what it holds of the signal: at once
+    /// before it has filtered anything, else gliding over a control block. Render thread only.
     mutating func set(cutoff: Int32, q: Int32, sampleRate: Double) {
+        guard cutoff != self.cutoff || q != self.q else { return }
+        (self.cutoff, self.q) = (cutoff, q)
         let cents = Double(min(max(cutoff, 1_500), 13_500))
         let frequency = min(max(8.175_798_915_6 * exp2(cents / 1_200), 5), 0.45 * sampleRate)
         let qLinear = pow(10, (min(max(Double(q) / 10, 0), 96) - 3.01) / 20)
@@ -24,20 +34,40 @@ struct LowPassFilter {
         let omega = 2 * Double.pi * frequency / sampleRate
         let alpha = sin(omega) / (2 * qLinear)
         let a0Inverse = 1 / (1 + alpha)
-        a1 = Float(-2 * cos(omega) * a0Inverse)
-        a2 = Float((1 - alpha) * a0Inverse)
-        b1 = Float((1 - cos(omega)) * a0Inverse * gain)
-        b02 = b1 * 0.5
+        let newA1 = Float(-2 * cos(omega) * a0Inverse), newA2 = Float((1 - alpha) * a0Inverse)
+        let newB1 = Float((1 - cos(omega)) * a0Inverse * gain), newB02 = newB1 * 0.5
+        guard started else {
+            (a1, a2, b1, b02) = (newA1, newA2, newB1, newB02)
+            return
+        }
+        let frames = Float(Units.controlBlock)
+        (a1Step, a2Step, b1Step, b02Step) = ((newA1 - a1) / frames, (newA2 - a2) / frames, (newB1 - b1) / frames, (newB02 - b02) / frames)
+        glideFrames = Units.controlBlock
     }
 
     /// Filters `count` frames of `buffer` in place.
     @inline(__always) mutating func process(_ buffer: UnsafeMutablePointer<Float>, count: Int) {
+        started = true
         var h1 = history1, h2 = history2
-        for i in 0..<count {
+        var i = 0
+        while i < count && glideFrames > 0 {
             let centre = buffer[i] - a1 * h1 - a2 * h2
             buffer[i] = b02 * (centre + h2) + b1 * h1
             h2 = h1
             h1 = centre
+            a1 += a1Step
+            a2 += a2Step
+            b1 += b1Step
+            b02 += b02Step
+            glideFrames -= 1
+            i += 1
+        }
+        while i < count {
+            let centre = buffer[i] - a1 * h1 - a2 * h2
+            buffer[i] = b02 * (centre + h2) + b1 * h1
+            h2 = h1
+            h1 = centre
+            i += 1
         }
         history1 = h1
         history2 = h2

@@ -31,6 +31,11 @@ enum Units {
         centibels <= 0 ? 1 : centibels >= 1_441 ? 0 : powf(10, -centibels.rounded(.down) / 200)
     }
 
+    /// The whole number of control blocks nearest `seconds` at `sampleRate`.
+    static func nearestBlocks(_ seconds: Double, sampleRate: Double) -> Int32 {
+        Int32(clamping: Int(sampleRate * seconds / Double(controlBlock) + 0.5))
+    }
+
     /// How many whole control blocks `seconds` lasts at `sampleRate`.
     static func blocks(_ seconds: Double, sampleRate: Double) -> Int32 {
         Int32(clamping: Int(sampleRate * seconds / Double(controlBlock)))

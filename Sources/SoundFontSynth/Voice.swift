@@ -5,15 +5,28 @@ import Glibc
 
 /// One sounding note of one region: its sample played at the note's pitch (four-point
 /// interpolation), shaped by the volume envelope, attenuated and panned as libfluidsynth does
-/// it, through its resonant low-pass filter, its control blocks counted from the note's own
+/// it, through its resonant low-pass filter; the modulation envelope and the two LFOs move its
+/// pitch, cutoff and volume once per control block; the blocks are counted from the note's own
 /// first frame so that it starts on the exact frame it is given. Its modulators are read when
-/// it starts and again whenever its channel's controllers move (the modulation envelope and
-/// the LFOs come next). Made on any thread; rendered on the render thread only, where it
-/// allocates nothing.
+/// it starts and again whenever its channel's controllers move. Made on any thread; rendered on
+/// the render thread only, where it allocates nothing.
 struct Voice {
     private var player: SamplePlayer
-    private var envelope: VolumeEnvelope
+    private var envelope: Envelope
+    private var modulationEnvelope: Envelope
+    private var modulationLFO: LFO, vibratoLFO: LFO
+    /// Frames played before the current control block (the LFOs' delays count them).
+    private var elapsed = 0
     private var filter: LowPassFilter
+    /// The pitch in cents and the cutoff in absolute cents before the envelope and the LFOs
+    /// move them; the filter's Q in centibels.
+    private var pitch: Double = 0, cutoff: Float = 0
+    private var resonance: Int32 = 0
+    /// How far the modulation LFO, the vibrato LFO and the modulation envelope move the pitch
+    /// (cents at full scale), the modulation LFO and envelope the cutoff (cents), and the
+    /// modulation LFO the volume (centibels).
+    private var modLFOToPitch: Float = 0, vibLFOToPitch: Float = 0, modEnvToPitch: Float = 0
+    private var modLFOToCutoff: Float = 0, modEnvToCutoff: Float = 0, modLFOToVolume: Float = 0
     /// The voice's attenuation in centibels (the generator with libfluidsynth's EMU factor).
     private var attenuation: Float = 0
     /// What a controller change needs to work the voice out again: its key and velocity, the
@@ -74,16 +87,16 @@ struct Voice {
         self.gain = gain
         player = SamplePlayer(data: base, start: first, end: last, loopStart: loopStart, loopEnd: loopEnd,
                               mode: region[.sampleModes], increment: 0)
-        var times = VolumeEnvelope.Times()
-        times.delay = value(.volEnvDelay)
-        times.attack = value(.volEnvAttack)
-        times.hold = value(.volEnvHold)
-        times.decay = value(.volEnvDecay)
-        times.sustain = value(.volEnvSustain)
-        times.release = value(.volEnvRelease)
-        times.keyToHold = value(.keyToVolEnvHold)
-        times.keyToDecay = value(.keyToVolEnvDecay)
-        envelope = VolumeEnvelope(times, key: key, sampleRate: sampleRate)
+        envelope = Envelope(.volume, Envelope.Times(delay: value(.volEnvDelay), attack: value(.volEnvAttack), hold: value(.volEnvHold),
+                                                    decay: value(.volEnvDecay), sustain: value(.volEnvSustain), release: value(.volEnvRelease),
+                                                    keyToHold: value(.keyToVolEnvHold), keyToDecay: value(.keyToVolEnvDecay)),
+                            key: key, sampleRate: sampleRate)
+        modulationEnvelope = Envelope(.modulation, Envelope.Times(delay: value(.modEnvDelay), attack: value(.modEnvAttack), hold: value(.modEnvHold),
+                                                                  decay: value(.modEnvDecay), sustain: value(.modEnvSustain), release: value(.modEnvRelease),
+                                                                  keyToHold: value(.keyToModEnvHold), keyToDecay: value(.keyToModEnvDecay)),
+                                      key: key, sampleRate: sampleRate)
+        modulationLFO = LFO(delay: value(.modLFODelay), frequency: value(.modLFOFrequency), sampleRate: sampleRate)
+        vibratoLFO = LFO(delay: value(.vibLFODelay), frequency: value(.vibLFOFrequency), sampleRate: sampleRate)
         filter = LowPassFilter(cutoff: value(.initialFilterCutoff), q: value(.initialFilterQ), sampleRate: sampleRate)
         apply(region, modulated)
     }
@@ -95,20 +108,44 @@ struct Voice {
         apply(region, ModulatorSources.contributions(region.modulators, key: key, velocity: velocity, controllers: controllers))
     }
 
-    /// Pitch, attenuation, pan and filter from the region's generators plus `modulated`.
+    /// Pitch, attenuation, pan, filter and what the envelope and LFOs move from the region's
+    /// generators plus `modulated`.
     private mutating func apply(_ region: Region, _ modulated: SIMD64<Float>) {
         func value(_ generator: Generator) -> Int32 { region[generator] &+ Int32(modulated[Int(generator.rawValue)].rounded(.towardZero)) }
-        let pitch = keyPitch + 100 * Double(min(max(value(.coarseTune), -120), 120)) + Double(min(max(value(.fineTune), -99), 99))
+        /// A generator's value with what the modulators add, unrounded and kept in its range.
+        func amount(_ generator: Generator) -> Float {
+            let sum = Float(region[generator]) + modulated[Int(generator.rawValue)]
+            guard let range = generator.range else { return sum }
+            return min(max(sum, Float(range.lowerBound)), Float(range.upperBound))
+        }
+        pitch = keyPitch + 100 * Double(min(max(value(.coarseTune), -120), 120)) + Double(min(max(value(.fineTune), -99), 99))
             + Double(modulated[59])   // the pitch wheel's modulator
-        // libfluidsynth turns cents into hertz by a table of whole cents: the pitch's fraction
-        // is dropped (a pitch below 0 cents is 1 Hz).
-        player.increment = SamplePlayer.fixedPoint(exp2((max(pitch, 0).rounded(.down) - rootPitch) / 1_200) * rateRatio)
-        filter.set(cutoff: value(.initialFilterCutoff), q: value(.initialFilterQ), sampleRate: sampleRate)
+        cutoff = Float(value(.initialFilterCutoff))
+        resonance = value(.initialFilterQ)
+        modLFOToPitch = amount(.modLFOToPitch)
+        vibLFOToPitch = amount(.vibLFOToPitch)
+        modEnvToPitch = amount(.modEnvToPitch)
+        modLFOToCutoff = amount(.modLFOToFilterCutoff)
+        modEnvToCutoff = amount(.modEnvToFilterCutoff)
+        modLFOToVolume = amount(.modLFOToVolume)
+        modulate()
         // The file's attenuation takes the EMU factor; what modulators add does not.
         attenuation = min(max(Float(region[.initialAttenuation]) * Self.attenuationFactor + modulated[Int(Generator.initialAttenuation.rawValue)], 0), 1_440)
         let pan = min(max(value(.pan), -500), 500)
         left = gain * Self.panGain(-pan)
         right = gain * Self.panGain(pan)
+    }
+
+    /// The pitch and the cutoff where the modulation envelope and the LFOs put them now.
+    private mutating func modulate() {
+        let envelopeValue = modulationEnvelope.modulation
+        let moved = modLFOToPitch * modulationLFO.value + vibLFOToPitch * vibratoLFO.value + modEnvToPitch * envelopeValue
+        let cents = pitch + Double(moved)
+        // libfluidsynth turns cents into hertz by a table of whole cents: the pitch's fraction
+        // is dropped (a pitch below 0 cents is 1 Hz).
+        player.increment = SamplePlayer.fixedPoint(exp2((max(cents, 0).rounded(.down) - rootPitch) / 1_200) * rateRatio)
+        let cutoffCents = cutoff + modLFOToCutoff * modulationLFO.value + modEnvToCutoff * envelopeValue
+        filter.set(cutoff: Int32(cutoffCents.rounded(.down)), q: resonance, sampleRate: sampleRate)
     }
 
     /// Makes the tables voices read (interpolation, the curves, the modulator left out), so that
@@ -131,7 +168,12 @@ struct Voice {
         var done = 0
         while done < frames, !isFinished {
             if frameInBlock == 0 {
-                let target = envelope.nextBlockGain(attenuation: attenuation)
+                envelope.step()
+                modulationEnvelope.step()
+                modulationLFO.step(elapsed: elapsed)
+                vibratoLFO.step(elapsed: elapsed)
+                let target = envelope.gain(attenuation: attenuation, tremolo: -modLFOToVolume * modulationLFO.value)
+                modulate()
                 step = (target - amplitude) / Float(Units.controlBlock)
                 mixStepLeft = (left - mixLeft) / Float(Units.controlBlock)
                 mixStepRight = (right - mixRight) / Float(Units.controlBlock)
@@ -156,6 +198,7 @@ struct Voice {
             frameInBlock += count
             if frameInBlock == Units.controlBlock {
                 frameInBlock = 0
+                elapsed += Units.controlBlock
                 amplitude += step * Float(Units.controlBlock)
                 mixLeft = left
                 mixRight = right
@@ -166,6 +209,7 @@ struct Voice {
     /// Note-off: the envelope's release, and a sample that loops until release plays on. Render thread only.
     mutating func release() {
         envelope.release()
+        modulationEnvelope.release()
         player.release()
     }
 }

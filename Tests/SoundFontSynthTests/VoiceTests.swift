@@ -128,6 +128,47 @@ struct VoiceTests {
     }
 }
 
+extension VoiceTests {
+    /// A generator of the modulation envelope or an LFO, by its number.
+    static func generator(_ operation: Generator, _ amount: Int16) -> SF2Generator { .other(Int(operation.rawValue), amount) }
+
+    @Test("the modulation envelope and the LFOs move pitch, cutoff and volume as libfluidsynth's do: rate, depth, delay and shape", arguments: [
+        // Vibrato: 5.9 Hz (-425 cents abs… 8.176 × 2^(3075/1200)), ±50 cents, after 0.1 s.
+        [generator(.vibLFOToPitch, 50), generator(.vibLFOFrequency, 3075), generator(.vibLFODelay, -3986)],
+        // Modulation LFO: pitch ±30 cents and tremolo 6 dB at 3 Hz.
+        [generator(.modLFOToPitch, 30), generator(.modLFOToVolume, 60), generator(.modLFOFrequency, 1900)],
+        // Modulation LFO on a resonant filter: ±1200 cents about 2 kHz at 2 Hz.
+        [.filterCutoff(9521), .filterQ(60), generator(.modLFOToFilterCutoff, 1200), generator(.modLFOFrequency, 1200)],
+        // Modulation envelope: pitch up an octave over 0.25 s, back down to 20 % over 0.5 s
+        // (a sweep: a tenth of a cent puts the phase apart, so only the pitch and level are held).
+        [generator(.modEnvToPitch, 1200), generator(.modEnvAttack, -2400), generator(.modEnvDecay, -1200), generator(.modEnvSustain, 800)],
+        // Modulation envelope on the filter: a 0.1 s hold, a decay to 30 %, and a release.
+        [.filterCutoff(7000), .filterQ(100), generator(.modEnvToFilterCutoff, 4000), generator(.modEnvHold, -3986),
+         generator(.modEnvDecay, -600), generator(.modEnvSustain, 700), generator(.modEnvRelease, -1200)],
+    ])
+    func modulationMatchesLibfluidsynth(generators: [SF2Generator]) throws {
+        let (theirs, ours) = try Self.render(Self.font(generators), key: 60, velocity: 127, volume: 100, wheel: 8_192)
+        for side in 0..<2 {
+            let noise = zip(theirs[side], ours[side]).reduce(0.0) { $0 + Double($1.0 - $1.1) * Double($1.0 - $1.1) }
+            let signal = theirs[side].reduce(0.0) { $0 + Double($1) * Double($1) }
+            let snr = 10 * log10(signal / max(noise, 1e-30))
+            // Pitch and level in 20 ms windows through the second: the modulation's path.
+            var worstCents = 0.0, worstDB = 0.0
+            for start in stride(from: 0, to: Self.rate - 960, by: 960) {
+                let window = start ..< start + 960
+                let level = (Self.rms(theirs[side][window]), Self.rms(ours[side][window]))
+                guard level.0 > 1e-4 else { continue }
+                worstDB = max(worstDB, abs(20 * log10(level.1 / level.0)))
+                worstCents = max(worstCents, abs(1_200 * log2(Self.frequency(ours[side][window]) / Self.frequency(theirs[side][window]))))
+            }
+            print(String(format: "modulation %@ side %d: worst 20 ms window %.3f dB, %.3f cents; %.1f dB SNR", "\(generators.map { "\($0)".replacingOccurrences(of: "SF2.SF2Generator.", with: "") })",
+                         side, worstDB, worstCents, snr))
+            let sweeps = generators.contains { $0.record.operation == Int(Generator.modEnvToPitch.rawValue) }
+            #expect(worstDB <= 0.5 && worstCents <= 1 && (sweeps || snr >= 30))
+        }
+    }
+}
+
 /// The render-thread rule for Pianola's own voices: rendering, releasing and finishing a
 /// voice allocates nothing.
 @Suite("A voice renders without allocating")

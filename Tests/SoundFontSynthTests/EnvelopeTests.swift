@@ -8,7 +8,7 @@ import Testing
 /// through libfluidsynth with each set of envelope generators, its level every 10 ms, and the
 /// envelope's own gain over the same frames; the two curves agree within 0.5 dB down to −60 dB.
 @Suite("The volume envelope sounds as libfluidsynth's")
-struct VolumeEnvelopeTests {
+struct EnvelopeTests {
     static let rate = 48_000
     static let window = 480   // ten periods of the sine
 
@@ -49,8 +49,8 @@ struct VolumeEnvelopeTests {
     }
 
     /// The envelope's gain at every frame: stepped each 64-frame block, ramping within it.
-    static func ours(_ times: VolumeEnvelope.Times, held: Int, total: Int) -> [Float] {
-        var envelope = VolumeEnvelope(times, key: 60, sampleRate: Double(rate))
+    static func ours(_ times: Envelope.Times, held: Int, total: Int) -> [Float] {
+        var envelope = Envelope(.volume, times, key: 60, sampleRate: Double(rate))
         var gains: [Float] = []
         var amplitude: Float = 0
         for block in 0..<(total / Units.controlBlock) {
@@ -64,11 +64,11 @@ struct VolumeEnvelopeTests {
     }
 
     @Test("attack, hold, decay to the sustain level, release; a note released in its attack; a sustain below the envelope's range", arguments: [
-        (VolumeEnvelope.Times(attack: -1200, hold: -2400, decay: 0, sustain: 200, release: -600), 72_000),   // 0.5 s, 0.25 s, 1 s, −20 dB, 0.7 s
-        (VolumeEnvelope.Times(attack: 0, decay: -1200, sustain: 100, release: -1200), 24_000),                 // released at 0.5 s, halfway up
-        (VolumeEnvelope.Times(attack: -3600, hold: -12_000, decay: -600, sustain: 1_440, release: -2400), 48_000), // sustain past 96 dB: silence
+        (Envelope.Times(attack: -1200, hold: -2400, decay: 0, sustain: 200, release: -600), 72_000),   // 0.5 s, 0.25 s, 1 s, −20 dB, 0.7 s
+        (Envelope.Times(attack: 0, decay: -1200, sustain: 100, release: -1200), 24_000),                 // released at 0.5 s, halfway up
+        (Envelope.Times(attack: -3600, hold: -12_000, decay: -600, sustain: 1_440, release: -2400), 48_000), // sustain past 96 dB: silence
     ])
-    func matchesLibfluidsynth(times: VolumeEnvelope.Times, held: Int) throws {
+    func matchesLibfluidsynth(times: Envelope.Times, held: Int) throws {
         let generators: [SF2Generator] = [.attack(Int16(times.attack)), .hold(Int16(times.hold)), .decay(Int16(times.decay)),
                                           .sustain(Int16(times.sustain)), .release(Int16(times.release))]
         let total = 2 * 48_000 + held

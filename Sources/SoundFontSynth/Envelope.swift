@@ -2,14 +2,23 @@
 import Glibc
 #endif
 
-/// A voice's volume envelope (section 8.1.2, generators 33-40) stepped as libfluidsynth steps
-/// it: once per 64-frame control block, counted from the note's own first frame (not a global
-/// grid), a value rising linearly from 0 to 1 over the attack, held, falling linearly toward
-/// the sustain level over the decay (a full-scale fall of 96 dB takes the decay time), and
-/// falling from where it is to 0 over the release. The gain is the value itself during the
-/// attack and 960 cB × (1 − value) below full scale after it. Render thread only, after
-/// `start` on any thread.
-struct VolumeEnvelope {
+/// A voice's volume envelope (section 8.1.2, generators 33-40) or modulation envelope
+/// (generators 25-32), stepped as libfluidsynth steps them: once per 64-frame control block,
+/// counted from the note's own first frame (not a global grid), a value rising linearly from 0
+/// to 1 over the attack, held, falling linearly toward the sustain level over the decay, and
+/// falling from where it is to 0 over the release. The volume's gain is the value itself during
+/// the attack and 960 cB × (1 − value) below full scale after it (so a full-scale fall of
+/// 96 dB takes the decay time); the modulation envelope's value is used as it is. Render
+/// thread only, after `init` on any thread.
+struct Envelope {
+    /// Which of a voice's two envelopes.
+    enum Kind {
+        /// Volume: released from the attack, its value is carried into the dB domain.
+        case volume
+        /// Modulation (pitch and filter): released from where it is, as it is.
+        case modulation
+    }
+
     /// Where the envelope is.
     enum Stage: Int {
         case delay, attack, hold, decay, sustain, release, finished
@@ -28,6 +37,7 @@ struct VolumeEnvelope {
         var keyToDecay: Int32 = 0
     }
 
+    private let kind: Kind
     private(set) var stage = Stage.delay
     private(set) var value: Float = 0
     private var count: Int32 = 0              // blocks spent in the stage
@@ -37,16 +47,20 @@ struct VolumeEnvelope {
     private var minimum = SIMD8<Float>(repeating: -1)
     private var maximum = SIMD8<Float>(repeating: 2)
 
-    /// An envelope for `key` with `times`, at `sampleRate`.
-    init(_ times: Times, key: Int, sampleRate: Double) {
+    /// An envelope of `kind` for `key` with `times`, at `sampleRate` (a modulation envelope's
+    /// sustain is in 0.1 % units where the volume's is in centibels: the same 1/1000 of full scale).
+    init(_ kind: Kind, _ times: Times, key: Int, sampleRate: Double) {
+        self.kind = kind
         let keyOffset = Int32(60 - key)
         blocks[Stage.delay.rawValue] = Units.blocks(Units.delaySeconds(times.delay), sampleRate: sampleRate)
         let attack: Int32 = 1 + Units.blocks(Units.stageSeconds(times.attack), sampleRate: sampleRate)
         blocks[Stage.attack.rawValue] = attack
         increment[Stage.attack.rawValue] = 1 / Float(attack)
         maximum[Stage.attack.rawValue] = 1
-        blocks[Stage.hold.rawValue] = Units.blocks(Units.delaySeconds(times.hold &+ times.keyToHold &* keyOffset), sampleRate: sampleRate)
-        let decay: Int32 = 1 + Units.blocks(Units.stageSeconds(times.decay &+ times.keyToDecay &* keyOffset), sampleRate: sampleRate)
+        // Hold and decay as libfluidsynth counts them: the nearest whole number of blocks (so
+        // the shortest hold, 1 ms, is one block at 48 kHz), a hold of −32768 none.
+        blocks[Stage.hold.rawValue] = Units.nearestBlocks(Units.delaySeconds(times.hold &+ times.keyToHold &* keyOffset), sampleRate: sampleRate)
+        let decay: Int32 = max(1, Units.nearestBlocks(Units.stageSeconds(times.decay &+ times.keyToDecay &* keyOffset), sampleRate: sampleRate))
         blocks[Stage.decay.rawValue] = decay
         increment[Stage.decay.rawValue] = -1 / Float(decay)
         minimum[Stage.decay.rawValue] = min(max(1 - 0.001 * Float(times.sustain), 0), 1)
@@ -61,18 +75,30 @@ struct VolumeEnvelope {
         maximum[Stage.finished.rawValue] = 0
     }
 
-    /// The gain the envelope gives now with a voice's `attenuation` in centibels, as
-    /// libfluidsynth combines them: their product in the attack, the gain of their sum in
-    /// centibels after it (so that past 144 dB in all it is silent). 0 while delayed or finished.
-    func gain(attenuation: Float) -> Float {
+    /// The gain a volume envelope gives now with a voice's `attenuation` and the modulation
+    /// LFO's `tremolo`, both in centibels, as libfluidsynth combines them: the value times
+    /// their gains in the attack, after it the attenuation's gain times the gain of the
+    /// envelope's fall plus the tremolo (each table clamps at 0 cB: the tremolo only takes
+    /// away). 0 while delayed or finished.
+    func gain(attenuation: Float, tremolo: Float = 0) -> Float {
         switch stage {
         case .delay, .finished: 0
-        case .attack: value * Units.gain(centibels: attenuation)
-        default: Units.gain(centibels: attenuation + Units.peakAttenuation * (1 - value))
+        case .attack: value * Units.gain(centibels: attenuation) * Units.gain(centibels: tremolo)
+        default: Units.gain(centibels: attenuation) * Units.gain(centibels: Units.peakAttenuation * (1 - value) + tremolo)
         }
     }
 
-    /// Steps one control block and returns the gain the block ramps to.
+    /// What a modulation envelope gives the pitch and the filter: its value, through
+    /// libfluidsynth's convex curve during the attack (its 128-step table at 127 × value,
+    /// interpolated), so that the attack rises by 40 dB a decade of time as section 8.1.2
+    /// draws it (measured: the same value as libfluidsynth's to 0.001 at every time).
+    var modulation: Float {
+        guard stage == .attack else { return stage == .delay ? 0 : value }
+        let x = min(max(127 * value, 0), 126.999), i = Int(x)
+        return ModulatorSources.convex[i] + (ModulatorSources.convex[i + 1] - ModulatorSources.convex[i]) * (x - Float(i))
+    }
+
+    /// Steps one control block and returns the gain the block ramps to (a volume envelope).
     mutating func nextBlockGain(attenuation: Float = 0) -> Float {
         step()
         return gain(attenuation: attenuation)
@@ -99,11 +125,11 @@ struct VolumeEnvelope {
         }
     }
 
-    /// Note-off: from the attack, the value is carried into the dB domain so that the gain
-    /// does not jump; then the release. Nothing once finished.
+    /// Note-off: from the volume's attack, the value is carried into the dB domain so that the
+    /// gain does not jump; then the release. Nothing once finished.
     mutating func release() {
         guard stage != .finished, stage != .release else { return }
-        if stage == .attack {
+        if stage == .attack && kind == .volume {
             let gain = max(value, 1e-6)
             value = min(max(1 + 200 * log10f(gain) / Units.peakAttenuation, 0), 1)
         } else if stage == .delay {
