@@ -11,6 +11,11 @@ public struct ChannelControllers: Sendable {
     public var pitchWheel: UInt16 = 8_192
     /// The wheel's range in semitones (RPN 0). Any thread.
     public var wheelSensitivity: UInt8 = 2
+    /// The channel's fine tuning (RPN 1), −100...+100 cents, and coarse tuning (RPN 2) in
+    /// semitones. Any thread.
+    public var fineTuning: Double = 0, coarseTuning: Int = 0
+    /// The channel's tuning in cents. Any thread.
+    public var tuning: Double { fineTuning + 100 * Double(coarseTuning) }
 
     /// A channel at its reset values. Any thread.
     public init() {
@@ -23,11 +28,11 @@ public struct ChannelControllers: Sendable {
     /// Reset All Controllers (CC121) as libfluidsynth does it (RP-015): the controllers go back
     /// to their reset values but bank select, volume, balance, pan, the sound controllers
     /// (70-79) and the effect depths (91-95), which stay; the wheel is centred and the
-    /// pressure 0; the wheel's range stays. Any thread.
+    /// pressure 0; the wheel's range and the tunings stay. Any thread.
     public mutating func resetControllers() {
         var fresh = ChannelControllers()
         for controller in 0..<128 where Self.survivesReset(controller) { fresh[controller] = self[controller] }
-        fresh.wheelSensitivity = wheelSensitivity
+        (fresh.wheelSensitivity, fresh.fineTuning, fresh.coarseTuning) = (wheelSensitivity, fineTuning, coarseTuning)
         self = fresh
     }
 

@@ -65,9 +65,7 @@ struct Envelope {
         increment[Stage.decay.rawValue] = -1 / Float(decay)
         minimum[Stage.decay.rawValue] = min(max(1 - 0.001 * Float(times.sustain), 0), 1)
         blocks[Stage.sustain.rawValue] = .max
-        let release: Int32 = 1 + Units.blocks(Units.stageSeconds(times.release), sampleRate: sampleRate)
-        blocks[Stage.release.rawValue] = release
-        increment[Stage.release.rawValue] = -1 / Float(release)
+        setRelease(times.release, sampleRate: sampleRate)
         minimum[Stage.release.rawValue] = 0
         maximum[Stage.release.rawValue] = 1
         blocks[Stage.finished.rawValue] = .max
@@ -123,6 +121,13 @@ struct Envelope {
             value = next
             count += 1
         }
+    }
+
+    /// Makes the release last `timecents` (from full scale). Render thread only.
+    mutating func setRelease(_ timecents: Int32, sampleRate: Double) {
+        let release: Int32 = 1 + Units.blocks(Units.stageSeconds(timecents), sampleRate: sampleRate)
+        blocks[Stage.release.rawValue] = release
+        increment[Stage.release.rawValue] = -1 / Float(release)
     }
 
     /// Note-off: from the volume's attack, the value is carried into the dB domain so that the

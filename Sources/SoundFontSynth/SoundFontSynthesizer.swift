@@ -14,7 +14,8 @@ public final class SoundFontSynthesizer {
         var preset = 0, region = 0   // where its region is in `regionsByPreset`
         var started = 0          // the note-on's serial number: the oldest is stolen first
         var released = false
-        var sustained = false    // released while the sustain pedal was down
+        var sustained = false    // its key released while a pedal held it
+        var sostenuto = false    // held by the sostenuto pedal (its key was down when the pedal went down)
     }
 
     /// A channel's program, controllers and pedal.
@@ -126,8 +127,19 @@ public final class SoundFontSynthesizer {
             guard region.keyRange.contains(UInt8(key)), region.velocityRange.contains(UInt8(min(velocity, 127))) else { continue }
             guard let voice = Voice(region: region, font: font, key: key, velocity: min(velocity, 127), controllers: channels[channel].controllers,
                                     sampleRate: sampleRate, gain: gain) else { continue }
+            if voice.exclusiveClass != 0 { cutExclusiveClass(voice.exclusiveClass, channel: channel) }
             let slot = freeSlot()
             slots[slot] = Slot(voice: voice, channel: channel, key: key, preset: preset, region: index, started: serial)
+        }
+    }
+
+    /// Cuts the voices of `channel` in `exclusiveClass` that earlier note-ons started (a
+    /// closed hi-hat cuts the open one), as libfluidsynth does.
+    private func cutExclusiveClass(_ exclusiveClass: Int32, channel: Int) {
+        for i in 0..<polyphony where slots[i].voice != nil && slots[i].channel == channel && slots[i].started != serial
+            && slots[i].voice!.exclusiveClass == exclusiveClass {
+            slots[i].voice!.cut()
+            slots[i].released = true
         }
     }
 
@@ -142,12 +154,13 @@ public final class SoundFontSynthesizer {
         return oldestReleased >= 0 ? oldestReleased : oldest
     }
 
-    /// Releases `key` on `channel`, or holds it while the sustain pedal is down. Render thread only.
+    /// Releases `key` on `channel`, or holds it while the sustain pedal is down or the
+    /// sostenuto pedal caught it. Render thread only.
     public func noteOff(channel: Int, key: Int) {
         guard (0..<16).contains(channel) else { return }
         let pedal = channels[channel].controllers[64] >= 64
         for i in 0..<polyphony where slots[i].voice != nil && slots[i].channel == channel && slots[i].key == key && !slots[i].released {
-            if pedal { slots[i].sustained = true } else { slots[i].voice!.release(); slots[i].released = true }
+            if pedal || slots[i].sostenuto { slots[i].sustained = true } else { slots[i].voice!.release(); slots[i].released = true }
         }
     }
 
@@ -158,9 +171,10 @@ public final class SoundFontSynthesizer {
         }
     }
 
-    /// Releases the notes of `channel` the sustain pedal held.
+    /// Releases the notes of `channel` whose keys are up and that no pedal holds any longer.
     private func releaseSustained(channel: Int) {
-        for i in 0..<polyphony where slots[i].voice != nil && slots[i].channel == channel && slots[i].sustained {
+        guard channels[channel].controllers[64] < 64 else { return }
+        for i in 0..<polyphony where slots[i].voice != nil && slots[i].channel == channel && slots[i].sustained && !slots[i].sostenuto {
             slots[i].voice!.release()
             slots[i].released = true
             slots[i].sustained = false
@@ -177,10 +191,11 @@ public final class SoundFontSynthesizer {
     }
 
     /// Sets controller `controller` of `channel`: bank select (0), the sustain pedal (64),
-    /// all sound off (120), reset all controllers (121), all notes off (123), registered
-    /// parameter 0 (the wheel's range in semitones, by CC101/100 and data entry CC6). Every
-    /// controller reaches the modulators of the notes sounding and of those that start after.
-    /// Render thread only.
+    /// the sostenuto pedal (66), all sound off (120), reset all controllers (121), all notes
+    /// off (123), registered parameters 0-2 (the wheel's range in semitones, fine and coarse
+    /// tuning, by CC101/100 and data entry CC6, its LSB CC38 sent first). Every controller
+    /// reaches the modulators of the notes sounding and of those that start after. Render
+    /// thread only.
     public func controlChange(channel: Int, controller: Int, value: Int) {
         guard (0..<16).contains(channel), (0..<128).contains(controller) else { return }
         let value = UInt8(min(max(value, 0), 127))
@@ -191,12 +206,24 @@ public final class SoundFontSynthesizer {
         case 64:
             channels[channel].controllers[64] = value
             if value < 64 { releaseSustained(channel: channel) }
+        case 66:
+            let wasDown = channels[channel].controllers[66] >= 64
+            channels[channel].controllers[66] = value
+            if value >= 64 && !wasDown {
+                for i in 0..<polyphony where slots[i].voice != nil && slots[i].channel == channel && !slots[i].released && !slots[i].sustained {
+                    slots[i].sostenuto = true
+                }
+            } else if value < 64 && wasDown {
+                for i in 0..<polyphony where slots[i].channel == channel { slots[i].sostenuto = false }
+                releaseSustained(channel: channel)
+            }
         case 120:
             for i in 0..<polyphony where slots[i].voice != nil && slots[i].channel == channel { slots[i] = Slot() }
         case 121:
             channels[channel].controllers.resetControllers()
             channels[channel].parameter = 16_383
-            if channels[channel].controllers[64] < 64 { releaseSustained(channel: channel) }
+            for i in 0..<polyphony where slots[i].channel == channel { slots[i].sostenuto = false }
+            releaseSustained(channel: channel)
             updateVoices(channel: channel)
         case 100, 101:
             channels[channel].controllers[controller] = value
@@ -206,10 +233,14 @@ public final class SoundFontSynthesizer {
             channels[channel].parameter = 16_383
         case 6:
             channels[channel].controllers[6] = value
-            if channels[channel].parameter == 0 {
-                channels[channel].controllers.wheelSensitivity = value
-                updateVoices(channel: channel)
+            let data = Int(value) << 7 | Int(channels[channel].controllers[38])   // LSB first, as libfluidsynth reads it
+            switch channels[channel].parameter {
+            case 0: channels[channel].controllers.wheelSensitivity = value
+            case 1: channels[channel].controllers.fineTuning = Double(data - 8_192) / 8_192 * 100
+            case 2: channels[channel].controllers.coarseTuning = Int(value) - 64
+            default: return
             }
+            updateVoices(channel: channel)
         case 123:
             for i in 0..<polyphony where slots[i].voice != nil && slots[i].channel == channel && !slots[i].released {
                 slots[i].voice!.release()

@@ -35,6 +35,8 @@ struct Voice {
     private let key: Int, velocity: Int
     private let keyPitch: Double, rootPitch: Double, rateRatio: Double, sampleRate: Double
     private let gain: Float
+    /// The channel's tuning in cents (RPN 1 and 2).
+    private var tuning: Double
     /// Output gain and pan on each side, and where the mix is on its way to them: like
     /// libfluidsynth's mixer, each change (the voice's start from silence included) ramps
     /// over one control block.
@@ -49,6 +51,8 @@ struct Voice {
     private var frameInBlock = 0
     /// Whether it has nothing more to play.
     private(set) var isFinished = false
+    /// Its exclusive class (generator 57): a note of the same class on its channel cuts it; 0 for none.
+    private(set) var exclusiveClass: Int32
 
     /// libfluidsynth scales the attenuation generators of a file by this (what EMU's hardware
     /// did, and what fonts are made for).
@@ -83,6 +87,8 @@ struct Voice {
         rateRatio = Double(max(header.sampleRate, 1)) / sampleRate
         self.key = key
         self.velocity = velocity
+        exclusiveClass = region[.exclusiveClass]
+        self.tuning = controllers.tuning
         self.sampleRate = sampleRate
         self.gain = gain
         player = SamplePlayer(data: base, start: first, end: last, loopStart: loopStart, loopEnd: loopEnd,
@@ -105,6 +111,7 @@ struct Voice {
     /// filter) from `region`'s generators and what its modulators make of `controllers` now,
     /// as libfluidsynth updates a sounding voice. Render thread only.
     mutating func update(_ region: Region, controllers: ChannelControllers) {
+        tuning = controllers.tuning
         apply(region, ModulatorSources.contributions(region.modulators, key: key, velocity: velocity, controllers: controllers))
     }
 
@@ -120,6 +127,7 @@ struct Voice {
         }
         pitch = keyPitch + 100 * Double(min(max(value(.coarseTune), -120), 120)) + Double(min(max(value(.fineTune), -99), 99))
             + Double(modulated[59])   // the pitch wheel's modulator
+            + tuning
         cutoff = Float(value(.initialFilterCutoff))
         resonance = value(.initialFilterQ)
         modLFOToPitch = amount(.modLFOToPitch)
@@ -204,6 +212,15 @@ struct Voice {
                 mixRight = right
             }
         }
+    }
+
+    /// Cut by a note of its exclusive class: released over −200 timecents (0.9 s from full
+    /// scale, as libfluidsynth does for hi-hats), and never cut again. Render thread only.
+    mutating func cut() {
+        exclusiveClass = 0
+        envelope.setRelease(-200, sampleRate: sampleRate)
+        modulationEnvelope.setRelease(-200, sampleRate: sampleRate)
+        release()
     }
 
     /// Note-off: the envelope's release, and a sample that loops until release plays on. Render thread only.

@@ -127,6 +127,33 @@ struct SoundFontSynthesizerTests {
         #expect(signal > 0 && snr >= 30)
     }
 
+    /// The sostenuto pedal, exclusive classes and the channel tunings, on block edges: a
+    /// closed hi-hat cutting an open one; a note caught by the sostenuto pedal ringing past its
+    /// key while a later one stops with its key; a held note retuned by RPN 1 (+50 cents) and
+    /// one by RPN 2 (+2 semitones).
+    static let pedalPassage: [(Int, Event)] = {
+        let block = 64
+        return [(0, .program(0, 0)), (0, .program(1, 48)),
+                (0, .on(9, 46, 110)), (60 * block, .on(9, 42, 100)), (120 * block, .on(9, 46, 90)), (125 * block, .on(9, 44, 100)),
+                (0, .on(0, 60, 90)), (20 * block, .cc(0, 66, 127)), (40 * block, .on(0, 64, 90)), (80 * block, .off(0, 64)),
+                (90 * block, .off(0, 60)), (300 * block, .cc(0, 66, 0)),
+                (0, .on(1, 55, 80)), (100 * block, .cc(1, 101, 0)), (100 * block, .cc(1, 100, 1)), (100 * block, .cc(1, 38, 0)),
+                (100 * block, .cc(1, 6, 96)), (200 * block, .cc(1, 100, 2)), (200 * block, .cc(1, 6, 66)), (350 * block, .off(1, 55))]
+            .sorted { $0.0 < $1.0 }
+    }()
+
+    @Test("the sostenuto pedal, exclusive classes and RPN 1 and 2 tunings sound as libfluidsynth plays them")
+    func pedalsClassesAndTunings() throws {
+        let frames = 450 * 64
+        let ours = Self.ours(try SoundFont(path: Self.gmFont), Self.pedalPassage, frames: frames)
+        let theirs = try Self.theirs(Self.gmFont, Self.pedalPassage, frames: frames)
+        let noise = zip(theirs, ours).reduce(0.0) { $0 + Double($1.0 - $1.1) * Double($1.0 - $1.1) }
+        let signal = theirs.reduce(0.0) { $0 + Double($1) * Double($1) }
+        let snr = 10 * log10(signal / max(noise, 1e-30))
+        print(String(format: "pedals, classes, tunings: %.1f dB SNR against libfluidsynth over %.2f s", snr, Double(frames) / 48_000))
+        #expect(signal > 0 && snr >= 30)
+    }
+
     @Test("playing the passage allocates nothing on the render thread")
     func noAllocations() throws {
         let font = try SoundFont(path: Self.gmFont)
