@@ -83,9 +83,9 @@ extension SoundFontSource {
 
 extension SoundFontSynthesizer {
     /// Reads, off the render thread, the sample pages of every preset `messages` (a song's, in
-    /// time order) can play a note with, running their bank selects, program changes and
-    /// resets through the synthesizer; then resets it, as the song sets itself up from its
-    /// start. Control thread, before rendering.
+    /// time order) can play a note with, running their bank selects, program changes, resets
+    /// and rhythm-part switches through the synthesizer; then resets it, as the song sets
+    /// itself up from its start. Control thread, before rendering.
     func touchSamples(selectedBy messages: some Swift.Sequence<MIDIMessage>) {
         for message in messages {
             switch message {
@@ -94,7 +94,7 @@ extension SoundFontSynthesizer {
             case .noteOn(let channel, _, let velocity) where velocity > 0: touchSamples(ofChannel: Int(channel))
             case .sysex(let bytes):
                 let body = bytes.dropFirst(bytes.first == 0xF0 ? 1 : 0).dropLast(bytes.last == 0xF7 ? 1 : 0)
-                if Array(body).withUnsafeBufferPointer({ SystemReset($0) }) != nil { systemReset() }
+                Array(body).withUnsafeBufferPointer { _ = systemExclusive($0) }
             default: break
             }
         }

@@ -63,7 +63,14 @@ struct SamplePlayer {
             }
             if index >= end { finished = true; return frame }
             let c = Interpolation.coefficients[Int((phase >> 24) & 0xFF)]
-            let points = SIMD4(point(index - 1), point(index), point(index + 1), point(index + 2))
+            let points: SIMD4<Float>
+            if index > start && index + 2 < (looping ? loopEnd : end) {
+                // All four points inside the sample (and the loop): read them as they are.
+                let p = data + index - 1
+                points = SIMD4(Float(p[0]), Float(p[1]), Float(p[2]), Float(p[3])) * (1 / 32_768)
+            } else {
+                points = SIMD4(point(index - 1), point(index), point(index + 1), point(index + 2))
+            }
             output[frame] = (c * points).sum() * g
             g += step
             phase &+= increment

@@ -12,8 +12,8 @@ public final class SoundFontSynthNode: AudioNode, MIDIDestination, @unchecked Se
     /// The synthesizer it plays. Render thread only once rendering has started.
     public let synthesizer: SoundFontSynthesizer
     private let scheduled: MIDISchedule
-    /// Sysex messages it does not act on (only the GM, GS and XG resets are), for a caller
-    /// to report. Render thread only.
+    /// Sysex messages the synthesizer does not act on (`SystemExclusive` says which it
+    /// does), for a caller to report. Render thread only.
     public private(set) var ignoredSysex = 0
     /// Events dropped because the schedule was full (should stay 0). Render thread only.
     public var droppedEvents: Int { scheduled.droppedEvents }
@@ -36,7 +36,7 @@ public final class SoundFontSynthNode: AudioNode, MIDIDestination, @unchecked Se
     /// Schedules a channel message. Render thread only.
     public func schedule(_ event: ScheduledMIDI) { scheduled.add(event) }
 
-    /// Schedules a sysex message (a reset is acted on, on its frame). Render thread only.
+    /// Schedules a sysex message, acted on at its frame. Render thread only.
     public func scheduleSysex(_ data: UnsafeBufferPointer<UInt8>, at time: SampleTime) { scheduled.addSysex(data, at: time) }
 
     /// Drops what is scheduled but the note-offs, which sound at `time` (`MIDISchedule.flush`). Render thread only.
@@ -72,7 +72,7 @@ public final class SoundFontSynthNode: AudioNode, MIDIDestination, @unchecked Se
         case 0xD0: synthesizer.channelPressure(channel: channel, value: Int(e.data1))
         case 0xE0: synthesizer.pitchBend(channel: channel, value: Int(e.data1) | Int(e.data2) << 7)
         case 0xF0:
-            if SystemReset(scheduled.sysex(of: e)) != nil { synthesizer.systemReset() } else { ignoredSysex += 1 }
+            if !synthesizer.systemExclusive(scheduled.sysex(of: e)) { ignoredSysex += 1 }
         default: break   // key pressure: no modulator source of Pianola's reads it yet
         }
     }
@@ -82,24 +82,5 @@ public final class SoundFontSynthNode: AudioNode, MIDIDestination, @unchecked Se
         guard let noteLog else { return }
         noteLog.record(NoteEdge(frame: frame, pressed: velocity > 0, channel: UInt8(channel), key: key, velocity: velocity,
                                 program: UInt8(synthesizer.program(of: channel)), bank: UInt16(synthesizer.bankSelect(of: channel))))
-    }
-}
-
-/// The sysex messages that reset a General MIDI synthesizer (bytes without F0/F7): GM System
-/// On (and GM2's), Roland GS Reset and Yamaha XG System On. Any thread.
-public enum SystemReset: Sendable {
-    /// GM System On, or GM2's. Any thread.
-    case generalMIDI
-    /// Roland GS Reset. Any thread.
-    case rolandGS
-    /// Yamaha XG System On. Any thread.
-    case yamahaXG
-
-    /// The reset `data` is, or nil. Any thread.
-    public init?(_ data: UnsafeBufferPointer<UInt8>) {
-        if data.count == 4, data[0] == 0x7E, data[2] == 0x09, data[3] == 0x01 || data[3] == 0x03 { self = .generalMIDI; return }
-        if data.count == 9, data[0] == 0x41, data[2] == 0x42, data[3] == 0x12, data[4] == 0x40, data[5] == 0x00, data[6] == 0x7F, data[7] == 0x00 { self = .rolandGS; return }
-        if data.count == 7, data[0] == 0x43, data[1] & 0xF0 == 0x10, data[2] == 0x4C, data[3] == 0x00, data[4] == 0x00, data[5] == 0x7E, data[6] == 0x00 { self = .yamahaXG; return }
-        return nil
     }
 }

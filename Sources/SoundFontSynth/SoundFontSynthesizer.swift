@@ -21,6 +21,7 @@ public final class SoundFontSynthesizer {
     /// A channel's program, controllers and pedal.
     private struct Channel {
         var bank = 0, program = 0
+        var drums = false        // plays bank 128 (channel 10, or a GS rhythm part)
         var preset: Int?         // index into `regionsByPreset`
         var controllers = ChannelControllers()
         /// The registered parameter data entry goes to (CC101 × 128 + CC100), 16383 for none.
@@ -57,7 +58,7 @@ public final class SoundFontSynthesizer {
             index[Int(preset.bank) << 8 | Int(preset.program)] = i
         }
         presetIndex = index
-        channels = (0..<16).map { _ in Channel() }
+        channels = (0..<16).map { Channel(drums: $0 == 9) }
         slots = .allocate(capacity: self.polyphony)
         slots.initialize(repeating: Slot(), count: self.polyphony)
         scratch = .allocate(capacity: Units.controlBlock)
@@ -103,11 +104,11 @@ public final class SoundFontSynthesizer {
     /// How many voices sound. Render thread only.
     public var activeVoices: Int { (0..<polyphony).reduce(0) { $0 + (slots[$1].voice == nil ? 0 : 1) } }
 
-    /// Points `channel` at the preset its bank and program name: bank 128 on channel 10; a
+    /// Points `channel` at the preset its bank and program name: bank 128 on a drum channel; a
     /// program the bank lacks falls back to bank 0's (or 128's program 0 for drums), as
     /// libfluidsynth does.
     private func select(_ channel: Int) {
-        let bank = channel == 9 ? 128 : channels[channel].bank
+        let bank = channels[channel].drums ? 128 : channels[channel].bank
         let program = channels[channel].program
         channels[channel].preset = presetIndex[bank << 8 | program]
             ?? presetIndex[(bank == 128 ? 128 : 0) << 8 | (bank == 128 ? 0 : program)]
@@ -264,9 +265,23 @@ public final class SoundFontSynthesizer {
     public func systemReset() {
         for i in 0..<polyphony { slots[i] = Slot() }
         for channel in 0..<16 {
-            channels[channel] = Channel()
+            channels[channel] = Channel(drums: channel == 9)
             select(channel)
         }
+    }
+
+    /// Acts on a system-exclusive message (bytes without F0/F7) if it is one `SystemExclusive`
+    /// names, and says whether it was. Render thread only.
+    @discardableResult
+    public func systemExclusive(_ data: UnsafeBufferPointer<UInt8>) -> Bool {
+        switch SystemExclusive(data) {
+        case .reset?: systemReset()
+        case .rhythmPart(let channel, let drums)?:
+            channels[channel].drums = drums
+            select(channel)
+        case nil: return false
+        }
+        return true
     }
 
     /// Selects `program` of the channel's bank. Render thread only.

@@ -10,9 +10,9 @@ import Testing
 /// that keeps the note-offs, and nothing allocated on the render thread.
 @Suite("Pianola's synthesizer node: scheduled events on their exact frames")
 struct SoundFontSynthNodeTests {
-    /// The passage as the player would schedule it.
+    /// The passage's channel messages as the player would schedule them.
     static func scheduled(_ events: [(Int, SoundFontSynthesizerTests.Event)]) -> [ScheduledMIDI] {
-        events.map { frame, event in
+        events.compactMap { frame, event -> ScheduledMIDI? in
             let time = SampleTime(frame)
             switch event {
             case .on(let c, let k, let v): return ScheduledMIDI(time: time, status: 0x90 | UInt8(c), data1: UInt8(k), data2: UInt8(v))
@@ -20,6 +20,7 @@ struct SoundFontSynthNodeTests {
             case .cc(let c, let n, let v): return ScheduledMIDI(time: time, status: 0xB0 | UInt8(c), data1: UInt8(n), data2: UInt8(v))
             case .program(let c, let p): return ScheduledMIDI(time: time, status: 0xC0 | UInt8(c), data1: UInt8(p), data2: 0)
             case .bend(let c, let v): return ScheduledMIDI(time: time, status: 0xE0 | UInt8(c), data1: UInt8(v & 0x7F), data2: UInt8(v >> 7))
+            case .sysex: return nil
             }
         }
     }
@@ -68,13 +69,41 @@ struct SoundFontSynthNodeTests {
         node.schedule(ScheduledMIDI(time: 0, status: 0xC0, data1: 48, data2: 0))
         node.schedule(ScheduledMIDI(time: 10, status: 0x90, data1: 60, data2: 100))
         [0x7E, 0x7F, 0x09, 0x01].withUnsafeBufferPointer { node.scheduleSysex($0, at: 3_001) }
-        [0x41, 0x10, 0x42, 0x12, 0x40, 0x00, 0x7F, 0x01, 0x40].withUnsafeBufferPointer { node.scheduleSysex($0, at: 3_002) }   // not a reset
+        [0x41, 0x10, 0x42, 0x12, 0x40, 0x00, 0x7F, 0x01, 0x40].withUnsafeBufferPointer { node.scheduleSysex($0, at: 3_002) }   // GS Reset's address with data 1: not a reset
         node.render(buffer.slice(frames: 4_800), at: 0)
         let left = UnsafeBufferPointer(start: buffer.left, count: 4_800)
         #expect(left[11..<3_001].contains { $0 != 0 })
         #expect(!left[3_001...].contains { $0 != 0 }, "silent from the reset's frame on")
         #expect(node.ignoredSysex == 1)
         #expect(node.synthesizer.program(of: 0) == 0 && node.synthesizer.activeVoices == 0)
+    }
+
+    @Test("a GS rhythm-part message makes channel 3 play the drums channel 10 plays, on its frame; GS Reset makes it melodic again (libfluidsynth 2.3 ignores the part message)")
+    func gsRhythmPart() throws {
+        let font = try SoundFont(path: SoundFontSynthesizerTests.gmFont)
+        func render(_ messages: [(SampleTime, [UInt8]?, ScheduledMIDI?)]) -> [Float] {
+            let node = SoundFontSynthNode(synthesizer: SoundFontSynthesizer(font: font, sampleRate: 48_000))
+            let buffer = AudioBuffer(capacity: 9_600)
+            node.prepare(format: AudioFormat(sampleRate: 48_000), maxFrames: 9_600)
+            for (time, sysex, event) in messages {
+                if let sysex { sysex.withUnsafeBufferPointer { node.scheduleSysex($0, at: time) } }
+                if let event { node.schedule(event) }
+            }
+            node.render(buffer.slice(frames: 9_600), at: 0)
+            return Array(UnsafeBufferPointer(start: buffer.left, count: 9_600))
+        }
+        let drumPart: [UInt8] = [0x41, 0x10, 0x42, 0x12, 0x40, 0x13, 0x15, 0x01, 0x17]   // part 3, checksum 17
+        let reset: [UInt8] = [0x41, 0x10, 0x42, 0x12, 0x40, 0x00, 0x7F, 0x00, 0x41]
+        let snare = ScheduledMIDI(time: 100, status: 0x92, data1: 38, data2: 100)
+        let onDrums = render([(100, nil, ScheduledMIDI(time: 100, status: 0x99, data1: 38, data2: 100))])
+        let switched = render([(50, drumPart, nil), (100, nil, snare)])
+        let melodic = render([(100, nil, snare)])
+        let resetAgain = render([(50, drumPart, nil), (60, reset, nil), (100, nil, snare)])
+        #expect(switched == onDrums, "channel 3 as a rhythm part plays the drum kit")
+        #expect(melodic != onDrums && resetAgain == melodic, "GS Reset makes it melodic again")
+        var badChecksum = drumPart
+        badChecksum[8] = 0x18
+        #expect(render([(50, badChecksum, nil), (100, nil, snare)]) == melodic, "a message with a wrong checksum is not acted on")
     }
 
     @Test("a transport jump drops what is scheduled but the note-offs, which sound at the jump")

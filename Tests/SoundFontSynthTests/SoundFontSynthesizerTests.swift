@@ -18,7 +18,7 @@ struct SoundFontSynthesizerTests {
 
     /// An event at a frame.
     enum Event {
-        case on(Int, Int, Int), off(Int, Int), cc(Int, Int, Int), program(Int, Int), bend(Int, Int)
+        case on(Int, Int, Int), off(Int, Int), cc(Int, Int, Int), program(Int, Int), bend(Int, Int), sysex([UInt8])
     }
 
     /// `events` (frame, event) rendered for `frames` frames by Pianola's synthesizer.
@@ -186,6 +186,7 @@ protocol EventPlayer {
     func programChange(channel: Int, program: Int)
     func pitchBend(channel: Int, value: Int)
     func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int)
+    func sysex(_ bytes: [UInt8])
 }
 
 extension EventPlayer {
@@ -197,9 +198,15 @@ extension EventPlayer {
         case .cc(let c, let n, let v): controlChange(channel: c, controller: n, value: v)
         case .program(let c, let p): programChange(channel: c, program: p)
         case .bend(let c, let v): pitchBend(channel: c, value: v)
+        case .sysex(let bytes): sysex(bytes)
         }
     }
 }
 
-extension SoundFontSynthesizer: EventPlayer {}
-extension Synthesizer: EventPlayer {}
+extension SoundFontSynthesizer: EventPlayer {
+    func sysex(_ bytes: [UInt8]) { bytes.withUnsafeBufferPointer { _ = systemExclusive($0) } }
+}
+
+extension Synthesizer: EventPlayer {
+    func sysex(_ bytes: [UInt8]) { bytes.withUnsafeBufferPointer { systemExclusive($0) } }
+}
