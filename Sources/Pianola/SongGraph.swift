@@ -159,25 +159,22 @@ public final class SongGraph {
         configuration.polyphony = settings.polyphony
         configuration.gain = settings.gain
         configuration.lazySampleLoading = !settings.loadWholeFont
-        var ownFont = OwnEngineFont.fluidsynthOnly(reason: "")
-        if settings.engine == .pianola || { if case .model = font { true } else { false } }() { ownFont = try font.forOwnEngine() }
+        let engineAsked = { if case .model = font { SynthesisEngine.pianola } else { settings.engine } }()
+        let (source, resolvedNote) = try font.resolved(for: engineAsked)
         let synth: any AudioNode & MIDIDestination
-        switch ownFont {
-        case .model(let model):
-            let own = SoundFontSynthesizer(font: model, sampleRate: Double(settings.sampleRate), polyphony: settings.polyphony, gain: Float(settings.gain))
-            own.touchSamples(selectedBy: sequence.messagesInTimeOrder)
+        if case .model = source, case .pianola(let own) = try source.makeSongSynthesizer(configuration: configuration, selectedBy: sequence.messagesInTimeOrder) {
             ownSynth = SoundFontSynthNode(synthesizer: own)
             synth = ownSynth!
             (engine, engineNote, samplers, synthesizer) = (.pianola, nil, [], nil)
-        case .fluidsynthOnly(let reason):
+        } else {
             let channelParts = Self.channelParts(of: sequence, parts: settings.threads)
             samplers = try (0..<(channelParts.max() ?? 0) + 1).map { part in
                 let own = sequence.messagesInTimeOrder.lazy.filter { message in message.channel.map { channelParts[Int($0)] == part } ?? true }
-                return SamplerNode(synthesizer: try font.makeSynthesizer(configuration: configuration, selectedBy: own))
+                return SamplerNode(synthesizer: try source.makeSynthesizer(configuration: configuration, selectedBy: own))
             }
             synthesizer = samplers[0].synthesizer
             synth = samplers.count == 1 ? samplers[0] : SplitSampler(parts: samplers, channelParts: channelParts)
-            (engine, engineNote, ownSynth) = (.fluidsynth, note ?? (settings.engine == .pianola ? "\(reason): libfluidsynth plays it" : nil), nil)
+            (engine, engineNote, ownSynth) = (.fluidsynth, note ?? resolvedNote, nil)
         }
         mixer = MixerNode()
         graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: settings.sampleRate), maxFrames: maxFrames)

@@ -69,7 +69,7 @@ extension Soundtrack {
 
     /// A set of synthesizers for a song: one made in the background if ready, or new ones
     /// made here (a song played again at once, or crossfaded into itself).
-    func takeSynthesizers(of content: Song.Content) throws(SoundtrackError) -> [Synthesizer] {
+    func takeSynthesizers(of content: Song.Content) throws(SoundtrackError) -> [SongSynthesizer] {
         if let ready = content.spare.withLock({ $0.popLast() }) { return ready }
         return try Self.makeSynthesizers(count: 1 + content.layerTracks.count, font: content.soundFont, for: content.sequence,
                                          configuration: synthesizerConfiguration)
@@ -78,10 +78,10 @@ extension Soundtrack {
     /// A deck playing `content` of `song` through `synthesizers` from `time`, fading in over
     /// `fadeIn` frames to `volume` along `fadeShape`: its ticks `span` only when given (from the state chased at
     /// its start, ending at its end), else the whole song; the game parameters move it by `mappings`.
-    func makeDeck(_ song: Song, content: Song.Content, synthesizers: [Synthesizer], startingAt time: SampleTime, fadeIn: Int,
+    func makeDeck(_ song: Song, content: Song.Content, synthesizers: [SongSynthesizer], startingAt time: SampleTime, fadeIn: Int,
                   fadeShape: FadeShape = .linear, volume: Float = 1, transpose: Int = 0, reportsBeats: Bool = true,
                   span: Range<Int>? = nil, mappings: [ParameterMapping]) throws(SoundtrackError) -> Deck {
-        let samplers = synthesizers.map { SamplerNode(synthesizer: $0) }
+        let samplers = synthesizers.map { $0.makeNode() }
         var trackDestinations = Array(repeating: 0, count: content.sequence.tracks.count)
         var layers: [String: Int] = [:]
         for (layer, tracks) in content.layerTracks.enumerated() {

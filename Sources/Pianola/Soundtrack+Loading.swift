@@ -19,8 +19,8 @@ extension Soundtrack {
     /// `state`, `wait()` or a `songLoaded`/`songLoadFailed` event tell when it is done. Any thread.
     public func startLoading(_ description: SongDescription) -> Song {
         let song = Song(description: description, owner: self)
-        let configuration = synthesizerConfiguration
-        startLoad(into: song.loading, { () throws(SoundtrackError) in try Self.makeContent(description, configuration: configuration) },
+        let (configuration, engine) = (synthesizerConfiguration, self.configuration.engine)
+        startLoad(into: song.loading, { () throws(SoundtrackError) in try Self.makeContent(description, configuration: configuration, engine: engine) },
                   loaded: { .songLoaded(song: song, sampleTime: $0) }, failed: { .songLoadFailed(song: song, error: $0, sampleTime: $1) })
         return song
     }
@@ -81,7 +81,7 @@ extension Soundtrack {
         }
     }
 
-    static func makeContent(_ description: SongDescription, configuration: Synthesizer.Configuration) throws(SoundtrackError) -> Song.Content {
+    static func makeContent(_ description: SongDescription, configuration: Synthesizer.Configuration, engine: SynthesisEngine) throws(SoundtrackError) -> Song.Content {
         let sequence: MusicSequence
         do { sequence = try description.midi.musicSequence() } catch { throw SoundtrackError(.file, "\(error)") }
         var layerTracks: [[Int]] = []
@@ -93,18 +93,19 @@ extension Soundtrack {
         for (name, source) in description.stems {
             do { _ = try source.audioFileReader() } catch { throw SoundtrackError(.file, "stem '\(name)': \(error)") }
         }
-        let font = description.soundFont.soundFont
+        let font: SoundFontSource
+        do { font = try description.soundFont.soundFont.resolved(for: engine).source } catch { throw SoundtrackError(.file, "\(error)") }
         let synthesizers = try makeSynthesizers(count: 1 + layerTracks.count, font: font, for: sequence, configuration: configuration)
         return Song.Content(sequence: sequence, loop: SongLoop.find(in: sequence, conventions: description.loopConventions),
                             sections: try sections(of: sequence, description), layerTracks: layerTracks, soundFont: font, spare: ControlLock([synthesizers]))
     }
 
     static func makeSynthesizers(count: Int, font: SoundFontSource, for sequence: MusicSequence,
-                                         configuration: Synthesizer.Configuration) throws(SoundtrackError) -> [Synthesizer] {
-        var synthesizers: [Synthesizer] = []
+                                         configuration: Synthesizer.Configuration) throws(SoundtrackError) -> [SongSynthesizer] {
+        var synthesizers: [SongSynthesizer] = []
         for _ in 0..<count {
             do {
-                synthesizers.append(try font.makeSynthesizer(configuration: configuration, for: sequence))
+                synthesizers.append(try font.makeSongSynthesizer(configuration: configuration, selectedBy: sequence.messagesInTimeOrder))
             } catch {
                 throw SoundtrackError(.file, "\(error)")
             }

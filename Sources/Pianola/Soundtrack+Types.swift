@@ -22,8 +22,12 @@ extension Soundtrack {
         public var maxFrames = 4096
         /// The master peak limiter (1 ms of latency) that keeps sums from clipping. Any thread.
         public var limiter = true
-        /// Synthesizer settings for every song (its sample rate is `sampleRate`). Any thread.
+        /// Synthesizer settings for every song (its sample rate is `sampleRate`; reverb,
+        /// chorus and the bank-select style are libfluidsynth's only, for now). Any thread.
         public var synthesizer = Synthesizer.Configuration()
+        /// The synthesizer asked for every song; libfluidsynth plays a DLS bank whichever is
+        /// asked. Any thread.
+        public var engine = SynthesisEngine.fluidsynth
         /// Sound effects that can sound at once; the oldest is stolen beyond that. Any thread.
         public var effectVoices = 32
         /// Length of the fade that pause and resume make so they do not click, in seconds. Any thread.
@@ -107,8 +111,8 @@ extension Soundtrack {
             let loop: SongLoop?
             let sections: [SongSection]
             let layerTracks: [[Int]]                          // per track layer: its tracks
-            let soundFont: SoundFontSource
-            let spare: ControlLock<[[Synthesizer]]>           // sets of (main + one per layer) ready to play
+            let soundFont: SoundFontSource                    // as the engine plays it (`SoundFontSource.resolved`)
+            let spare: ControlLock<[[SongSynthesizer]]>       // sets of (main + one per layer) ready to play
         }
 
         init(description: SongDescription, owner: Soundtrack) {

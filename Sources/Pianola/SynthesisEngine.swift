@@ -1,7 +1,9 @@
+import Engine
 import FluidSynth
 import MIDI
 import SoundFontModel
 import SoundFontSynth
+import Synthesis
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -28,48 +30,70 @@ public final class LoadedSoundFont: Sendable {
 
     /// The font at `path`, for `engine`; throws the font's one-line error. Control thread.
     public init(path: String, engine: SynthesisEngine) throws {
-        var note: String?
-        if engine == .pianola {
-            switch try SoundFontSource.path(path).forOwnEngine() {
-            case .model(let font):
-                (self.engine, engineNote, source) = (.pianola, nil, .model(font))
-                return
-            case .fluidsynthOnly(let reason): note = "\(reason): libfluidsynth plays it"
-            }
+        let (resolved, note) = try SoundFontSource.path(path).resolved(for: engine)
+        if case .model = resolved {
+            (self.engine, engineNote, source) = (.pianola, nil, resolved)
+        } else {
+            (self.engine, engineNote, source) = (.fluidsynth, note, .shared(try SharedSoundFont(path: path)))
         }
-        (self.engine, engineNote, source) = (.fluidsynth, note, .shared(try SharedSoundFont(path: path)))
     }
 }
 
-/// What Pianola's own engine makes of a font: the font as its reader reads it, or why
-/// libfluidsynth plays it instead.
-enum OwnEngineFont {
-    case model(SoundFont)
-    case fluidsynthOnly(reason: String)
+/// A synthesizer of either engine, made for a song: what the song's node plays. Control
+/// thread until its node renders.
+enum SongSynthesizer: @unchecked Sendable {
+    // @unchecked Sendable: made on a control thread (or a loading thread) and handed over
+    // whole; after that only its node's render thread uses it.
+    case fluidsynth(Synthesizer)
+    case pianola(SoundFontSynthesizer)
+
+    /// The graph node that plays it. Control thread.
+    func makeNode() -> any AudioNode & MIDIDestination {
+        switch self {
+        case .fluidsynth(let synthesizer): SamplerNode(synthesizer: synthesizer)
+        case .pianola(let synthesizer): SoundFontSynthNode(synthesizer: synthesizer)
+        }
+    }
 }
 
 extension SoundFontSource {
-    /// The font for Pianola's own engine: read by `SoundFontModel` (an SF3 through the decoded
-    /// copy libfluidsynth's path keeps), or the reason libfluidsynth must play it (a DLS bank,
-    /// an SF3 that could not be decoded). A broken font throws its one-line error. Control thread.
-    func forOwnEngine() throws(SoundFontError) -> OwnEngineFont {
+    /// The source `engine` plays: for Pianola's own, the font as its reader reads it
+    /// (`.model`; an SF3 through the decoded copy libfluidsynth's path keeps) unless
+    /// libfluidsynth must play it (a DLS bank, an SF3 that could not be decoded, a font
+    /// libfluidsynth loaded), which the note then says; this source otherwise. A broken font
+    /// throws its one-line error. Control thread.
+    func resolved(for engine: SynthesisEngine) throws(SoundFontError) -> (source: SoundFontSource, note: String?) {
+        guard engine == .pianola else { return (self, nil) }
+        let reason: String
         switch self {
-        case .model(let font): return .model(font)
-        case .shared: return .fluidsynthOnly(reason: "the font was loaded by libfluidsynth (SharedSoundFont)")
+        case .model: return (self, nil)
+        case .shared: reason = "the font was loaded by libfluidsynth (SharedSoundFont)"
         case .memory(let data):
-            if data.isDLS { return .fluidsynthOnly(reason: "\(data.name) is a DLS bank") }
+            if data.isDLS { reason = "\(data.name) is a DLS bank"; break }
             let font = try SoundFont(bytes: Array(data.bytes), name: data.name)
-            guard font.version.major < 3 else { return .fluidsynthOnly(reason: "\(data.name) is an SF3 in memory, which libfluidsynth decodes") }
-            return .model(font)
+            guard font.version.major >= 3 else { return (.model(font), nil) }
+            reason = "\(data.name) is an SF3 in memory, which libfluidsynth decodes"
         case .path(let path):
-            if Self.isDLS(path) { return .fluidsynthOnly(reason: "\(path) is a DLS bank") }
+            if Self.isDLS(path) { reason = "\(path) is a DLS bank"; break }
             let font = try SoundFont(path: path)
-            guard font.version.major >= 3 else { return .model(font) }
+            guard font.version.major >= 3 else { return (.model(font), nil) }
             guard let decoded = DecodedSoundFonts.copy(of: path, in: DecodedSoundFonts.folder) else {
-                return .fluidsynthOnly(reason: "\(path) is an SF3 whose samples could not be decoded to the cache")
+                reason = "\(path) is an SF3 whose samples could not be decoded to the cache"
+                break
             }
-            return .model(try SoundFont(path: decoded))
+            return (.model(try SoundFont(path: decoded)), nil)
         }
+        return (self, "\(reason): libfluidsynth plays it")
+    }
+
+    /// A synthesizer with this font for a song whose messages (in time order) are `messages`:
+    /// Pianola's own for a `.model`, with the pages of every preset the song can select read
+    /// now; libfluidsynth's with those presets loaded and pinned otherwise. Control thread.
+    func makeSongSynthesizer(configuration: Synthesizer.Configuration, selectedBy messages: some Swift.Sequence<MIDIMessage>) throws(SynthesizerError) -> SongSynthesizer {
+        guard case .model(let font) = self else { return .fluidsynth(try makeSynthesizer(configuration: configuration, selectedBy: messages)) }
+        let synthesizer = SoundFontSynthesizer(font: font, sampleRate: configuration.sampleRate, polyphony: configuration.polyphony, gain: Float(configuration.gain))
+        synthesizer.touchSamples(selectedBy: messages)
+        return .pianola(synthesizer)
     }
 
     /// Whether the file at `path` is a RIFF DLS bank.

@@ -114,11 +114,13 @@ func dryConfiguration() -> Soundtrack.Configuration {
 
 @Suite("The game API: songs, transitions on the beat, loops, layers, events, pull rendering")
 struct SoundtrackTests {
-    @Test("a switch at the next bar: the new song's beat 1 and its first note land on the old song's next bar line, from any request time",
-          arguments: [10_000, 71_234, 150_001, 200_000])
-    func switchOnNextBar(requestAt: Int) async throws {
+    @Test("a switch at the next bar: the new song's beat 1 and its first note land on the old song's next bar line, from any request time (libfluidsynth's note within 32 frames, Pianola's on the frame)",
+          arguments: [10_000, 71_234, 150_001, 200_000], SynthesisEngine.allCases)
+    func switchOnNextBar(requestAt: Int, engine: SynthesisEngine) async throws {
         let fixture = try SoundtrackFixture()
-        let soundtrack = Soundtrack(configuration: dryConfiguration())
+        var configuration = dryConfiguration()
+        configuration.engine = engine
+        let soundtrack = Soundtrack(configuration: configuration)
         let waltz = try await soundtrack.load(.init(midiPath: fixture.write(SoundtrackFixture.waltz(bass: false), as: "waltz.mid"), soundFontPath: SoundtrackFixture.testFont))
         var entranceSong = Soundtrack.SongDescription(midiPath: try fixture.write(SoundtrackFixture.entrance(), as: "entrance.mid"), soundFontPath: SoundtrackFixture.testFont)
         entranceSong.trackLayers = []
@@ -137,7 +139,9 @@ struct SoundtrackTests {
         let waltzBeatsAfter = events.filter { if case .beat(let song, let beat) = $0 { song === waltz && beat.sampleTime >= barLine } else { false } }
         #expect(waltzBeatsAfter.isEmpty, "the old song stops on the bar line")
         let onset = noteOnsets(pull.left).first { $0 >= barLine - 64 }
-        #expect(onset.map { abs($0 - barLine) <= 32 } == true, "synth onset \(onset ?? -1) vs bar line \(barLine)")
+        // Pianola's voices fade in from 0 over their first block, so the first sound is the frame after.
+        let allowed = engine == .pianola ? 1...1 : -32...32
+        #expect(onset.map { allowed.contains($0 - barLine) } == true, "synth onset \(onset ?? -1) vs bar line \(barLine)")
     }
 
     @Test("a stem started on the next beat: its first sample is exactly on the beat's frame")
@@ -162,16 +166,20 @@ struct SoundtrackTests {
         #expect(jumps.first == beat, "click at \(jumps.first ?? -1), beat at \(beat)")
     }
 
-    @Test("the pull API renders the same samples as the offline renderer for the same song")
-    func pullEqualsOffline() async throws {
+    @Test("the pull API renders the same samples as the offline renderer for the same song, on either synthesizer", arguments: SynthesisEngine.allCases)
+    func pullEqualsOffline(engine: SynthesisEngine) async throws {
         let song = SoundtrackFixture.root.appendingPathComponent("songs/twinkle.mid").path
         let font = SoundtrackFixture.root.appendingPathComponent("soundfonts/pianola-gm.sf2").path
         let sequence = MusicSequence(file: try MIDIFile(contentsOf: song))
-        let renderer = try SongRenderer(sequence: sequence, soundFontPath: font)
+        var settings = SongGraph.Settings()
+        settings.engine = engine
+        let renderer = try SongRenderer(sequence: sequence, soundFontPath: font, settings: settings)
+        #expect(renderer.songGraph.engine == engine)
         var offline: [Float] = []
         renderer.render(sliceFrames: 1000) { slice, _ in offline += UnsafeBufferPointer(start: slice.left, count: slice.frames) }
         var configuration = Soundtrack.Configuration()
         configuration.limiter = false
+        configuration.engine = engine
         let soundtrack = Soundtrack(configuration: configuration)
         try soundtrack.play(try await soundtrack.load(.init(midiPath: song, soundFontPath: font)))
         var pull = Puller(soundtrack)
@@ -272,10 +280,12 @@ struct SoundtrackTests {
         #expect(events.last.map { if case .songEnded(_, let t) = $0 { t == SampleTime(waltzFrame(2880)) } else { false } } == true)
     }
 
-    @Test("rendering a soundtrack (song, layer fades, stem, effects on the beat, transitions through a segment, game parameters gliding a layer, a controller, tempo and transposition and choosing sections) allocates nothing on the render thread")
-    func noAllocation() async throws {
+    @Test("rendering a soundtrack (song, layer fades, stem, effects on the beat, transitions through a segment, game parameters gliding a layer, a controller, tempo and transposition and choosing sections) allocates nothing on the render thread, on either synthesizer", arguments: SynthesisEngine.allCases)
+    func noAllocation(engine: SynthesisEngine) async throws {
         let fixture = try SoundtrackFixture()
-        let soundtrack = Soundtrack(configuration: Soundtrack.Configuration())
+        var configuration = Soundtrack.Configuration()
+        configuration.engine = engine
+        let soundtrack = Soundtrack(configuration: configuration)
         var description = Soundtrack.SongDescription(midiPath: try fixture.write(SoundtrackFixture.waltz(loop: (1, 4)), as: "w.mid"), soundFontPath: SoundtrackFixture.testFont)
         description.trackLayers = ["Bass"]
         description.stems = ["pad": .path(try fixture.writeWAV((0..<96_000).map { Float(sin(Double($0) * 0.05)) * 0.1 }, as: "pad.wav"))]
