@@ -57,6 +57,9 @@ struct Record: ParsableCommand {
     @Option(help: "SoundFont for the song (default: $PIANOLA_SOUNDFONT, the system GM font, then Pianola's own).")
     var soundfont: String?
 
+    @Option(help: ArgumentHelp("Synthesizer for the song and what --thru sends to the synth: fluidsynth or pianola (Pianola's own, every note on its exact frame).", valueName: "engine"))
+    var synth: SynthesisEngine = .fluidsynth
+
     @OptionGroup(title: "Keeping devices in step (with --play)") var sync: SyncOptions
 
     @OptionGroup(title: "Audio device (with --play)") var audio: AudioDeviceOptions
@@ -104,6 +107,7 @@ struct Record: ParsableCommand {
         if let play, let opened = midi {
             let font = opened.routing.usesSynth ? SoundFontChoice.choose(explicit: soundfont) : nil
             var settings = SongGraph.Settings()
+            settings.engine = synth
             playback = try Play.start(sequence: sequence, title: play, font: font, settings: &settings, midi: opened,
                                       audio: audio, quiet: true, interruption: interruption, volume: 1).0
             say("playing \(play) to \(playTo)")
@@ -116,6 +120,7 @@ struct Record: ParsableCommand {
                 thruSynth = song.graph.live
             } else {
                 var settings = SongGraph.Settings()
+                settings.engine = synth
                 let (started, _) = try Play.start(sequence: MusicSequence(), title: "MIDI thru", font: SoundFontChoice.choose(explicit: soundfont), settings: &settings,
                                                   midi: nil, audio: audio, quiet: true, interruption: interruption, volume: 1)
                 thruPlayback = started
