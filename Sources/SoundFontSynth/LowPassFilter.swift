@@ -45,31 +45,22 @@ struct LowPassFilter {
         glideFrames = Units.controlBlock
     }
 
-    /// Filters `count` frames of `buffer` in place.
-    @inline(__always) mutating func process(_ buffer: UnsafeMutablePointer<Float>, count: Int) {
+    /// Filters one frame. Render thread only.
+    @inline(__always) mutating func tick(_ input: Float) -> Float {
         started = true
-        var h1 = history1, h2 = history2
-        var i = 0
-        while i < count && glideFrames > 0 {
-            let centre = buffer[i] - a1 * h1 - a2 * h2
-            buffer[i] = b02 * (centre + h2) + b1 * h1
-            h2 = h1
-            h1 = centre
+        // (input − a2·h2) − a1·h1: the same sum as libfluidsynth's, ordered so that only one
+        // multiply and one subtraction wait for the last frame (rounding differs below −130 dB).
+        let centre = input - a2 * history2 - a1 * history1
+        let output = b02 * (centre + history2) + b1 * history1
+        history2 = history1
+        history1 = centre
+        if glideFrames > 0 {
             a1 += a1Step
             a2 += a2Step
             b1 += b1Step
             b02 += b02Step
             glideFrames -= 1
-            i += 1
         }
-        while i < count {
-            let centre = buffer[i] - a1 * h1 - a2 * h2
-            buffer[i] = b02 * (centre + h2) + b1 * h1
-            h2 = h1
-            h1 = centre
-            i += 1
-        }
-        history1 = h1
-        history2 = h2
+        return output
     }
 }

@@ -53,16 +53,21 @@ struct SamplePlayer {
     /// frame into `output`, leaving `gain` where the ramp got to (so a block rendered in two
     /// calls is the same as in one); returns how many it wrote before the sample ended.
     @inline(__always) mutating func render(into output: UnsafeMutablePointer<Float>, frames: Int, gain: inout Float, step: Float) -> Int {
-        var g = gain
-        defer { gain = g }
+        let table = Interpolation.coefficients   // once, not per frame (a global's first-use check)
+        var g = gain, phase = self.phase
+        var written = frames
         for frame in 0..<frames {
             var index = Int(phase >> 32)
             if looping, index >= loopEnd {
                 phase -= UInt64(loopEnd - loopStart) << 32
                 index = Int(phase >> 32)
             }
-            if index >= end { finished = true; return frame }
-            let c = Interpolation.coefficients[Int((phase >> 24) & 0xFF)]
+            if index >= end {
+                finished = true
+                written = frame
+                break
+            }
+            let c = table[Int((phase >> 24) & 0xFF)]
             let points: SIMD4<Float>
             if index > start && index + 2 < (looping ? loopEnd : end) {
                 // All four points inside the sample (and the loop): read them as they are.
@@ -75,7 +80,9 @@ struct SamplePlayer {
             g += step
             phase &+= increment
         }
-        return frames
+        self.phase = phase
+        gain = g
+        return written
     }
 
     /// Note-off: a sample that loops until release plays on to its end.

@@ -28,8 +28,16 @@ enum Units {
     /// of the whole centibels (its table has a step each), 1 at 0 and below, 0 past 1440
     /// (144 dB down, where the table ends).
     static func gain(centibels: Float) -> Float {
-        centibels <= 0 ? 1 : centibels >= 1_441 ? 0 : powf(10, -centibels.rounded(.down) / 200)
+        centibels <= 0 ? 1 : centibels >= 1_441 ? 0 : gains[Int(centibels)]
     }
+
+    /// 10^(−cB/200) for each whole centibel 0...1440, tabled once (on first use, which a
+    /// voice's making does off the render thread).
+    nonisolated(unsafe) static let gains: UnsafePointer<Float> = {
+        let table = UnsafeMutablePointer<Float>.allocate(capacity: 1_441)
+        for centibels in 0...1_440 { table[centibels] = powf(10, -Float(centibels) / 200) }
+        return UnsafePointer(table)
+    }()
 
     /// The whole number of control blocks nearest `seconds` at `sampleRate`.
     static func nearestBlocks(_ seconds: Double, sampleRate: Double) -> Int32 {

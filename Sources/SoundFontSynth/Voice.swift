@@ -136,7 +136,7 @@ struct Voice {
         modLFOToCutoff = amount(.modLFOToFilterCutoff)
         modEnvToCutoff = amount(.modEnvToFilterCutoff)
         modLFOToVolume = amount(.modLFOToVolume)
-        modulate()
+        modulate(pitchMoved: true)
         // The file's attenuation takes the EMU factor; what modulators add does not.
         attenuation = min(max(Float(region[.initialAttenuation]) * Self.attenuationFactor + modulated[Int(Generator.initialAttenuation.rawValue)], 0), 1_440)
         let pan = min(max(value(.pan), -500), 500)
@@ -144,14 +144,17 @@ struct Voice {
         right = gain * Self.panGain(pan)
     }
 
-    /// The pitch and the cutoff where the modulation envelope and the LFOs put them now.
-    private mutating func modulate() {
+    /// The pitch and the cutoff where the modulation envelope and the LFOs put them now (the
+    /// pitch worked out again only when `pitchMoved` or something moves it).
+    private mutating func modulate(pitchMoved: Bool = false) {
         let envelopeValue = modulationEnvelope.modulation
-        let moved = modLFOToPitch * modulationLFO.value + vibLFOToPitch * vibratoLFO.value + modEnvToPitch * envelopeValue
-        let cents = pitch + Double(moved)
-        // libfluidsynth turns cents into hertz by a table of whole cents: the pitch's fraction
-        // is dropped (a pitch below 0 cents is 1 Hz).
-        player.increment = SamplePlayer.fixedPoint(exp2((max(cents, 0).rounded(.down) - rootPitch) / 1_200) * rateRatio)
+        if pitchMoved || modLFOToPitch != 0 || vibLFOToPitch != 0 || modEnvToPitch != 0 {
+            let moved = modLFOToPitch * modulationLFO.value + vibLFOToPitch * vibratoLFO.value + modEnvToPitch * envelopeValue
+            let cents = pitch + Double(moved)
+            // libfluidsynth turns cents into hertz by a table of whole cents: the pitch's
+            // fraction is dropped (a pitch below 0 cents is 1 Hz).
+            player.increment = SamplePlayer.fixedPoint(exp2((max(cents, 0).rounded(.down) - rootPitch) / 1_200) * rateRatio)
+        }
         let cutoffCents = cutoff + modLFOToCutoff * modulationLFO.value + modEnvToCutoff * envelopeValue
         filter.set(cutoff: Int32(cutoffCents.rounded(.down)), q: resonance, sampleRate: sampleRate)
     }
@@ -159,7 +162,7 @@ struct Voice {
     /// Makes the tables voices read (interpolation, the curves, the modulator left out), so that
     /// no render thread is the first to ask. Control thread.
     static func prepareTables() {
-        _ = (Interpolation.coefficients, ModulatorSources.concave, ModulatorSources.convex, ModulatorSources.velocityToFilter)
+        _ = (Interpolation.coefficients, ModulatorSources.concave, ModulatorSources.convex, ModulatorSources.velocityToFilter, Units.gains)
     }
 
     /// libfluidsynth's pan law: a quarter sine over 1,002 steps from hard left to hard right.
@@ -191,14 +194,18 @@ struct Voice {
             let count = min(Units.controlBlock - frameInBlock, frames - done)
             if envelope.stage != .delay {   // a delayed voice does not move through its sample yet
                 let written = player.render(into: scratch, frames: count, gain: &rampGain, step: step)
-                filter.process(scratch, count: written)
+                // Filtered and mixed in one pass, the filter's state kept in registers.
+                var filter = self.filter
                 var gainLeft = rampLeft, gainRight = rampRight
+                let left = leftOut + done, right = rightOut + done
                 for i in 0..<written {
-                    leftOut[done + i] += scratch[i] * gainLeft
-                    rightOut[done + i] += scratch[i] * gainRight
+                    let sample = filter.tick(scratch[i])
+                    left[i] += sample * gainLeft
+                    right[i] += sample * gainRight
                     gainLeft += mixStepLeft
                     gainRight += mixStepRight
                 }
+                self.filter = filter
                 (rampLeft, rampRight) = (gainLeft, gainRight)
                 if player.finished { isFinished = true; return }
             }
