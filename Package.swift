@@ -111,6 +111,7 @@ let package = Package(
         // replays inputs through a target and writes a target's seeds.
         .executableTarget(name: "pianola-fuzz", dependencies: [
             "DSP", "MIDI", "Playback", "Sequencing", "PianolaCommands", "AudioFile", "FluidSynth", "Engine", "Synthesis", "SoundFontBook", "SoundFontModel",
+            "SoundFontSynth",
         ], path: "Sources/PianolaFuzz"),
 
         // Renders Examples/sdl-game's script through the Swift API and compares SDL's output with it.

@@ -6,12 +6,15 @@ import FluidSynth
 import MIDI
 import SoundFontBook
 import SoundFontModel
+import SoundFontSynth
 
 /// Bytes as a SoundFont: loaded the way the sampler node's synthesizer loads one, then up to
 /// four of its presets played through the sampler node. A font that cannot load is an error,
 /// never a crash; Pianola's check refuses it before libfluidsynth reads it, and refuses
 /// nothing libfluidsynth's own reader loads. Pianola's own reader (SoundFontModel) reads
-/// exactly the fonts libfluidsynth reads, and finds every preset's regions for any key.
+/// exactly the fonts libfluidsynth reads, finds every preset's regions for any key, and its
+/// synthesizer plays up to four presets (every generator the file gives, however hostile)
+/// with finite output.
 enum SoundFontTarget {
     /// A SoundFont: what the check passes loads, what it refuses libfluidsynth refuses too.
     static func run(_ bytes: [UInt8]) {
@@ -76,6 +79,29 @@ enum SoundFontTarget {
                     _ = data.last
                 }
             }
+        }
+        playByOwnSynthesizer(font)
+    }
+
+    /// Up to four of the font's presets played by Pianola's synthesizer: a chord held under a
+    /// moving wheel and volume, then released; the output must stay finite.
+    private static func playByOwnSynthesizer(_ font: SoundFont) {
+        let synthesizer = SoundFontSynthesizer(font: font, sampleRate: 48_000, polyphony: 32)
+        let left = UnsafeMutablePointer<Float>.allocate(capacity: 512), right = UnsafeMutablePointer<Float>.allocate(capacity: 512)
+        defer { left.deallocate(); right.deallocate() }
+        for preset in font.presets.prefix(4) {
+            let channel = preset.bank == 128 ? 9 : 0
+            synthesizer.controlChange(channel: channel, controller: 0, value: Int(preset.bank & 0x7F))
+            synthesizer.programChange(channel: channel, program: Int(preset.program & 0x7F))
+            for key in [36, 60, 64, 67, 96] { synthesizer.noteOn(channel: channel, key: key, velocity: 100) }
+            for step in 0..<3 {
+                synthesizer.pitchBend(channel: channel, value: 4_096 * (step + 1))
+                synthesizer.controlChange(channel: channel, controller: 7, value: 127 - 40 * step)
+                synthesizer.render(left: left, right: right, frames: 300 + step * 100)
+                for i in 0..<300 + step * 100 { precondition(left[i].isFinite && right[i].isFinite, "Pianola's synthesizer made a non-finite sample") }
+            }
+            synthesizer.controlChange(channel: channel, controller: 123, value: 0)
+            synthesizer.render(left: left, right: right, frames: 512)
         }
     }
 

@@ -50,6 +50,22 @@ struct BatchRenderTests {
         }
     }
 
+    @Test("--synth pianola: a batch shares one font read by Pianola's reader, and each file matches a single render of the song to the byte")
+    func pianolasEngine() throws {
+        let scratch = try Scratch()
+        let songs = try Self.songFolder(scratch)
+        let out = scratch.url.appendingPathComponent("out").path
+        let run = try CLIRun.pianola("render", songs, "-o", out + "/", "--soundfont", Self.font, "--synth", "pianola", "--threads", "2")
+        #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
+        #expect(Self.files(out).count == 5)
+        for (name, path) in [("town", "sub/town.wav"), ("twinkle", "twinkle.wav")] {
+            let single = scratch.url.appendingPathComponent("\(name).wav").path
+            let alone = try CLIRun.pianola("render", Self.root.appendingPathComponent("songs/\(name).mid").path, "-o", single, "--soundfont", Self.font, "--synth", "pianola")
+            #expect(alone.status == 0, "\(alone.stderr)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: single)) == Data(contentsOf: URL(fileURLWithPath: out + "/" + path)), "\(name)")
+        }
+    }
+
     @Test("outputs that exist are refused before anything renders; --skip-existing keeps them and renders the rest; --force replaces them")
     func existing() throws {
         let scratch = try Scratch()
