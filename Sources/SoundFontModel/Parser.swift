@@ -99,8 +99,15 @@ struct Parser {
                     throw fail(chunk.body.lowerBound, "SoundFont version \(parsed.version.major).\(parsed.version.minor): only 2 and 3 are read")
                 }
                 sawVersion = true
-            case "INAM": parsed.name = name(chunk.body.lowerBound, min(chunk.body.count, 256))
-            default: break
+            case "iver":
+                guard chunk.body.count == 4 else { throw fail(chunk.body.lowerBound - 8, "iver is \(chunk.body.count) bytes, not 4") }
+            case "isng", "INAM", "irom", "ICRD", "IENG", "IPRD", "ICOP", "ICMT", "ISFT":
+                // As libfluidsynth: each at most 256 bytes (the comment 65,536), and even.
+                guard chunk.body.count <= (chunk.id == "ICMT" ? 65_536 : 256), chunk.body.count % 2 == 0 else {
+                    throw fail(chunk.body.lowerBound - 8, "INFO chunk '\(chunk.id)' is \(chunk.body.count) bytes, too long or odd")
+                }
+                if chunk.id == "INAM" { parsed.name = name(chunk.body.lowerBound, chunk.body.count) }
+            default: throw fail(chunk.body.lowerBound - 8, "unknown chunk '\(chunk.id)' in INFO")
             }
         }
         guard sawVersion else { throw fail(info.lowerBound, "INFO has no version (ifil)") }

@@ -193,4 +193,23 @@ struct SoundFontModelTests {
         #expect(refused > 0)
         #expect(disagreements.isEmpty, "\(disagreements.joined(separator: "; "))")
     }
+
+    @Test("an INFO chunk libfluidsynth does not know, or one renamed to another it knows with a size it refuses, is refused as libfluidsynth refuses it")
+    func infoChunkRules() throws {
+        let good = SoundFontBook.testFont().serialized()
+        var disagreements: [String] = [], tried = 0
+        for id in ["isng", "INAM", "ICMT", "ISFT"] {
+            guard let at = good.indices.first(where: { good[$0..<min($0 + 4, good.count)].elementsEqual(id.utf8) }) else { continue }
+            for replacement in ["XXXX", "iver", "ifil", "INM\u{0}"] {
+                var bytes = good
+                bytes.replaceSubrange(at ..< at + 4, with: Array(replacement.utf8))
+                let ours = (try? SoundFont(bytes: bytes, name: "info.sf2")) != nil
+                let theirs = Synthesizer.libraryReads(bytes)
+                tried += 1
+                if ours != theirs { disagreements.append("\(id) as \(replacement): model \(ours ? "reads it" : "refuses it"), libfluidsynth \(theirs ? "reads it" : "refuses it")") }
+            }
+        }
+        #expect(tried >= 8)
+        #expect(disagreements.isEmpty, "\(disagreements.joined(separator: "; "))")
+    }
 }
