@@ -10,9 +10,12 @@ func readmeExamples() throws {
     #expect(FileManager.default.changeCurrentDirectoryPath(root.path))
     defer { try? FileManager.default.removeItem(atPath: "ode.wav") }
     
-    // Render a song to a WAV file with the project's General MIDI font.
+    // Render a song to a WAV file with the project's General MIDI font, on Pianola's own
+    // synthesizer (leave `engine` out for libfluidsynth).
     let song = MusicSequence(file: try MIDIFile(contentsOf: "songs/ode-to-joy.mid"))
-    let renderer = try SongRenderer(sequence: song, soundFontPath: "soundfonts/pianola-gm.sf2")
+    var settings = SongGraph.Settings()
+    settings.engine = .pianola
+    let renderer = try SongRenderer(sequence: song, soundFontPath: "soundfonts/pianola-gm.sf2", settings: settings)
     let wav = try AudioFileWriter(path: "ode.wav", container: .wav, encoding: .int16, sampleRate: 48_000)
     try renderer.render { slice, _ in try wav.write(left: slice.left, right: slice.right, frames: slice.frames) }
     try wav.close()
@@ -43,6 +46,15 @@ func readmeExamples() throws {
     player.start()
     let buffer = AudioBuffer(capacity: 4096)
     graph.render(into: buffer.slice(frames: 4096))                  // the render thread's call
+
+    // Pianola's own synthesizer is a node like the sampler (here beside it): every event on its exact frame.
+    let font = try SoundFont(path: "soundfonts/pianola-gm.sf2")     // mapped, not copied
+    let ownSynth = SoundFontSynthNode(synthesizer: SoundFontSynthesizer(font: font, sampleRate: 48_000))
+    mixer.connect(ownSynth)
+    let second = Player(sequence: sequence, sampleRate: 48_000, destinations: [ownSynth])
+    graph.add(second)
+    second.start()
+    graph.render(into: buffer.slice(frames: 4096))
     #expect(FileManager.default.fileExists(atPath: "ode.wav"))
     #expect(tempo.seconds(atTick: 1920) > 0 && bytes.count > 100)
 }
