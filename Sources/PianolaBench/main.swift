@@ -1,6 +1,7 @@
 // Benchmarks that print figures (never pass/fail):
 //   swift run -c release pianola-bench smf [CORPUS_DIR]      SMF read MB/s over the corpus
 //   swift run -c release pianola-bench render [SONG] [FONT]  render CPU time vs `fluidsynth -F`
+//   swift run -c release pianola-bench synth [SONG] [FONT]   Pianola's own synthesizer vs `fluidsynth -F -z 4096`, effects off: CPU
 //   swift run -c release pianola-bench font [FONT]           RSS and time to first block, lazy vs eager
 //   swift run -c release pianola-bench play [SONG] [FONT]    CPU of `pianola play` in real time, time to first period
 //   swift run -c release pianola-bench stream [MINUTES]      RSS while a long FLAC streams (60 minutes by default)
@@ -105,11 +106,37 @@ func renderBenchmark(song: String, font: String) throws -> [Figure] {
             Figure(measure: "pianola render speed (CPU)", value: String(format: "%.0f× real time", speeds.sorted()[1]))]
 }
 
-/// Pianola: the same graph and player as `pianola render`, writing a 16-bit WAV. CPU and wall
-/// seconds, and frames written.
-func renderWithPianola(sequence: MusicSequence, font: String, to path: String) throws -> (Double, Double, Int) {
+/// Pianola's own synthesizer against `fluidsynth -F -z 4096` (its fastest) on the same song
+/// and font, reverb and chorus off on both (Pianola's engine has none yet), three rounds
+/// interleaved.
+func synthBenchmark(song: String, font: String) throws -> [Figure] {
+    let sequence = MusicSequence(file: try MIDIFile(contentsOf: song))
+    fflush(nil)
+    print("Synth: \(song) (\(String(format: "%.1f", sequence.durationSeconds)) s), \(font), 48 kHz, reverb and chorus off, polyphony 256")
+    let ours = FileManager.default.temporaryDirectory.appendingPathComponent("pianola-bench-\(getpid()).wav").path
+    let theirs = FileManager.default.temporaryDirectory.appendingPathComponent("fluidsynth-bench-\(getpid()).wav").path
+    defer { try? FileManager.default.removeItem(atPath: ours); try? FileManager.default.removeItem(atPath: theirs) }
+    var ratios: [Double] = []
+    for round in 1...3 {
+        let (ourCPU, ourWall, frames) = try renderWithPianola(sequence: sequence, font: font, to: ours, engine: .pianola, effects: false)
+        let (theirCPU, theirWall, status) = try renderWithFluidSynth(song: song, font: font, to: theirs, effects: false, bufferFrames: 4096)
+        let audio = Double(frames) / 48_000
+        print(String(format: "  round %d: Pianola's synthesizer CPU %6.2f s (%4.0f× real time, wall %6.2f s) | fluidsynth -F -z 4096 CPU %6.2f s (%4.0f×, wall %6.2f s, exit %d) | ratio %.2f×",
+                     round, ourCPU, audio / ourCPU, ourWall, theirCPU, audio / theirCPU, theirWall, status, theirCPU / ourCPU))
+        ratios.append(theirCPU / ourCPU)
+    }
+    let name = (song as NSString).lastPathComponent
+    return [Figure(measure: "render CPU, effects off: fluidsynth -F -z 4096 ÷ Pianola's synthesizer (\(name), median of 3)", value: String(format: "%.2f×", ratios.sorted()[1]))]
+}
+
+/// Pianola: the same graph and player as `pianola render`, writing a 16-bit WAV, on `engine`
+/// with reverb and chorus `effects`. CPU and wall seconds, and frames written.
+func renderWithPianola(sequence: MusicSequence, font: String, to path: String, engine: SynthesisEngine = .fluidsynth,
+                       effects: Bool = true) throws -> (Double, Double, Int) {
     var settings = SongGraph.Settings()
     settings.tailSeconds = 0
+    settings.engine = engine
+    (settings.reverb, settings.chorus) = (effects, effects)
     let cpuBefore = cpuSeconds()
     let wallBefore = clock.now
     let renderer = try SongRenderer(sequence: sequence, soundFontPath: font, settings: settings)
@@ -123,12 +150,13 @@ func renderWithPianola(sequence: MusicSequence, font: String, to path: String) t
     return (cpuSeconds() - cpuBefore, seconds(clock.now - wallBefore), frames)
 }
 
-/// fluidsynth's fast render, same font, rate and synthesis settings: CPU and wall seconds, exit status.
-func renderWithFluidSynth(song: String, font: String, to path: String) throws -> (Double, Double, Int32) {
+/// fluidsynth's fast render, same font, rate and synthesis settings (reverb and chorus
+/// `effects`; `-z` when `bufferFrames` is given): CPU and wall seconds, exit status.
+func renderWithFluidSynth(song: String, font: String, to path: String, effects: Bool = true, bufferFrames: Int? = nil) throws -> (Double, Double, Int32) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/fluidsynth")
-    process.arguments = ["-ni", "-q", "-F", path, "-r", "48000", "-o", "synth.polyphony=256", "-o", "synth.reverb.active=1",
-                         "-o", "synth.chorus.active=1", font, song]
+    process.arguments = ["-ni", "-q", "-F", path, "-r", "48000", "-o", "synth.polyphony=256", "-o", "synth.reverb.active=\(effects ? 1 : 0)",
+                         "-o", "synth.chorus.active=\(effects ? 1 : 0)"] + (bufferFrames.map { ["-z", String($0)] } ?? []) + [font, song]
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     let childBefore = cpuSeconds(children: true)
@@ -444,6 +472,7 @@ do {
     switch arguments.first {
     case "smf": printTable(smfBenchmark(arguments.count > 1 ? arguments[1] : corpus))
     case "render": printTable(try renderBenchmark(song: song, font: font))
+    case "synth": printTable(try synthBenchmark(song: song, font: font))
     case "font": printTable(try fontBenchmark(font: arguments.count > 1 ? arguments[1] : defaultFont()))
     case "play": printTable(try playBenchmark(song: song, font: font))
     case "allocations": printTable(try allocationsBenchmark(song: song, font: font))
