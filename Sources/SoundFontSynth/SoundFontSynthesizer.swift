@@ -22,6 +22,7 @@ public final class SoundFontSynthesizer {
     private struct Channel {
         var bank = 0, program = 0
         var drums = false        // plays bank 128 (channel 10, or a GS rhythm part)
+        var portamentoControl: Int?   // CC84: the key the next note glides from, once
         var preset: Int?         // index into `regionsByPreset`
         var controllers = ChannelControllers()
         /// The registered parameter data entry goes to (CC101 × 128 + CC100), 16383 for none.
@@ -122,12 +123,20 @@ public final class SoundFontSynthesizer {
         // The same key again on the channel: the old note is released first, as libfluidsynth does.
         releaseVoices(channel: channel, key: key)
         serial += 1
+        // Portamento, as libfluidsynth plays it on a polyphonic channel: from CC84's key once
+        // it is sent, over CC5 × 128 + CC37 milliseconds. (Its portamento switch, CC65,
+        // glides only between legato notes, which need mono mode or the legato pedal: measured,
+        // it does nothing to notes played one after another.)
+        let glideFrom = channels[channel].portamentoControl
+        channels[channel].portamentoControl = nil
+        let glideTime = Int(channels[channel].controllers[5]) * 128 + Int(channels[channel].controllers[37])
         let regions = regionsByPreset[preset]
         for index in 0..<regions.count {   // by index: a debug build's array iterator allocates
             let region = regions[index]
             guard region.keyRange.contains(UInt8(key)), region.velocityRange.contains(UInt8(min(velocity, 127))) else { continue }
-            guard let voice = Voice(region: region, font: font, key: key, velocity: min(velocity, 127), controllers: channels[channel].controllers,
+            guard var voice = Voice(region: region, font: font, key: key, velocity: min(velocity, 127), controllers: channels[channel].controllers,
                                     sampleRate: sampleRate, gain: gain) else { continue }
+            if let glideFrom { voice.glide(fromKey: glideFrom, milliseconds: glideTime, scaleTuning: region[.scaleTuning]) }
             if voice.exclusiveClass != 0 { cutExclusiveClass(voice.exclusiveClass, channel: channel) }
             let slot = freeSlot()
             slots[slot] = Slot(voice: voice, channel: channel, key: key, preset: preset, region: index, started: serial)
@@ -192,6 +201,7 @@ public final class SoundFontSynthesizer {
     }
 
     /// Sets controller `controller` of `channel`: bank select (0), the sustain pedal (64),
+    /// portamento (the time 5 and 37, the control 84),
     /// the sostenuto pedal (66), all sound off (120), reset all controllers (121), all notes
     /// off (123), registered parameters 0-2 (the wheel's range in semitones, fine and coarse
     /// tuning, by CC101/100 and data entry CC6, its LSB CC38 sent first). Every controller
@@ -229,6 +239,9 @@ public final class SoundFontSynthesizer {
         case 100, 101:
             channels[channel].controllers[controller] = value
             channels[channel].parameter = Int(channels[channel].controllers[101]) << 7 | Int(channels[channel].controllers[100])
+        case 84:
+            channels[channel].controllers[84] = value
+            channels[channel].portamentoControl = Int(value)
         case 98, 99:   // a non-registered parameter: data entry no longer goes to a registered one
             channels[channel].controllers[controller] = value
             channels[channel].parameter = 16_383

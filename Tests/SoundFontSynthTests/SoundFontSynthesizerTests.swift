@@ -154,6 +154,30 @@ struct SoundFontSynthesizerTests {
         #expect(signal > 0 && snr >= 30)
     }
 
+    @Test("portamento glides as libfluidsynth's: from CC84's key once, over CC5 × 128 + CC37 ms, not between notes played one after another with the switch on; pitch within 1 cent in every 20 ms window after each note's first")
+    func portamento() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("portamento-\(UUID().uuidString).sf2").path
+        FileManager.default.createFile(atPath: path, contents: Data(VoiceTests.font([])))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let events: [(Int, Event)] = [(0, .program(0, 0)), (0, .cc(0, 5, 2)), (0, .cc(0, 37, 44)), (0, .cc(0, 65, 127)),
+                                      (0, .on(0, 60, 100)), (24_000, .off(0, 60)), (24_000, .on(0, 67, 100)), (48_000, .off(0, 67)),
+                                      (48_000, .cc(0, 84, 55)), (48_000, .on(0, 64, 100)), (72_000, .off(0, 64)),
+                                      (72_000, .cc(0, 65, 0)), (72_000, .on(0, 72, 100)), (96_000, .off(0, 72))]
+        let ours = Self.ours(try SoundFont(path: path), events, frames: 96_000)
+        let theirs = try Self.theirs(path, events, frames: 96_000)
+        var worst = 0.0, glided = 0
+        // Each note's first 20 ms hold the last note's release too: the windows after it.
+        for start in stride(from: 0, to: 96_000 - 960, by: 960) where start % 24_000 >= 960 && start % 24_000 < 24_000 - 960 {
+            let window = start ..< start + 960
+            guard VoiceTests.rms(theirs[window]) > 1e-3 else { continue }
+            let (a, b) = (VoiceTests.frequency(theirs[window]), VoiceTests.frequency(ours[window]))
+            worst = max(worst, abs(1_200 * log2(b / a)))
+            if start % 24_000 < 12_000, abs(1_200 * log2(b / 1_000) - 100 * Double([0, 7, 4, 12][start / 24_000])) > 50 { glided += 1 }
+        }
+        print(String(format: "portamento: worst 20 ms window %.3f cents from libfluidsynth, %d windows away from the note's pitch while gliding", worst, glided))
+        #expect(worst <= 1 && glided >= 10)
+    }
+
     @Test("playing the passage allocates nothing on the render thread")
     func noAllocations() throws {
         let font = try SoundFont(path: Self.gmFont)
