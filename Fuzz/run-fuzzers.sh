@@ -42,11 +42,12 @@ for target in "${targets[@]}"; do
         smf|sequence) seeds+=(songs); [ -d ../shared/corpus/midi ] && seeds+=(../shared/corpus/midi) ;;
     esac
     status=0
+    rm -f "$out/$target.failure"
     # The suppressions name a libinstpatch function, which only a full unwind finds (glib has
     # no frame pointers); it costs every allocation, so only the DLS target pays it.
     unwind=1
     [ "$target" = dls ] && unwind=0
-    SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="fast_unwind_on_malloc=$unwind" LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan.supp" PIANOLA_FUZZ_TARGET=$target "$fuzzer" "${seeds[@]}" -max_total_time="$seconds" \
+    PIANOLA_FUZZ_FAILURE="$out/$target.failure" SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="fast_unwind_on_malloc=$unwind" LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan.supp" PIANOLA_FUZZ_TARGET=$target "$fuzzer" "${seeds[@]}" -max_total_time="$seconds" \
         -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 -max_len="${FUZZ_MAX_LEN:-16384}" -close_fd_mask=3 \
         -artifact_prefix="$out/$target-" -print_final_stats=1 ${FUZZ_FLAGS:-} > "$out/$target.log" 2>&1 || status=$?
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/$target.log" | tail -1)
@@ -68,6 +69,7 @@ if [ "$found" -ne 0 ]; then
         target=$(basename "$artifact"); target=${target%%-*}
         echo "--- $artifact ($(wc -c < "$artifact") bytes), from $out/$target.log:" >&2
         grep -m1 -A40 -E '^==[0-9]+==|ERROR: libFuzzer|^Fatal error|^💣' "$out/$target.log" | head -60 >&2 || true
+        [ -s "$out/$target.failure" ] && { echo "--- the property that broke:" >&2; cat "$out/$target.failure" >&2; }
         echo "--- its input in base64 (base64 -d > FILE):" >&2
         head -c 65536 "$artifact" | base64 -w 120 >&2
     done

@@ -8,9 +8,9 @@ enum AudioFileTarget {
         let path = ScratchFile.write(bytes, extension: "audio")
         defer { unlink(path) }
         guard let reader = try? AudioFileReader(path: path) else { return }
-        precondition(reader.channels >= 1 && reader.sampleRate >= 1 && reader.frames >= 0, "an impossible header was accepted")
+        require(reader.channels >= 1 && reader.sampleRate >= 1 && reader.frames >= 0, "an impossible header was accepted")
         if let loop = reader.loop {
-            precondition(loop.lowerBound >= 0 && loop.upperBound <= reader.frames, "a loop outside the file was accepted")
+            require(loop.lowerBound >= 0 && loop.upperBound <= reader.frames, "a loop outside the file was accepted")
         }
         // Reads give interleaved stereo whatever the file holds. A guard band after what a
         // read may fill catches a write past it from uninstrumented C, which the sanitizer
@@ -21,13 +21,13 @@ enum AudioFileTarget {
         for index in asked..<buffer.count { buffer[index] = Float(bitPattern: 0x7FC0_DEAD) }
         var total = 0
         while total < 1 << 20, let read = try? reader.read(into: &buffer, frames: chunk), read > 0 {
-            precondition(read <= chunk, "read more frames than asked")
-            precondition(intact(), "a read wrote past the frames it was given")
+            require(read <= chunk, "read more frames than asked")
+            require(intact(), "a read wrote past the frames it was given")
             total += read
         }
         try? reader.seek(to: reader.frames / 2)
         _ = try? reader.read(into: &buffer, frames: chunk)
-        precondition(intact(), "a read wrote past the frames it was given")
+        require(intact(), "a read wrote past the frames it was given")
     }
 
     /// A short 440 Hz tone in each format the writer makes, with the header libsndfile wrote.

@@ -85,6 +85,25 @@ struct InputReader {
     }
 }
 
+/// Checks a property of a run: when `condition` is false the run fails (a finding) with
+/// `message`, written to stderr (by `fatalError`) and appended to the file $PIANOLA_FUZZ_FAILURE names, since
+/// libFuzzer closes a fuzzing target's stderr (the finding's report then says which property
+/// broke, not just "deadly signal").
+func require(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String,
+             file: StaticString = #fileID, line: UInt = #line) {
+    if !condition() { fail(message(), file: file, line: line) }
+}
+
+/// Fails the run with `message`, as `require` does.
+func fail(_ message: String, file: StaticString = #fileID, line: UInt = #line) -> Never {
+    let text = "\(file):\(line): \(message)\n"
+    if let path = getenv("PIANOLA_FUZZ_FAILURE") {
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        if fd >= 0 { _ = text.withCString { Glibc.write(fd, $0, strlen($0)) }; close(fd) }
+    }
+    fatalError(message, file: file, line: line)
+}
+
 /// A scratch file for libraries that only open paths: one per process, in memory when /dev/shm exists.
 enum ScratchFile {
     static func path(extension ext: String) -> String {
@@ -96,12 +115,12 @@ enum ScratchFile {
     static func write(_ bytes: [UInt8], extension ext: String) -> String {
         let path = path(extension: ext)
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        precondition(fd >= 0, "cannot write the scratch file \(path)")
+        require(fd >= 0, "cannot write the scratch file \(path)")
         bytes.withUnsafeBytes { buffer in
             var done = 0
             while done < buffer.count {
                 let n = Glibc.write(fd, buffer.baseAddress! + done, buffer.count - done)
-                precondition(n > 0, "cannot write the scratch file \(path)")
+                require(n > 0, "cannot write the scratch file \(path)")
                 done += n
             }
         }

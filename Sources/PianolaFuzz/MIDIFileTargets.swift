@@ -15,7 +15,7 @@ enum MIDIFileTargets {
             strict.origin = .standardMIDIFile   // what it is written as
             for runningStatus in [true, false] {
                 let again = try? MIDIFile(bytes: strict.serialized(runningStatus: runningStatus), mode: .strict)
-                precondition(again.map(withoutBridges) == withoutBridges(strict), "strict read(write(x)) != x")
+                require(again.map(withoutBridges) == withoutBridges(strict), "strict read(write(x)) != x")
             }
         }
     }
@@ -114,7 +114,7 @@ enum MIDIFileTargets {
         guard let file = try? MIDIFile(bytes: bytes, mode: .lenient) else { return }
         let byTrack = MusicSequence(file: file)
         let byChannel = MusicSequence(file: file, layout: .channelsToTracks)
-        precondition(channelMessages(byTrack) == channelMessages(byChannel), "the layouts disagree on channel messages")
+        require(channelMessages(byTrack) == channelMessages(byChannel), "the layouts disagree on channel messages")
         for sequence in [byTrack, byChannel] {
             let score = Score(sequence, sampleRate: 48_000)
             _ = score.events.count

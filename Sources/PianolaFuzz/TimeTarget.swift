@@ -46,7 +46,7 @@ enum TimeTarget {
         for tick in probes {
             let seconds = map.seconds(atTick: tick)
             let frame = map.sampleFrame(atTick: tick, sampleRate: sampleRate)
-            precondition(seconds >= lastSeconds && frame >= lastFrame && frame >= 0, "time went backwards at tick \(tick)")
+            require(seconds >= lastSeconds && frame >= lastFrame && frame >= 0, "time went backwards at tick \(tick)")
             lastSeconds = seconds
             lastFrame = frame
             _ = map.tick(atSeconds: seconds)
@@ -54,7 +54,7 @@ enum TimeTarget {
             let back = map.tick(atSampleFrame: frame, sampleRate: sampleRate)
             if seconds < 1e8 {
                 // The last tick on the frame of `tick` is `tick` or a later one on the same frame.
-                precondition(back >= tick && map.sampleFrame(atTick: back, sampleRate: sampleRate) == frame,
+                require(back >= tick && map.sampleFrame(atTick: back, sampleRate: sampleRate) == frame,
                              "tick \(tick) → frame \(frame) → tick \(back)")
             }
         }
@@ -66,7 +66,7 @@ enum TimeTarget {
             let back = meter.tick(at: position)
             _ = meter.nextTick(on: .bar, atOrAfter: tick)
             _ = meter.nextTick(on: .beat, atOrAfter: tick)
-            if tick < 1 << 40 { precondition(back == tick, "tick \(tick) → \(position) → tick \(back)") }
+            if tick < 1 << 40 { require(back == tick, "tick \(tick) → \(position) → tick \(back)") }
         }
     }
 
