@@ -5,7 +5,7 @@ struct Parsed {
     var presets: [Preset] = []
     var instruments: [Instrument] = []
     var samples: [SampleHeader] = []
-    var smpl: Range<Int>?
+    var smpl: Range<Int> = 0..<0
     var sm24: Range<Int>?
 }
 
@@ -63,6 +63,27 @@ struct Parser {
         return list.body.lowerBound + 4 ..< list.body.upperBound
     }
 
+    /// The 'pdta' list at `at`: its body after the type, up to the file's end where the list
+    /// claims more (libfluidsynth reads only its nine tables, and takes the claim as a signed
+    /// 32-bit number, so 2 GB or more is refused).
+    private func presetList(at: Int, within end: Int) throws(Failure) -> Range<Int> {
+        guard at + 8 <= end else { throw fail(at, "a chunk header runs past its list's end") }
+        let length = Int(u32(at + 4))
+        guard id(at) == "LIST", length >= 4, at + 12 <= end, id(at + 8) == "pdta" else { throw fail(at, "expected the LIST 'pdta' chunk here, found '\(id(at))'") }
+        guard Int32(truncatingIfNeeded: length - 4) >= 0 else { throw fail(at, "list 'pdta' claims \(length) bytes, 2 GB or more, which libfluidsynth does not read") }
+        return at + 12 ..< min(at + 8 + length, end)
+    }
+
+    /// The 'sm24' chunk right after `samples` within `end`, where libfluidsynth uses one: in
+    /// a 2.04 font, holding a byte for each sample point (rounded up to even). Nil otherwise.
+    private func extraBits(after samples: Range<Int>, within end: Int, version: (major: UInt16, minor: UInt16)) -> Range<Int>? {
+        let at = samples.upperBound
+        guard version.major >= 2, version.minor >= 4, end - at > 8, id(at) == "sm24" else { return nil }
+        let length = Int(u32(at + 4)), half = samples.count / 2
+        guard length <= end - at - 8, length == half + half % 2 else { return nil }
+        return at + 8 ..< at + 8 + length
+    }
+
     /// The sub-chunks of a list's body, in order.
     private func chunks(in body: Range<Int>) throws(Failure) -> [(id: String, body: Range<Int>)] {
         var found: [(String, Range<Int>)] = []
@@ -88,7 +109,7 @@ struct Parser {
         let info = try list(at: 12, "INFO", within: end)
         // libfluidsynth reads the three lists back to back, no pad byte between (SF3 writers leave none).
         let sdta = try list(at: info.upperBound, "sdta", within: end)
-        let pdta = try list(at: sdta.upperBound, "pdta", within: end)
+        let pdta = try presetList(at: sdta.upperBound, within: end)
         var sawVersion = false
         for chunk in try chunks(in: info) {
             switch chunk.id {
@@ -111,26 +132,28 @@ struct Parser {
             }
         }
         guard sawVersion else { throw fail(info.lowerBound, "INFO has no version (ifil)") }
-        for chunk in try chunks(in: sdta) {
-            switch chunk.id {
-            case "smpl": parsed.smpl = chunk.body
-            case "sm24": parsed.sm24 = chunk.body
-            default: break
-            }
+        // As libfluidsynth reads 'sdta': empty, or 'smpl' first, then perhaps 'sm24' right
+        // after it; anything else there is skipped.
+        if sdta.isEmpty {
+            parsed.smpl = sdta
+        } else {
+            let samples = try chunk(at: sdta.lowerBound, within: sdta.upperBound)
+            guard samples.id == "smpl" else { throw fail(sdta.lowerBound, "the sample data starts with '\(samples.id)', not 'smpl'") }
+            parsed.smpl = samples.body
+            parsed.sm24 = extraBits(after: samples.body, within: sdta.upperBound, version: parsed.version)
         }
-        guard let smpl = parsed.smpl else { throw fail(sdta.lowerBound, "no sample data (smpl) in 'sdta'") }
-        // sm24 is used only when it holds a byte for each sample (section 7.3), as libfluidsynth does.
-        if let sm24 = parsed.sm24, parsed.version.major != 2 || parsed.version.minor < 4 || sm24.count < smpl.count / 2 { parsed.sm24 = nil }
-        let tables = try chunks(in: pdta)
+        // The nine tables back to back; whatever follows 'shdr' is not read, as libfluidsynth does not.
         var records: [Range<Int>] = []
-        for (index, expected) in Self.presetChunks.enumerated() {
-            guard index < tables.count else { throw fail(pdta.upperBound, "'pdta' ends before its '\(expected.id)' chunk") }
-            let table = tables[index]
+        var at = pdta.lowerBound
+        for expected in Self.presetChunks {
+            guard at < pdta.upperBound else { throw fail(pdta.upperBound, "'pdta' ends before its '\(expected.id)' chunk") }
+            let table = try chunk(at: at, within: pdta.upperBound)
+            at = table.body.upperBound
             guard table.id == expected.id else { throw fail(table.body.lowerBound - 8, "expected '\(expected.id)' in 'pdta', found '\(table.id)'") }
             guard table.body.count % expected.record == 0 else {
                 throw fail(table.body.lowerBound - 8, "'\(expected.id)' is \(table.body.count) bytes, not whole \(expected.record)-byte records")
             }
-            guard table.body.count >= expected.record || expected.id.hasSuffix("mod") else {
+            guard table.body.count >= expected.record || expected.id.hasSuffix("mod") || expected.id.hasSuffix("gen") else {
                 throw fail(table.body.lowerBound - 8, "'\(expected.id)' lacks its closing record")
             }
             records.append(table.body)

@@ -51,7 +51,7 @@ public final class SoundFont: Sendable {
         instruments = parsed.instruments
         samples = parsed.samples
         let base = file.bytes.baseAddress!
-        let smpl = parsed.smpl!   // the parser refuses a font without one
+        let smpl = parsed.smpl
         sampleDataCount = smpl.count / 2
         if smpl.lowerBound % 2 == 0 {
             sampleData = UnsafeRawPointer(base + smpl.lowerBound).assumingMemoryBound(to: Int16.self)

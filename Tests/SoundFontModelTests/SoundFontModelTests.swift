@@ -1,5 +1,5 @@
 import Foundation
-import FluidSynth
+@testable import FluidSynth
 import SF2
 import SoundFontBook
 @testable import SoundFontModel
@@ -211,5 +211,50 @@ struct SoundFontModelTests {
         }
         #expect(tried >= 8)
         #expect(disagreements.isEmpty, "\(disagreements.joined(separator: "; "))")
+    }
+    @Test("lists and chunks whose lengths claim more or less than they hold (a 'pdta' past the file's end, bytes after 'shdr' or 'smpl', an empty 'sdta'): the model and the check read exactly what libfluidsynth reads")
+    func listLengthRules() throws {
+        let good = SoundFontBook.testFont().serialized()
+        func offset(of id: String, in bytes: [UInt8]) -> Int? { bytes.indices.first { bytes[$0..<min($0 + 4, bytes.count)].elementsEqual(id.utf8) } }
+        func u32(_ bytes: [UInt8], _ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24 }
+        func set(_ bytes: inout [UInt8], _ at: Int, _ value: Int) { for i in 0..<4 { bytes[at + i] = UInt8(truncatingIfNeeded: value >> (8 * i)) } }
+        /// The font with `extra` inserted at `at` and the lengths of RIFF and of the lists that hold it grown by as much.
+        func inserting(_ extra: [UInt8], at: Int, intoLists lists: [String], _ bytes: [UInt8] = good) -> [UInt8] {
+            var changed = bytes
+            changed.insert(contentsOf: extra, at: at)
+            set(&changed, 4, u32(changed, 4) + extra.count)
+            for list in lists { let type = offset(of: list, in: bytes)!; set(&changed, type - 4, u32(changed, type - 4) + extra.count) }
+            return changed
+        }
+        let pdta = try #require(offset(of: "pdta", in: good)), sdta = try #require(offset(of: "sdta", in: good))
+        let smpl = try #require(offset(of: "smpl", in: good))
+        var variants: [(String, [UInt8])] = []
+        for claim in [1, 2, 7, 1_000, 2_294_678, 0x7FFF_FFF0, 0x8000_0000, 0xFFFF_FFFF] {
+            var bytes = good
+            set(&bytes, pdta - 4, min(u32(good, pdta - 4) + claim, 0xFFFF_FFFF))
+            variants.append(("pdta claiming \(claim) bytes more", bytes))
+        }
+        for junk in [[UInt8](repeating: 0, count: 3), Array("JUNK".utf8), Array("sm24\u{4}\u{0}\u{0}\u{0}abcd".utf8), Array("LIST\u{ff}\u{ff}\u{0}\u{0}".utf8)] {
+            variants.append(("\(junk.count) bytes after shdr, in pdta", inserting(junk, at: good.count, intoLists: ["pdta"])))
+            variants.append(("\(junk.count) bytes after shdr, past pdta", inserting(junk, at: good.count, intoLists: [])))
+            variants.append(("\(junk.count) bytes after smpl", inserting(junk, at: pdta - 8, intoLists: ["sdta"])))
+            variants.append(("\(junk.count) bytes before smpl", inserting(junk, at: smpl, intoLists: ["sdta"])))
+        }
+        var empty = good
+        empty.removeSubrange(sdta + 4 ..< pdta - 8)
+        set(&empty, sdta - 4, 4)
+        set(&empty, 4, empty.count - 8)
+        variants.append(("an empty sdta", empty))
+        var disagreements: [String] = []
+        for (what, bytes) in variants {
+            let ours: String?
+            do { _ = try SoundFont(bytes: bytes, name: "lists.sf2"); ours = nil } catch { ours = error.description }
+            let theirs = Synthesizer.libraryReads(bytes)
+            if (ours == nil) != theirs { disagreements.append("\(what): model \(ours ?? "reads it"), libfluidsynth \(theirs ? "reads it" : "refuses it")") }
+            let check = bytes.withUnsafeBytes { SoundFontCheck.problem($0) }
+            if (check == nil) != theirs { disagreements.append("\(what): the check \(check ?? "passes it"), libfluidsynth \(theirs ? "reads it" : "refuses it")") }
+        }
+        #expect(variants.count == 25)
+        #expect(disagreements.isEmpty, "\(disagreements.count) of \(variants.count): \(disagreements.joined(separator: "; "))")
     }
 }
