@@ -137,6 +137,9 @@ enum SoundFontTarget {
     /// and that leak is libfluidsynth's, not the target's. Nil when the machine could not
     /// answer (no child could be made or waited for): a busy machine is not a finding.
     static func libfluidsynthReads(_ bytes: [UInt8]) -> Bool? {
+        // A SIGCHLD ignored by whoever started the fuzzer (the disposition survives exec)
+        // would reap the child before it is waited for: it must be the default here.
+        signal(SIGCHLD, SIG_DFL)
         let child = fork()
         if child == 0 { _exit(Synthesizer.libraryReads(bytes) ? 0 : 1) }
         guard child > 0 else { return nil }
