@@ -27,6 +27,10 @@ public final class SoundFontSynthesizer {
         var controllers = ChannelControllers()
         /// The registered parameter data entry goes to (CC101 × 128 + CC100), 16383 for none.
         var parameter = 16_383
+        /// The MTS tuning its notes play in (a slot of `tunings`), if any, and the tuning bank
+        /// RPN 4 chose for RPN 3's program.
+        var keyTuning: Int?
+        var tuningBank = 0
     }
 
     private let font: SoundFont
@@ -44,6 +48,7 @@ public final class SoundFontSynthesizer {
     /// What `touchSamples` read, kept so that the reads are not optimized away.
     private var touchedSum = 0
     private let scratch: UnsafeMutablePointer<Float>
+    private let tunings = KeyTunings()
 
     /// A synthesizer of `font` at `sampleRate` with `polyphony` voices and output `gain`
     /// (libfluidsynth's default 0.2). Channel 10 plays bank 128 (percussion). Control thread.
@@ -86,6 +91,7 @@ public final class SoundFontSynthesizer {
         slots.deinitialize(count: polyphony)
         slots.deallocate()
         scratch.deallocate()
+        tunings.deallocate()
     }
 
     /// Reads a byte of every page of the samples the channel's preset plays, so that the
@@ -131,11 +137,15 @@ public final class SoundFontSynthesizer {
         channels[channel].portamentoControl = nil
         let glideTime = Int(channels[channel].controllers[5]) * 128 + Int(channels[channel].controllers[37])
         let regions = regionsByPreset[preset]
+        // In an MTS tuning the zones are those of the key nearest the tuned pitch (measured:
+        // libfluidsynth plays a D tuned 62 cents sharp with the zone of D#), the pitch the key's own.
+        let tuning = keyTuning(of: channel)
+        let zoneKey = tuning.map { min(max(Int(($0[key] / 100).rounded()), 0), 127) } ?? key
         for index in 0..<regions.count {   // by index: a debug build's array iterator allocates
             let region = regions[index]
-            guard region.keyRange.contains(UInt8(key)), region.velocityRange.contains(UInt8(min(velocity, 127))) else { continue }
+            guard region.keyRange.contains(UInt8(zoneKey)), region.velocityRange.contains(UInt8(min(velocity, 127))) else { continue }
             guard var voice = Voice(region: region, font: font, key: key, velocity: min(velocity, 127), controllers: channels[channel].controllers,
-                                    sampleRate: sampleRate, gain: gain) else { continue }
+                                    tuning: tuning, sampleRate: sampleRate, gain: gain) else { continue }
             if let glideFrom { voice.glide(fromKey: glideFrom, milliseconds: glideTime, scaleTuning: region[.scaleTuning]) }
             if voice.exclusiveClass != 0 { cutExclusiveClass(voice.exclusiveClass, channel: channel) }
             let slot = freeSlot()
@@ -188,6 +198,19 @@ public final class SoundFontSynthesizer {
             slots[i].voice!.release()
             slots[i].released = true
             slots[i].sustained = false
+        }
+    }
+
+    /// The pitches of the channel's MTS tuning, nil for none.
+    private func keyTuning(of channel: Int) -> UnsafePointer<Double>? {
+        channels[channel].keyTuning.map { UnsafePointer(tunings.pitches(of: $0)) }
+    }
+
+    /// Puts the sounding voices of the channels that play MTS tuning `slot` in it again.
+    private func retuneVoices(playing slot: Int) {
+        for i in 0..<polyphony where slots[i].voice != nil && channels[slots[i].channel].keyTuning == slot {
+            slots[i].voice!.retune(keyTuning(of: slots[i].channel), region: regionsByPreset[slots[i].preset][slots[i].region],
+                                   controllers: channels[slots[i].channel].controllers)
         }
     }
 
@@ -252,6 +275,13 @@ public final class SoundFontSynthesizer {
             case 0: channels[channel].controllers.wheelSensitivity = value
             case 1: channels[channel].controllers.fineTuning = Double(data - 8_192) / 8_192 * 100
             case 2: channels[channel].controllers.coarseTuning = Int(value) - 64
+            case 3:   // MTS tuning program, in the bank RPN 4 chose: made in equal temperament if missing, as libfluidsynth does
+                channels[channel].keyTuning = tunings.slot(bank: channels[channel].tuningBank, program: Int(value))
+                if let slot = channels[channel].keyTuning { retuneVoices(playing: slot) }
+                return
+            case 4:
+                channels[channel].tuningBank = Int(value)
+                return
             default: return
             }
             updateVoices(channel: channel)
@@ -292,6 +322,22 @@ public final class SoundFontSynthesizer {
         case .rhythmPart(let channel, let drums)?:
             channels[channel].drums = drums
             select(channel)
+        case .octaveTuning(let flagged, let cents, let realtime)?:
+            // libfluidsynth's way: tuning 0 of bank 0 becomes the octave tuning, and the flagged channels play it.
+            guard let slot = tunings.slot(bank: 0, program: 0) else { return true }
+            let pitches = tunings.pitches(of: slot)
+            for key in 0..<128 { pitches[key] = Double(key * 100) + cents[key % 12] }
+            for channel in 0..<16 where flagged & (1 << channel) != 0 { channels[channel].keyTuning = slot }
+            if realtime { retuneVoices(playing: slot) }
+        case .noteTuning(let bank, let program, let changes, let realtime)?:
+            guard let slot = tunings.slot(bank: bank, program: program) else { return true }
+            let pitches = tunings.pitches(of: slot)
+            for at in stride(from: changes.lowerBound, to: changes.upperBound, by: 4) {
+                let semitone = Int(data[at + 1]), fraction = Int(data[at + 2]) << 7 | Int(data[at + 3])
+                guard semitone != 0x7F || fraction != 16_383 else { continue }   // "no change"
+                pitches[Int(data[at])] = Double(semitone) * 100 + Double(fraction) * 100 / 16_384
+            }
+            if realtime { retuneVoices(playing: slot) }
         case nil: return false
         }
         return true

@@ -36,7 +36,11 @@ struct Voice {
     /// key's pitch in cents before the tunings, the sample's root pitch, its rate over the
     /// output's, the output rate and gain.
     private let key: Int, velocity: Int
-    private let keyPitch: Double, rootPitch: Double, rateRatio: Double, sampleRate: Double
+    /// The key whose pitch it plays (the zone's key number, else the note's) and the zone's
+    /// scale tuning (cents a key), which place it in its channel's key tuning.
+    private let playedKey: Int, scaleTuning: Int32
+    private var keyPitch: Double
+    private let rootPitch: Double, rateRatio: Double, sampleRate: Double
     private let gain: Float
     /// The channel's tuning in cents (RPN 1 and 2).
     private var tuning: Double
@@ -62,11 +66,11 @@ struct Voice {
     static let attenuationFactor: Float = 0.4
 
     /// A voice of `region` in `font` for `key` at `velocity` on a channel at `controllers`, at
-    /// `sampleRate`, `gain` the synthesizer's output gain (libfluidsynth's default is 0.2).
-    /// Nil when the region's sample holds no data Pianola can play (compressed, or out of the
-    /// file's bounds).
+    /// `sampleRate`, `gain` the synthesizer's output gain (libfluidsynth's default is 0.2),
+    /// the keys pitched by the channel's MTS `tuning` (128 cents) if it has one. Nil when the
+    /// region's sample holds no data Pianola can play (compressed, or out of the file's bounds).
     init?(region: Region, font: SoundFont, key: Int, velocity: Int, controllers: ChannelControllers = ChannelControllers(),
-          sampleRate: Double, gain: Float) {
+          tuning: UnsafePointer<Double>? = nil, sampleRate: Double, gain: Float) {
         let header = font.samples[region.sample]
         let data = font.data(of: header)
         guard let base = data.baseAddress, !data.isEmpty else { return nil }
@@ -83,8 +87,9 @@ struct Voice {
         let first = min(max(start, 0), data.count - 1), last = min(max(end, first + 1), data.count)
         // Pitch in cents: the key scaled by the scale tuning about middle C; the sample's own
         // pitch from its root key (or the zone's) less its correction.
-        let playedKey = region[.keyNumber] >= 0 ? Double(region[.keyNumber]) : Double(key)
-        keyPitch = Double(min(max(region[.scaleTuning], 0), 1_200)) * (playedKey - 60) + 6_000
+        playedKey = region[.keyNumber] >= 0 ? Int(region[.keyNumber]) : key
+        scaleTuning = min(max(region[.scaleTuning], 0), 1_200)
+        keyPitch = Self.keyPitch(playedKey, scaleTuning: scaleTuning, tuning: tuning)
         let rootKey = region[.overridingRootKey] >= 0 ? Double(region[.overridingRootKey]) : Double(header.originalPitch == 255 ? 60 : header.originalPitch)
         rootPitch = rootKey * 100 - Double(header.pitchCorrection)
         rateRatio = Double(max(header.sampleRate, 1)) / sampleRate
@@ -116,6 +121,21 @@ struct Voice {
     mutating func update(_ region: Region, controllers: ChannelControllers) {
         tuning = controllers.tuning
         apply(region, ModulatorSources.contributions(region.modulators, key: key, velocity: velocity, controllers: controllers))
+    }
+
+    /// Plays the note in its channel's new MTS `tuning` (nil for none), worked out again as
+    /// `update` does. Render thread only.
+    mutating func retune(_ tuning: UnsafePointer<Double>?, region: Region, controllers: ChannelControllers) {
+        keyPitch = Self.keyPitch(playedKey, scaleTuning: scaleTuning, tuning: tuning)
+        update(region, controllers: controllers)
+    }
+
+    /// The pitch in cents of `key` before the tunings: `scaleTuning` cents a key about middle
+    /// C, or in an MTS `tuning` the scale tuning's share of the key's distance from middle C
+    /// there, as libfluidsynth places it.
+    private static func keyPitch(_ key: Int, scaleTuning: Int32, tuning: UnsafePointer<Double>?) -> Double {
+        guard let tuning else { return Double(scaleTuning) * Double(key - 60) + 6_000 }
+        return Double(scaleTuning) / 100 * (tuning[min(key, 127)] - tuning[60]) + tuning[60]
     }
 
     /// Pitch, attenuation, pan, filter and what the envelope and LFOs move from the region's

@@ -154,6 +154,49 @@ struct SoundFontSynthesizerTests {
         #expect(signal > 0 && snr >= 30)
     }
 
+    /// The MIDI Tuning Standard, on block edges: a one-byte octave tuning on channel 1 heard on
+    /// a chord (channel 2, untuned, beside it); a real-time single-note change retuning a
+    /// sounding note; a two-byte octave tuning sent non-real-time to channels 1 and 2 (the
+    /// sounding notes keep their pitch, the next ones take it); RPN 4 and 3 choosing a new
+    /// tuning program (equal temperament) for channel 1's sounding notes; a single-note
+    /// change with a bank to that program; a bad message (a count that does not match) ignored.
+    static let tuningPassage: [(Int, Event)] = {
+        let block = 64
+        let octave1: [UInt8] = [0x7F, 0x7F, 0x08, 0x08, 0x00, 0x00, 0x01, 0x7E, 0x02, 0x50, 0x30, 0x7E, 0x02, 0x40, 0x10, 0x7E, 0x02, 0x6A, 0x22]
+        let octave2: [UInt8] = [0x7E, 0x7F, 0x08, 0x09, 0x00, 0x00, 0x03] + (0..<12).flatMap { note -> [UInt8] in
+            let value = 8_192 + (note % 3 - 1) * 3_000 + note * 100
+            return [UInt8(value >> 7), UInt8(value & 0x7F)]
+        }
+        let note: [UInt8] = [0x7F, 0x7F, 0x08, 0x02, 0x00, 0x01, 64, 65, 0x20, 0x00]
+        let noteInBank: [UInt8] = [0x7F, 0x7F, 0x08, 0x07, 0x00, 0x05, 0x02, 60, 61, 0x40, 0x00, 67, 0x7F, 0x7F, 0x7F]
+        let badCount: [UInt8] = [0x7F, 0x7F, 0x08, 0x02, 0x00, 0x03, 62, 30, 0x00, 0x00]
+        return [(0, .program(0, 0)), (0, .program(1, 48)), (0, .sysex(octave1)),
+                (10 * block, .on(0, 60, 90)), (10 * block, .on(0, 64, 90)), (10 * block, .on(0, 69, 90)), (10 * block, .on(1, 62, 80)),
+                (100 * block, .sysex(note)), (120 * block, .sysex(badCount)),
+                (150 * block, .sysex(octave2)), (160 * block, .on(1, 67, 80)), (170 * block, .on(0, 71, 90)),
+                (200 * block, .cc(0, 101, 0)), (200 * block, .cc(0, 100, 4)), (200 * block, .cc(0, 6, 0)),
+                (200 * block, .cc(0, 100, 3)), (200 * block, .cc(0, 6, 5)),
+                (250 * block, .sysex(noteInBank)),
+                (320 * block, .off(0, 60)), (320 * block, .off(0, 64)), (320 * block, .off(0, 69)), (320 * block, .off(0, 71)),
+                (320 * block, .off(1, 62)), (320 * block, .off(1, 67))]
+            .sorted { $0.0 < $1.0 }
+    }()
+
+    @Test("MIDI Tuning Standard octave and single-note tunings, and RPN 3 and 4 tuning programs, sound as libfluidsynth plays them")
+    func tuningStandard() throws {
+        let frames = 400 * 64
+        let ours = Self.ours(try SoundFont(path: Self.gmFont), Self.tuningPassage, frames: frames)
+        let theirs = try Self.theirs(Self.gmFont, Self.tuningPassage, frames: frames)
+        let untuned = try Self.theirs(Self.gmFont, Self.tuningPassage.filter { if case .sysex = $0.1 { return false } else { return true } }, frames: frames)
+        func snr(_ a: [Float], _ b: [Float]) -> Double {
+            let noise = zip(a, b).reduce(0.0) { $0 + Double($1.0 - $1.1) * Double($1.0 - $1.1) }
+            return 10 * log10(a.reduce(0.0) { $0 + Double($1) * Double($1) } / max(noise, 1e-30))
+        }
+        print(String(format: "MTS tunings: %.1f dB SNR against libfluidsynth (%.1f dB against the passage untuned)", snr(theirs, ours), snr(theirs, untuned)))
+        #expect(snr(theirs, untuned) < 10, "the tunings change the sound")
+        #expect(snr(theirs, ours) >= 30)
+    }
+
     @Test("portamento glides as libfluidsynth's: from CC84's key once, over CC5 × 128 + CC37 ms, not between notes played one after another with the switch on; pitch within 1 cent in every 20 ms window after each note's first")
     func portamento() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("portamento-\(UUID().uuidString).sf2").path
