@@ -1,7 +1,8 @@
 /// What the parser finds: the font's tables, and where its sample data lies in the file.
 struct Parsed {
     var name = ""
-    var version: (major: UInt16, minor: UInt16) = (2, 1)
+    /// 0.0 when INFO has no 'ifil', which libfluidsynth reads all the same.
+    var version: (major: UInt16, minor: UInt16) = (0, 0)
     var presets: [Preset] = []
     var instruments: [Instrument] = []
     var samples: [SampleHeader] = []
@@ -110,7 +111,6 @@ struct Parser {
         // libfluidsynth reads the three lists back to back, no pad byte between (SF3 writers leave none).
         let sdta = try list(at: info.upperBound, "sdta", within: end)
         let pdta = try presetList(at: sdta.upperBound, within: end)
-        var sawVersion = false
         for chunk in try chunks(in: info) {
             switch chunk.id {
             case "ifil":
@@ -119,7 +119,6 @@ struct Parser {
                 guard parsed.version.major == 2 || parsed.version.major == 3 else {
                     throw fail(chunk.body.lowerBound, "SoundFont version \(parsed.version.major).\(parsed.version.minor): only 2 and 3 are read")
                 }
-                sawVersion = true
             case "iver":
                 guard chunk.body.count == 4 else { throw fail(chunk.body.lowerBound - 8, "iver is \(chunk.body.count) bytes, not 4") }
             case "isng", "INAM", "irom", "ICRD", "IENG", "IPRD", "ICOP", "ICMT", "ISFT":
@@ -131,7 +130,6 @@ struct Parser {
             default: throw fail(chunk.body.lowerBound - 8, "unknown chunk '\(chunk.id)' in INFO")
             }
         }
-        guard sawVersion else { throw fail(info.lowerBound, "INFO has no version (ifil)") }
         // As libfluidsynth reads 'sdta': empty, or 'smpl' first, then perhaps 'sm24' right
         // after it; anything else there is skipped.
         if sdta.isEmpty {

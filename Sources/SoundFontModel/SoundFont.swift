@@ -8,7 +8,7 @@ import Faults
 public final class SoundFont: Sendable {
     /// The font's name (INAM). Any thread.
     public let name: String
-    /// The file's SoundFont version (ifil): 2 for SF2, 3 for SF3's compressed samples. Any thread.
+    /// The file's SoundFont version (ifil): 2 for SF2, 3 for SF3's compressed samples, 0.0 when INFO lacks it. Any thread.
     public let version: (major: UInt16, minor: UInt16)
     /// The presets, in the file's order. Any thread.
     public let presets: [Preset]

@@ -245,6 +245,10 @@ struct SoundFontModelTests {
         set(&empty, sdta - 4, 4)
         set(&empty, 4, empty.count - 8)
         variants.append(("an empty sdta", empty))
+        var unversioned = good
+        let ifil = try #require(offset(of: "ifil", in: good))
+        unversioned.replaceSubrange(ifil ..< ifil + 4, with: Array("isng".utf8))
+        variants.append(("no ifil (renamed isng)", unversioned))
         var disagreements: [String] = []
         for (what, bytes) in variants {
             let ours: String?
@@ -254,7 +258,7 @@ struct SoundFontModelTests {
             let check = bytes.withUnsafeBytes { SoundFontCheck.problem($0) }
             if (check == nil) != theirs { disagreements.append("\(what): the check \(check ?? "passes it"), libfluidsynth \(theirs ? "reads it" : "refuses it")") }
         }
-        #expect(variants.count == 25)
+        #expect(variants.count == 26)
         #expect(disagreements.isEmpty, "\(disagreements.count) of \(variants.count): \(disagreements.joined(separator: "; "))")
     }
 }
