@@ -60,7 +60,7 @@ let package = Package(
         // Audio files streamed into the graph: the file player node.
         .target(name: "Streaming", dependencies: ["DSP", "Engine", "AudioFile", "Resampling"]),
         // libfluidsynth, wrapped: the only module that imports CFluidSynth.
-        .target(name: "FluidSynth", dependencies: ["CFluidSynth", "CShims", "AudioFile", "Faults"]),
+        .target(name: "FluidSynth", dependencies: ["CFluidSynth", "CShims", "AudioFile", "Faults", "SoundFontModel"]),
         // Signal processing on plain buffers, no graph: the peak limiter; the effects' filters,
         // delays and reverbs go here.
         .target(name: "DSP"),

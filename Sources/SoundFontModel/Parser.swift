@@ -160,13 +160,13 @@ struct Parser {
         let modulatorsP = modulators(records[2]), modulatorsI = modulators(records[6])
         parsed.samples = sampleHeaders(records[8])
         let instrumentCount = records[4].count / 22 - 1
-        let instrumentZones = try zones(bags: records[5], generators: generatorsI, modulators: modulatorsI, link: .sampleID,
+        let instrumentZones = try zones(bags: records[5], generators: generatorsI, modulators: modulatorsI, tables: ("ibag", "igen"), link: .sampleID,
                                         links: parsed.samples.count, what: "sample")
         parsed.instruments = try headed(records[4], record: 22, bagOffset: 20, zones: instrumentZones, bagsTable: "ibag").map { header, zones in
             let (global, local) = split(zones, link: .sampleID)
             return Instrument(name: name(header, 20), global: global, zones: local)
         }
-        let presetZones = try zones(bags: records[1], generators: generatorsP, modulators: modulatorsP, link: .instrument,
+        let presetZones = try zones(bags: records[1], generators: generatorsP, modulators: modulatorsP, tables: ("pbag", "pgen"), link: .instrument,
                                     links: instrumentCount, what: "instrument")
         parsed.presets = try headed(records[0], record: 38, bagOffset: 24, zones: presetZones, bagsTable: "pbag").map { header, zones in
             let (global, local) = split(zones, link: .instrument)
@@ -222,16 +222,17 @@ struct Parser {
     /// bag's, the generators read as section 8.1.1 orders them (key range first, velocity
     /// range next, the link last; what follows the link is ignored), the link checked
     /// against the `links` there are.
-    private func zones(bags: Range<Int>, generators: [(at: Int, generator: UInt16, amount: Int16)], modulators: [Modulator],
+    private func zones(bags: Range<Int>, generators: [(at: Int, generator: UInt16, amount: Int16)], modulators: [Modulator], tables: (bags: String, generators: String),
                        link linkGenerator: Generator, links: Int, what: String) throws(Failure) -> [Zone] {
         let starts = stride(from: bags.lowerBound, to: bags.upperBound, by: 4).map { (at: $0, generator: Int(u16($0)), modulator: Int(u16($0 + 2))) }
         var zones: [Zone] = []
         for (bag, next) in zip(starts, starts.dropFirst()) {
+            let index = (next.at - bags.lowerBound) / 4
             guard bag.generator <= next.generator, next.generator <= generators.count else {
-                throw fail(next.at, "bag's generator index \(next.generator) is out of order or past the \(generators.count) generators")
+                throw fail(next.at, "'\(tables.bags)' record \(index) points to generator \(next.generator), out of order or past the \(generators.count) there")
             }
             guard bag.modulator <= next.modulator, next.modulator <= modulators.count else {
-                throw fail(next.at, "bag's modulator index \(next.modulator) is out of order or past the \(modulators.count) modulators")
+                throw fail(next.at + 2, "'\(tables.bags)' record \(index) points to modulator \(next.modulator), out of order or past the \(modulators.count) there")
             }
             var zone = Zone(generators: GeneratorSet(), modulators: Array(modulators[bag.modulator..<next.modulator]), link: nil)
             // As libfluidsynth reads them: a key range only first, a velocity range only first
@@ -251,7 +252,9 @@ struct Parser {
                 guard let generator, !generator.isUnused else { continue }   // unknown or unused: ignored
                 if generator == linkGenerator {
                     let index = Int(UInt16(bitPattern: record.amount))
-                    guard index < links else { throw fail(record.at, "names \(what) \(index), and there are \(links)") }
+                    guard index < links else {
+                        throw fail(record.at + 2, "'\(tables.generators)' record \((record.at - (generators.first?.at ?? record.at)) / 4) names \(what) \(index), which does not exist (\(links) there)")
+                    }
                     zone.link = index
                     break   // the link ends the zone
                 }

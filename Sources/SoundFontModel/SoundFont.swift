@@ -178,6 +178,29 @@ public struct SampleHeader: Sendable {
 }
 
 /// A font that cannot be read: the file, the byte where it goes wrong and why. Any thread.
+extension SoundFont {
+    /// Why the file at `path` cannot be read as a SoundFont 2 or 3 file, by libfluidsynth's
+    /// own rules (the model reads exactly what libfluidsynth reads), as "byte N: reason"; nil
+    /// when it can. Maps the file and reads its chunk headers and tables, not its samples.
+    /// Control thread.
+    public static func problem(atPath path: String) -> String? {
+        let file: MappedFile
+        do { file = try MappedFile(path: path) } catch { return error.reason }
+        return problem(in: file.bytes)
+    }
+
+    /// Why `bytes` cannot be read as a SoundFont 2 or 3 file, as `problem(atPath:)` says.
+    /// Control thread.
+    public static func problem(in bytes: UnsafeRawBufferPointer) -> String? {
+        do {
+            _ = try Parser(bytes).parse()
+            return nil
+        } catch {
+            return "\(error.offset.map { "byte \($0): " } ?? "")\(error.reason)"
+        }
+    }
+}
+
 public struct SoundFontError: Fault, Hashable, Sendable {
     /// A file's fault. Any thread.
     public var kind: FaultKind { .file }

@@ -58,8 +58,8 @@ struct SoundFontTests {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pianola-sf-\(getpid())")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let cases = [(badSample, "byte \(sampleGenerator + 2): 'igen' record \((sampleGenerator - igen) / 4) names 'shdr' 63, which does not exist"),
-                     (badBag, "byte \(pbag + 4): 'pbag' record 1 points to 'pgen' record 255")]
+        let cases = [(badSample, "byte \(sampleGenerator + 2): 'igen' record \((sampleGenerator - igen) / 4) names sample 63, which does not exist"),
+                     (badBag, "byte \(pbag + 4): 'pbag' record 1 points to generator 255, out of order or past")]
         for (index, (bytes, says)) in cases.enumerated() {
             let path = scratch.appendingPathComponent("broken-\(index).sf2").path
             try Data(bytes).write(to: URL(fileURLWithPath: path))
