@@ -1,3 +1,4 @@
+import DSP
 import SoundFontModel
 
 /// Pianola's own SoundFont synthesizer: sixteen MIDI channels playing a `SoundFont`'s presets
@@ -49,10 +50,17 @@ public final class SoundFontSynthesizer {
     private var touchedSum = 0
     private let scratch: UnsafeMutablePointer<Float>
     private let tunings = KeyTunings()
+    /// The reverb the voices' sends feed (one for the whole synthesizer, as a General MIDI
+    /// player has), and the send's mono buffer; nil when the reverb is off.
+    private let reverb: Reverb?
+    private let reverbSend: UnsafeMutablePointer<Float>
+    private static let sendCapacity = 1_024
 
     /// A synthesizer of `font` at `sampleRate` with `polyphony` voices and output `gain`
-    /// (libfluidsynth's default 0.2). Channel 10 plays bank 128 (percussion). Control thread.
-    public init(font: SoundFont, sampleRate: Double, polyphony: Int = 256, gain: Float = 0.2) {
+    /// (libfluidsynth's default 0.2), and a reverb with `reverb`'s settings for the notes'
+    /// reverb sends (CC91 and generator 16), or none. Channel 10 plays bank 128 (percussion).
+    /// Control thread.
+    public init(font: SoundFont, sampleRate: Double, polyphony: Int = 256, gain: Float = 0.2, reverb: Reverb.Settings? = nil) {
         Voice.prepareTables()
         self.font = font
         self.sampleRate = sampleRate
@@ -68,23 +76,36 @@ public final class SoundFontSynthesizer {
         slots = .allocate(capacity: self.polyphony)
         slots.initialize(repeating: Slot(), count: self.polyphony)
         scratch = .allocate(capacity: Units.controlBlock)
+        self.reverb = reverb.map { Reverb(sampleRate: sampleRate, settings: $0) }
+        reverbSend = .allocate(capacity: Self.sendCapacity)
         for channel in 0..<16 { select(channel) }
         warmUp()
     }
 
-    /// Renders one block of a voice into a throw-away buffer, here on the control thread, so
-    /// that whatever the Swift runtime does the first time a voice renders (type metadata for
-    /// the SIMD arithmetic, in a debug build) is not done on the render thread.
+    /// Renders one block of a voice (and of the reverb) into a throw-away buffer and takes
+    /// a tuning message of each kind that changes nothing (tuning 0 of bank 0 in equal
+    /// temperament, for no channel), here on the control thread, so that whatever the Swift
+    /// runtime does the first time (type metadata for the SIMD arithmetic, in a debug build)
+    /// is not done on the render thread.
     private func warmUp() {
-        guard let preset = regionsByPreset.firstIndex(where: { !$0.isEmpty }), let region = regionsByPreset[preset].first,
-              var voice = Voice(region: region, font: font, key: Int(region.keyRange.lowerBound), velocity: 64, sampleRate: sampleRate, gain: 0) else { return }
         let left = UnsafeMutablePointer<Float>.allocate(capacity: Units.controlBlock), right = UnsafeMutablePointer<Float>.allocate(capacity: Units.controlBlock)
         defer { left.deallocate(); right.deallocate() }
         left.initialize(repeating: 0, count: Units.controlBlock)
         right.initialize(repeating: 0, count: Units.controlBlock)
-        voice.render(left: left, right: right, frames: Units.controlBlock, scratch: scratch)
-        voice.release()
-        voice.render(left: left, right: right, frames: Units.controlBlock, scratch: scratch)
+        reverbSend.initialize(repeating: 0, count: Units.controlBlock)
+        if let preset = regionsByPreset.firstIndex(where: { !$0.isEmpty }), let region = regionsByPreset[preset].first,
+           var voice = Voice(region: region, font: font, key: Int(region.keyRange.lowerBound), velocity: 64, sampleRate: sampleRate, gain: 0) {
+            voice.render(left: left, right: right, reverb: reverb == nil ? nil : reverbSend, frames: Units.controlBlock, scratch: scratch)
+            voice.release()
+            voice.render(left: left, right: right, reverb: reverb == nil ? nil : reverbSend, frames: Units.controlBlock, scratch: scratch)
+        }
+        if let reverb {
+            reverb.process(reverbSend, addingTo: left, right, frames: Units.controlBlock)
+            reverb.clear()
+        }
+        let octave: [UInt8] = [0x7F, 0x7F, 0x08, 0x08, 0x00, 0x00, 0x00] + Array(repeating: 0x40, count: 12)
+        let note: [UInt8] = [0x7F, 0x7F, 0x08, 0x02, 0x00, 0x01, 0x00, 0x7F, 0x7F, 0x7F]
+        for message in [octave, note] { message.withUnsafeBufferPointer { _ = systemExclusive($0) } }
     }
 
     deinit {
@@ -92,6 +113,7 @@ public final class SoundFontSynthesizer {
         slots.deallocate()
         scratch.deallocate()
         tunings.deallocate()
+        reverbSend.deallocate()
     }
 
     /// Reads a byte of every page of the samples the channel's preset plays, so that the
@@ -307,6 +329,7 @@ public final class SoundFontSynthesizer {
     /// values, as libfluidsynth's system reset does. Render thread only.
     public func systemReset() {
         for i in 0..<polyphony { slots[i] = Slot() }
+        reverb?.clear()
         for channel in 0..<16 {
             channels[channel] = Channel(drums: channel == 9)
             select(channel)
@@ -365,12 +388,30 @@ public final class SoundFontSynthesizer {
         updateVoices(channel: channel)
     }
 
-    /// Writes `frames` frames of every sounding voice into `left` and `right`. Render thread only.
+    /// Writes `frames` frames of every sounding voice into `left` and `right`, with the
+    /// reverb of their sends when there is one. Render thread only.
     public func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
         left.update(repeating: 0, count: frames)
         right.update(repeating: 0, count: frames)
+        guard let reverb else {
+            renderVoices(left: left, right: right, send: nil, frames: frames)
+            return
+        }
+        var done = 0
+        while done < frames {
+            let count = min(frames - done, Self.sendCapacity)
+            reverbSend.update(repeating: 0, count: count)
+            renderVoices(left: left + done, right: right + done, send: reverbSend, frames: count)
+            reverb.process(reverbSend, addingTo: left + done, right + done, frames: count)
+            done += count
+        }
+    }
+
+    /// Adds `frames` frames of every sounding voice to `left` and `right` (and their reverb
+    /// sends to `send`), freeing the slots of the voices that end.
+    private func renderVoices(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, send: UnsafeMutablePointer<Float>?, frames: Int) {
         for i in 0..<polyphony where slots[i].voice != nil {
-            slots[i].voice!.render(left: left, right: right, frames: frames, scratch: scratch)
+            slots[i].voice!.render(left: left, right: right, reverb: send, frames: frames, scratch: scratch)
             if slots[i].voice!.isFinished { slots[i] = Slot() }
         }
     }

@@ -1,4 +1,5 @@
 import AllocationCounter
+import DSP
 import FluidSynth
 import Foundation
 import SF2
@@ -237,6 +238,39 @@ struct SoundFontSynthesizerTests {
         #expect(abs(1_200 * log2(dPitch / 1_000) - 262) < 1 && abs(1_200 * log2(dSharpPitch / 1_000) - 238) < 1, "each at its own tuned pitch")
     }
 
+    @Test("the notes' reverb sends (CC91) feed one reverb whose tail falls as libfluidsynth's does at its defaults (60 dB in 0.8 s, within 20 %) and as loud (within 3 dB); with CC91 at 0 nothing is sent")
+    func reverbLikeLibfluidsynth() throws {
+        let frames = 72_000
+        let events: [(Int, Event)] = [(0, .program(0, 0)), (0, .cc(0, 91, 127)), (0, .on(0, 60, 127)), (4_800, .off(0, 60))]
+        let font = try SoundFont(path: Self.gmFont)
+        let wet = Self.play(SoundFontSynthesizer(font: font, sampleRate: 48_000, reverb: Reverb.Settings()), events, frames: frames)
+        let dry = Self.ours(font, events, frames: frames)
+        var configuration = Synthesizer.Configuration()
+        configuration.sampleRate = 48_000
+        configuration.chorus = false
+        configuration.lazySampleLoading = false
+        let libfluidsynth = try Synthesizer(configuration: configuration)
+        _ = try libfluidsynth.loadSoundFont(path: Self.gmFont)
+        let theirWet = Self.play(libfluidsynth, events, frames: frames), theirDry = try Self.theirs(Self.gmFont, events, frames: frames)
+        /// The tail (wet less dry): its 20 ms windows' energy in dB, and its seconds to -60 dB by the fall from -10 to -40 dB below its peak.
+        func tail(_ wet: [Float], _ dry: [Float]) -> (peak: Double, seconds: Double) {
+            var energy: [Double] = []
+            for start in stride(from: 0, to: frames - 960, by: 960) {
+                var sum = 0.0
+                for i in start ..< start + 960 { sum += Double(wet[i] - dry[i]) * Double(wet[i] - dry[i]) }
+                energy.append(10 * log10(sum / 960 + 1e-30))
+            }
+            let peak = energy.max()!, top = energy.firstIndex(of: peak)!
+            let from = energy[top...].firstIndex { $0 < peak - 10 }!, to = energy[top...].firstIndex { $0 < peak - 40 }!
+            return (peak, Double(to - from) * 0.02 * 2)
+        }
+        let (ours, theirs) = (tail(wet, dry), tail(theirWet, theirDry))
+        print(String(format: "reverb tail: ours %.2f s to -60 dB at %.1f dB, libfluidsynth's %.2f s at %.1f dB", ours.seconds, ours.peak, theirs.seconds, theirs.peak))
+        #expect(abs(ours.seconds - theirs.seconds) <= 0.2 * theirs.seconds && abs(ours.peak - theirs.peak) <= 3)
+        let unsent: [(Int, Event)] = [(0, .program(0, 0)), (0, .on(0, 60, 127)), (4_800, .off(0, 60))]
+        #expect(Self.play(SoundFontSynthesizer(font: font, sampleRate: 48_000, reverb: Reverb.Settings()), unsent, frames: frames) == Self.ours(font, unsent, frames: frames))
+    }
+
     @Test("portamento glides as libfluidsynth's: from CC84's key once, over CC5 × 128 + CC37 ms, not between notes played one after another with the switch on; pitch within 1 cent in every 20 ms window after each note's first")
     func portamento() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("portamento-\(UUID().uuidString).sf2").path
@@ -261,18 +295,19 @@ struct SoundFontSynthesizerTests {
         #expect(worst <= 1 && glided >= 10)
     }
 
-    @Test("playing the passage allocates nothing on the render thread")
+    @Test("playing the passage and the tuning passage, through the reverb, allocates nothing on the render thread")
     func noAllocations() throws {
         let font = try SoundFont(path: Self.gmFont)
         // The Swift runtime fills its caches (metadata, conformances) the first time the test's
         // generic `apply` gives each kind of event: that is the test's own, so it is done on
         // another synthesizer; the one measured has had nothing but its making.
-        let warm = SoundFontSynthesizer(font: font, sampleRate: 48_000)
-        for event in [Event.program(0, 1), .cc(0, 7, 90), .bend(0, 9_000), .on(0, 60, 100), .off(0, 60)] { warm.apply(event) }
-        let synthesizer = SoundFontSynthesizer(font: font, sampleRate: 48_000)
+        let warm = SoundFontSynthesizer(font: font, sampleRate: 48_000, reverb: Reverb.Settings())
+        for event in [Event.program(0, 1), .cc(0, 7, 90), .bend(0, 9_000), .on(0, 60, 100), .off(0, 60), .sysex([0x7E, 0x7F, 0x09, 0x01])] { warm.apply(event) }
+        let synthesizer = SoundFontSynthesizer(font: font, sampleRate: 48_000, reverb: Reverb.Settings())
         let left = UnsafeMutablePointer<Float>.allocate(capacity: 4_096), right = UnsafeMutablePointer<Float>.allocate(capacity: 4_096)
         defer { left.deallocate(); right.deallocate() }
-        let passage = Self.passage
+        let end = Self.passage.last!.0 + 64
+        let passage = Self.passage + Self.tuningPassage.map { ($0.0 + end, $0.1) }
         pianola_allocations_start()
         var done = 0
         for index in 0..<passage.count {   // by index: a debug build's array iterator allocates
