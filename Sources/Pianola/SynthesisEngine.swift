@@ -12,7 +12,7 @@ import Glibc
 /// Which synthesizer plays a song's SoundFont. Any thread.
 public enum SynthesisEngine: String, CaseIterable, Hashable, Sendable {
     /// Pianola's own (`SoundFontSynth`): every event on its exact frame. SF2 and SF3 fonts
-    /// (an SF3 through its decoded copy); a reverb, no chorus yet. Any thread.
+    /// (an SF3 through its decoded copy); a reverb and a chorus. Any thread.
     case pianola
     /// libfluidsynth, through the sampler node: events on the nearest 64-frame block edge;
     /// also plays DLS banks. Any thread.
@@ -88,13 +88,13 @@ extension SoundFontSource {
     }
 
     /// A synthesizer with this font for a song whose messages (in time order) are `messages`:
-    /// Pianola's own for a `.model` (its reverb on when the configuration's is, at
-    /// libfluidsynth's default settings), with the pages of every preset the song can select
+    /// Pianola's own for a `.model` (its reverb and chorus on when the configuration's are,
+    /// at libfluidsynth's default settings), with the pages of every preset the song can select
     /// read now; libfluidsynth's with those presets loaded and pinned otherwise. Control thread.
     func makeSongSynthesizer(configuration: Synthesizer.Configuration, selectedBy messages: some Swift.Sequence<MIDIMessage>) throws(SynthesizerError) -> SongSynthesizer {
         guard case .model(let font) = self else { return .fluidsynth(try makeSynthesizer(configuration: configuration, selectedBy: messages)) }
         let synthesizer = SoundFontSynthesizer(font: font, sampleRate: configuration.sampleRate, polyphony: configuration.polyphony, gain: Float(configuration.gain),
-                                               reverb: configuration.reverb ? Reverb.Settings() : nil)
+                                               reverb: configuration.reverb ? Reverb.Settings() : nil, chorus: configuration.chorus ? Chorus.Settings() : nil)
         synthesizer.touchSamples(selectedBy: messages)
         return .pianola(synthesizer)
     }

@@ -10,7 +10,7 @@ struct SongOptions: ParsableArguments {
     @Option(help: "SoundFont (.sf2, .sf3) or DLS bank (default: $PIANOLA_SOUNDFONT, the system GM font, then Pianola's own).")
     var soundfont: String?
 
-    @Option(help: ArgumentHelp("Synthesizer: fluidsynth (libfluidsynth; plays DLS banks) or pianola (Pianola's own: every note on its exact frame; no chorus or --threads yet).", valueName: "engine"))
+    @Option(help: ArgumentHelp("Synthesizer: fluidsynth (libfluidsynth; plays DLS banks) or pianola (Pianola's own: every note on its exact frame; no --threads yet).", valueName: "engine"))
     var synth: SynthesisEngine = .fluidsynth
 
     @Option(parsing: .unconditional, help: "Sample rate in Hz.")

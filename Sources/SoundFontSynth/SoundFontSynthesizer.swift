@@ -50,17 +50,20 @@ public final class SoundFontSynthesizer {
     private var touchedSum = 0
     private let scratch: UnsafeMutablePointer<Float>
     private let tunings = KeyTunings()
-    /// The reverb the voices' sends feed (one for the whole synthesizer, as a General MIDI
-    /// player has), and the send's mono buffer; nil when the reverb is off.
-    private let reverb: Reverb?
-    private let reverbSend: UnsafeMutablePointer<Float>
+    /// The reverb and the chorus the voices' sends feed (one each for the whole synthesizer,
+    /// as a General MIDI player has; nil when off), and the sends' mono buffers (an effect
+    /// that is off has its send added up and dropped).
+    private let reverb: Reverb?, chorus: Chorus?
+    private let reverbSend: UnsafeMutablePointer<Float>, chorusSend: UnsafeMutablePointer<Float>
     private static let sendCapacity = 1_024
 
     /// A synthesizer of `font` at `sampleRate` with `polyphony` voices and output `gain`
-    /// (libfluidsynth's default 0.2), and a reverb with `reverb`'s settings for the notes'
-    /// reverb sends (CC91 and generator 16), or none. Channel 10 plays bank 128 (percussion).
+    /// (libfluidsynth's default 0.2), a reverb with `reverb`'s settings for the notes'
+    /// reverb sends (CC91 and generator 16) and a chorus with `chorus`'s for their chorus
+    /// sends (CC93 and generator 15), or none. Channel 10 plays bank 128 (percussion).
     /// Control thread.
-    public init(font: SoundFont, sampleRate: Double, polyphony: Int = 256, gain: Float = 0.2, reverb: Reverb.Settings? = nil) {
+    public init(font: SoundFont, sampleRate: Double, polyphony: Int = 256, gain: Float = 0.2,
+                reverb: Reverb.Settings? = nil, chorus: Chorus.Settings? = nil) {
         Voice.prepareTables()
         self.font = font
         self.sampleRate = sampleRate
@@ -77,12 +80,14 @@ public final class SoundFontSynthesizer {
         slots.initialize(repeating: Slot(), count: self.polyphony)
         scratch = .allocate(capacity: Units.controlBlock)
         self.reverb = reverb.map { Reverb(sampleRate: sampleRate, settings: $0) }
+        self.chorus = chorus.map { Chorus(sampleRate: sampleRate, settings: $0) }
         reverbSend = .allocate(capacity: Self.sendCapacity)
+        chorusSend = .allocate(capacity: Self.sendCapacity)
         for channel in 0..<16 { select(channel) }
         warmUp()
     }
 
-    /// Renders one block of a voice (and of the reverb) into a throw-away buffer and takes
+    /// Renders one block of a voice (and of the effects) into a throw-away buffer and takes
     /// a tuning message of each kind that changes nothing (tuning 0 of bank 0 in equal
     /// temperament, for no channel), here on the control thread, so that whatever the Swift
     /// runtime does the first time (type metadata for the SIMD arithmetic, in a debug build)
@@ -93,15 +98,21 @@ public final class SoundFontSynthesizer {
         left.initialize(repeating: 0, count: Units.controlBlock)
         right.initialize(repeating: 0, count: Units.controlBlock)
         reverbSend.initialize(repeating: 0, count: Units.controlBlock)
+        chorusSend.initialize(repeating: 0, count: Units.controlBlock)
+        let sends = reverb == nil && chorus == nil ? nil : (reverb: reverbSend, chorus: chorusSend)
         if let preset = regionsByPreset.firstIndex(where: { !$0.isEmpty }), let region = regionsByPreset[preset].first,
            var voice = Voice(region: region, font: font, key: Int(region.keyRange.lowerBound), velocity: 64, sampleRate: sampleRate, gain: 0) {
-            voice.render(left: left, right: right, reverb: reverb == nil ? nil : reverbSend, frames: Units.controlBlock, scratch: scratch)
+            voice.render(left: left, right: right, sends: sends, frames: Units.controlBlock, scratch: scratch)
             voice.release()
-            voice.render(left: left, right: right, reverb: reverb == nil ? nil : reverbSend, frames: Units.controlBlock, scratch: scratch)
+            voice.render(left: left, right: right, sends: sends, frames: Units.controlBlock, scratch: scratch)
         }
         if let reverb {
             reverb.process(reverbSend, addingTo: left, right, frames: Units.controlBlock)
             reverb.clear()
+        }
+        if let chorus {
+            chorus.process(chorusSend, addingTo: left, right, frames: Units.controlBlock)
+            chorus.clear()
         }
         let octave: [UInt8] = [0x7F, 0x7F, 0x08, 0x08, 0x00, 0x00, 0x00] + Array(repeating: 0x40, count: 12)
         let note: [UInt8] = [0x7F, 0x7F, 0x08, 0x02, 0x00, 0x01, 0x00, 0x7F, 0x7F, 0x7F]
@@ -114,6 +125,7 @@ public final class SoundFontSynthesizer {
         scratch.deallocate()
         tunings.deallocate()
         reverbSend.deallocate()
+        chorusSend.deallocate()
     }
 
     /// Reads a byte of every page of the samples the channel's preset plays, so that the
@@ -330,6 +342,7 @@ public final class SoundFontSynthesizer {
     public func systemReset() {
         for i in 0..<polyphony { slots[i] = Slot() }
         reverb?.clear()
+        chorus?.clear()
         for channel in 0..<16 {
             channels[channel] = Channel(drums: channel == 9)
             select(channel)
@@ -389,29 +402,32 @@ public final class SoundFontSynthesizer {
     }
 
     /// Writes `frames` frames of every sounding voice into `left` and `right`, with the
-    /// reverb of their sends when there is one. Render thread only.
+    /// reverb and the chorus of their sends where they are on. Render thread only.
     public func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
         left.update(repeating: 0, count: frames)
         right.update(repeating: 0, count: frames)
-        guard let reverb else {
-            renderVoices(left: left, right: right, send: nil, frames: frames)
+        guard reverb != nil || chorus != nil else {
+            renderVoices(left: left, right: right, sends: nil, frames: frames)
             return
         }
         var done = 0
         while done < frames {
             let count = min(frames - done, Self.sendCapacity)
             reverbSend.update(repeating: 0, count: count)
-            renderVoices(left: left + done, right: right + done, send: reverbSend, frames: count)
-            reverb.process(reverbSend, addingTo: left + done, right + done, frames: count)
+            chorusSend.update(repeating: 0, count: count)
+            renderVoices(left: left + done, right: right + done, sends: (reverbSend, chorusSend), frames: count)
+            reverb?.process(reverbSend, addingTo: left + done, right + done, frames: count)
+            chorus?.process(chorusSend, addingTo: left + done, right + done, frames: count)
             done += count
         }
     }
 
-    /// Adds `frames` frames of every sounding voice to `left` and `right` (and their reverb
-    /// sends to `send`), freeing the slots of the voices that end.
-    private func renderVoices(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, send: UnsafeMutablePointer<Float>?, frames: Int) {
+    /// Adds `frames` frames of every sounding voice to `left` and `right` (and their effect
+    /// sends to `sends`), freeing the slots of the voices that end.
+    private func renderVoices(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
+                              sends: (reverb: UnsafeMutablePointer<Float>, chorus: UnsafeMutablePointer<Float>)?, frames: Int) {
         for i in 0..<polyphony where slots[i].voice != nil {
-            slots[i].voice!.render(left: left, right: right, reverb: send, frames: frames, scratch: scratch)
+            slots[i].voice!.render(left: left, right: right, sends: sends, frames: frames, scratch: scratch)
             if slots[i].voice!.isFinished { slots[i] = Slot() }
         }
     }

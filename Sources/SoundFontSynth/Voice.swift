@@ -50,9 +50,9 @@ struct Voice {
     private var left: Float = 0, right: Float = 0
     private var mixLeft: Float = 0, mixRight: Float = 0
     private var mixStepLeft: Float = 0, mixStepRight: Float = 0
-    /// The reverb send's gain (the output gain times generator 16, unpanned, as libfluidsynth
-    /// feeds its reverb), ramped the same way.
-    private var reverb: Float = 0, mixReverb: Float = 0, mixStepReverb: Float = 0, rampReverb: Float = 0
+    /// The reverb and chorus sends' gains (the output gain times generators 16 and 15,
+    /// unpanned, as libfluidsynth feeds its effects), ramped the same way.
+    private var sends = SIMD2<Float>(), mixSends = SIMD2<Float>(), mixStepSends = SIMD2<Float>(), rampSends = SIMD2<Float>()
     /// The envelope gain reached at the end of the last whole block, and the ramp of this one.
     private var amplitude: Float = 0, step: Float = 0
     /// Where the ramps are inside the block (kept between calls, so that where a render call
@@ -168,7 +168,7 @@ struct Voice {
         let pan = min(max(value(.pan), -500), 500)
         left = gain * Self.panGain(-pan)
         right = gain * Self.panGain(pan)
-        reverb = gain * amount(.reverbSend) / 1_000
+        sends = SIMD2(gain * amount(.reverbSend) / 1_000, gain * amount(.chorusSend) / 1_000)
     }
 
     /// The pitch and the cutoff where the modulation envelope and the LFOs put them now (the
@@ -199,10 +199,12 @@ struct Voice {
         return Float(sin(Double(pan + 500) * Double.pi / 2 / 1_001))
     }
 
-    /// Adds `frames` frames of the voice to `leftOut` and `rightOut`, and its reverb send to
-    /// `reverbOut` if there is one, using `scratch` (room for 64 frames). Render thread only.
+    /// Adds `frames` frames of the voice to `leftOut` and `rightOut`, and its reverb and
+    /// chorus sends to `sendsOut` if there are effects, using `scratch` (room for 64 frames).
+    /// Render thread only.
     mutating func render(left leftOut: UnsafeMutablePointer<Float>, right rightOut: UnsafeMutablePointer<Float>,
-                         reverb reverbOut: UnsafeMutablePointer<Float>? = nil, frames: Int, scratch: UnsafeMutablePointer<Float>) {
+                         sends sendsOut: (reverb: UnsafeMutablePointer<Float>, chorus: UnsafeMutablePointer<Float>)? = nil,
+                         frames: Int, scratch: UnsafeMutablePointer<Float>) {
         var done = 0
         while done < frames, !isFinished {
             if frameInBlock == 0 {
@@ -222,8 +224,8 @@ struct Voice {
                 step = (target - amplitude) / Float(Units.controlBlock)
                 mixStepLeft = (left - mixLeft) / Float(Units.controlBlock)
                 mixStepRight = (right - mixRight) / Float(Units.controlBlock)
-                mixStepReverb = (reverb - mixReverb) / Float(Units.controlBlock)
-                (rampGain, rampLeft, rampRight, rampReverb) = (amplitude, mixLeft, mixRight, mixReverb)
+                mixStepSends = (sends - mixSends) / Float(Units.controlBlock)
+                (rampGain, rampLeft, rampRight, rampSends) = (amplitude, mixLeft, mixRight, mixSends)
                 if envelope.stage == .finished { isFinished = true; return }
             }
             let count = min(Units.controlBlock - frameInBlock, frames - done)
@@ -233,19 +235,20 @@ struct Voice {
                 var filter = self.filter
                 var gainLeft = rampLeft, gainRight = rampRight
                 let left = leftOut + done, right = rightOut + done
-                if let reverbOut, rampReverb != 0 || mixStepReverb != 0 {
-                    let send = reverbOut + done
-                    var gainReverb = rampReverb
+                if let sendsOut, rampSends != .zero || mixStepSends != .zero {
+                    let reverb = sendsOut.reverb + done, chorus = sendsOut.chorus + done
+                    var gainSends = rampSends
                     for i in 0..<written {
                         let sample = filter.tick(scratch[i])
                         left[i] += sample * gainLeft
                         right[i] += sample * gainRight
-                        send[i] += sample * gainReverb
+                        reverb[i] += sample * gainSends[0]
+                        chorus[i] += sample * gainSends[1]
                         gainLeft += mixStepLeft
                         gainRight += mixStepRight
-                        gainReverb += mixStepReverb
+                        gainSends += mixStepSends
                     }
-                    rampReverb = gainReverb
+                    rampSends = gainSends
                 } else {
                     for i in 0..<written {
                         let sample = filter.tick(scratch[i])
@@ -254,7 +257,7 @@ struct Voice {
                         gainLeft += mixStepLeft
                         gainRight += mixStepRight
                     }
-                    rampReverb += mixStepReverb * Float(written)
+                    rampSends += mixStepSends * Float(written)
                 }
                 self.filter = filter
                 (rampLeft, rampRight) = (gainLeft, gainRight)
@@ -268,7 +271,7 @@ struct Voice {
                 amplitude += step * Float(Units.controlBlock)
                 mixLeft = left
                 mixRight = right
-                mixReverb = reverb
+                mixSends = sends
             }
         }
     }

@@ -271,6 +271,48 @@ struct SoundFontSynthesizerTests {
         #expect(Self.play(SoundFontSynthesizer(font: font, sampleRate: 48_000, reverb: Reverb.Settings()), unsent, frames: frames) == Self.ours(font, unsent, frames: frames))
     }
 
+    @Test("the notes' chorus sends (CC93) feed one chorus as loud as libfluidsynth's at its defaults (within 2 dB on a held note) whose sides move against each other as its do; with CC93 at 0 nothing is sent")
+    func chorusLikeLibfluidsynth() throws {
+        let frames = 144_000
+        let events: [(Int, Event)] = [(0, .program(0, 80)), (0, .cc(0, 93, 127)), (0, .on(0, 69, 100)), (120_000, .off(0, 69))]
+        let font = try SoundFont(path: Self.gmFont)
+        func stereo(_ synthesizer: some EventPlayer) -> (left: [Float], right: [Float]) {
+            var left = [Float](repeating: 0, count: frames), right = left
+            left.withUnsafeMutableBufferPointer { l in right.withUnsafeMutableBufferPointer { r in
+                synthesizer.apply(events[0].1)
+                synthesizer.apply(events[1].1)
+                synthesizer.apply(events[2].1)
+                synthesizer.render(left: l.baseAddress!, right: r.baseAddress!, frames: frames)
+            } }
+            return (left, right)
+        }
+        var configuration = Synthesizer.Configuration()
+        configuration.sampleRate = 48_000
+        configuration.reverb = false
+        configuration.lazySampleLoading = false
+        let libfluidsynth = try Synthesizer(configuration: configuration)
+        _ = try libfluidsynth.loadSoundFont(path: Self.gmFont)
+        configuration.chorus = false
+        let dryLibfluidsynth = try Synthesizer(configuration: configuration)
+        _ = try dryLibfluidsynth.loadSoundFont(path: Self.gmFont)
+        let ours = stereo(SoundFontSynthesizer(font: font, sampleRate: 48_000, chorus: Chorus.Settings())), ourDry = stereo(SoundFontSynthesizer(font: font, sampleRate: 48_000))
+        let theirs = stereo(libfluidsynth), theirDry = stereo(dryLibfluidsynth)
+        /// The chorus (wet less dry) over seconds 1-2: its level (dB) and its sides' correlation.
+        func chorus(_ wet: (left: [Float], right: [Float]), _ dry: (left: [Float], right: [Float])) -> (level: Double, correlation: Double) {
+            var ll = 0.0, rr = 0.0, lr = 0.0
+            for i in 48_000 ..< 96_000 {
+                let l = Double(wet.left[i] - dry.left[i]), r = Double(wet.right[i] - dry.right[i])
+                (ll, rr, lr) = (ll + l * l, rr + r * r, lr + l * r)
+            }
+            return (10 * log10((ll + rr) / 96_000), lr / (ll * rr).squareRoot())
+        }
+        let (a, b) = (chorus(ours, ourDry), chorus(theirs, theirDry))
+        print(String(format: "chorus: ours %.1f dB, sides' correlation %.2f; libfluidsynth's %.1f dB, %.2f", a.level, a.correlation, b.level, b.correlation))
+        #expect(abs(a.level - b.level) <= 2 && a.correlation < -0.7 && b.correlation < -0.7)
+        let unsent: [(Int, Event)] = [(0, .program(0, 80)), (0, .on(0, 69, 100)), (48_000, .off(0, 69))]
+        #expect(Self.play(SoundFontSynthesizer(font: font, sampleRate: 48_000, chorus: Chorus.Settings()), unsent, frames: 72_000) == Self.ours(font, unsent, frames: 72_000))
+    }
+
     @Test("portamento glides as libfluidsynth's: from CC84's key once, over CC5 × 128 + CC37 ms, not between notes played one after another with the switch on; pitch within 1 cent in every 20 ms window after each note's first")
     func portamento() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("portamento-\(UUID().uuidString).sf2").path
@@ -295,15 +337,15 @@ struct SoundFontSynthesizerTests {
         #expect(worst <= 1 && glided >= 10)
     }
 
-    @Test("playing the passage and the tuning passage, through the reverb, allocates nothing on the render thread")
+    @Test("playing the passage and the tuning passage, through the reverb and the chorus, allocates nothing on the render thread")
     func noAllocations() throws {
         let font = try SoundFont(path: Self.gmFont)
         // The Swift runtime fills its caches (metadata, conformances) the first time the test's
         // generic `apply` gives each kind of event: that is the test's own, so it is done on
         // another synthesizer; the one measured has had nothing but its making.
-        let warm = SoundFontSynthesizer(font: font, sampleRate: 48_000, reverb: Reverb.Settings())
+        let warm = SoundFontSynthesizer(font: font, sampleRate: 48_000, reverb: Reverb.Settings(), chorus: Chorus.Settings())
         for event in [Event.program(0, 1), .cc(0, 7, 90), .bend(0, 9_000), .on(0, 60, 100), .off(0, 60), .sysex([0x7E, 0x7F, 0x09, 0x01])] { warm.apply(event) }
-        let synthesizer = SoundFontSynthesizer(font: font, sampleRate: 48_000, reverb: Reverb.Settings())
+        let synthesizer = SoundFontSynthesizer(font: font, sampleRate: 48_000, reverb: Reverb.Settings(), chorus: Chorus.Settings())
         let left = UnsafeMutablePointer<Float>.allocate(capacity: 4_096), right = UnsafeMutablePointer<Float>.allocate(capacity: 4_096)
         defer { left.deallocate(); right.deallocate() }
         let end = Self.passage.last!.0 + 64
