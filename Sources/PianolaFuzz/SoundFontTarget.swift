@@ -80,13 +80,20 @@ enum SoundFontTarget {
                 }
             }
         }
-        playByOwnSynthesizer(font)
+        playByOwnSynthesizer(font, tunedBy: bytes)
     }
 
-    /// Up to four of the font's presets played by Pianola's synthesizer: a chord held under a
-    /// moving wheel and volume, then released; the output must stay finite.
-    private static func playByOwnSynthesizer(_ font: SoundFont) {
-        let synthesizer = SoundFontSynthesizer(font: font, sampleRate: 48_000, polyphony: 32)
+    /// Up to four of the font's presets played by Pianola's synthesizer, its reverb and chorus
+    /// on and the sends full: a chord in an MTS octave tuning made of the font's first bytes,
+    /// held under a moving wheel and volume, then released; the output must stay finite.
+    private static func playByOwnSynthesizer(_ font: SoundFont, tunedBy bytes: [UInt8]) {
+        let synthesizer = SoundFontSynthesizer(font: font, sampleRate: 48_000, polyphony: 32, reverb: Reverb.Settings(), chorus: Chorus.Settings())
+        let tuning: [UInt8] = [0x7F, 0x7F, 0x08, 0x08, 0x03, 0x7F, 0x7F] + (0..<12).map { bytes[($0 * 131) % bytes.count] & 0x7F }
+        tuning.withUnsafeBufferPointer { _ = synthesizer.systemExclusive($0) }
+        for channel in [0, 9] {
+            synthesizer.controlChange(channel: channel, controller: 91, value: 127)
+            synthesizer.controlChange(channel: channel, controller: 93, value: 127)
+        }
         let left = UnsafeMutablePointer<Float>.allocate(capacity: 512), right = UnsafeMutablePointer<Float>.allocate(capacity: 512)
         defer { left.deallocate(); right.deallocate() }
         for preset in font.presets.prefix(4) {
