@@ -88,9 +88,13 @@ func firstSoundBenchmark(song: String, font: String, rounds: Int = 5) throws -> 
     let alsaFile = "file:'\(fifo)',raw"
     let contenders = [
         Contender(name: "pianola render", arguments: [pianola, "render", song, "-o", fifo, "--force", "--bits", "32f", "--soundfont", font, "--tail", "0"]),
+        Contender(name: "pianola render --synth pianola", arguments: [pianola, "render", song, "-o", fifo, "--force", "--bits", "32f", "--soundfont", font,
+                                                                      "--tail", "0", "--synth", "pianola"]),
         Contender(name: "fluidsynth -F", arguments: fluid + ["-F", fifo, "-T", "raw", "-O", "float", font, song]),
         Contender(name: "fluidsynth -F, dynamic loading", arguments: fluid + dynamic + ["-F", fifo, "-T", "raw", "-O", "float", font, song]),
         Contender(name: "pianola play", arguments: [pianola, "play", song, "--soundfont", font, "--device", alsaFile, "--to", "3", "--quiet"]),
+        Contender(name: "pianola play --synth pianola", arguments: [pianola, "play", song, "--soundfont", font, "--device", alsaFile, "--to", "3", "--quiet",
+                                                                    "--synth", "pianola"]),
         Contender(name: "fluidsynth (ALSA)", arguments: fluid + ["-a", "alsa", "-o", "audio.alsa.device=\(alsaFile)", "-o", "audio.sample-format=float",
                                                                   "-o", "player.timing-source=sample", font, song]),
         Contender(name: "fluidsynth (ALSA), dynamic loading", arguments: fluid + dynamic + ["-a", "alsa", "-o", "audio.alsa.device=\(alsaFile)",
