@@ -127,6 +127,7 @@ let package = Package(
 
         // Test support in Swift: the seeded random generator the tests share.
         .target(name: "TestSupport", dependencies: ["Engine"], path: "Tests/Support/TestSupport"),
+        .testTarget(name: "DSPTests", dependencies: ["DSP"]),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "Sequencing", "TestSupport"]),
         .testTarget(name: "SequencingTests", dependencies: ["Sequencing", "MIDI", "SongBook", "TestSupport"]),
         // Test support: a sequence rendered through a player, the test font's sampler and a mixer.

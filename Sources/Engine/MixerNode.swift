@@ -7,7 +7,8 @@ import Synchronization
 /// on the sample frame it is given, at once or along a linear ramp (a fade). Inputs are
 /// connected and disconnected while rendering: changes travel to the render thread through
 /// a lock-free queue, and a disconnected node comes back through another queue to be released
-/// off the render thread (`collectDisconnected`). A player on the render thread automates the
+/// off the render thread (`collectDisconnected`). Its sum passes through its insert chain
+/// (`inserts`) before its output gain, as a console's bus does. A player on the render thread automates the
 /// inputs' and the output's volume and pan on top of their settings (`scheduleParameter`).
 /// Core Audio's multichannel mixer.
 public final class MixerNode: AudioNode, ParameterDestination, @unchecked Sendable {
@@ -55,6 +56,9 @@ public final class MixerNode: AudioNode, ParameterDestination, @unchecked Sendab
     private let meterBits = Atomic<UInt64>(0)     // last cycle: peak and RMS (Float bits), both sides
     private let limiterGainBits = Atomic<UInt32>(Float(1).bitPattern)
     private var settings: [InputSettings?]       // control thread: each connected input's settings
+    /// The effects the sum passes through before the output gain (and the limiter). Control
+    /// thread for its changes.
+    public let inserts = EffectChain()
 
     /// Whether `meters` are measured: a pass over every frame of every cycle, which a mixer
     /// whose meters nobody reads (an offline render) does without. Set before rendering.
@@ -76,6 +80,7 @@ public final class MixerNode: AudioNode, ParameterDestination, @unchecked Sendab
         self.format = format
         self.maxFrames = maxFrames
         scratch = AudioBuffer(capacity: maxFrames)
+        inserts.prepare(format: format, maxFrames: maxFrames)
     }
 
     /// Connects `node` (prepared here) to a free input and returns the input's number.
@@ -153,9 +158,10 @@ public final class MixerNode: AudioNode, ParameterDestination, @unchecked Sendab
     /// The smallest gain the limiter applied in the last render cycle (1 when it did nothing). Any thread.
     public var limiterGain: Float { Float(bitPattern: limiterGainBits.load(ordering: .relaxed)) }
 
-    /// Releases the nodes the render thread has let go of. Control thread.
+    /// Releases the nodes and insert effects the render thread has let go of. Control thread.
     public func collectDisconnected() {
         while released.pop() != nil {}
+        inserts.collectRemoved()
     }
 
     private func send(_ change: Change) {
@@ -194,6 +200,7 @@ public final class MixerNode: AudioNode, ParameterDestination, @unchecked Sendab
            outputGain.isSteady(at: .unity, from: time, frames: frames), automation[lone].isUnity(from: time, frames: frames),
            automation[out].isUnity(from: time, frames: frames) {
             node.render(output, at: time)
+            inserts.process(output, at: time)
             measure(output)
             return
         }
@@ -213,6 +220,7 @@ public final class MixerNode: AudioNode, ParameterDestination, @unchecked Sendab
                 }
             }
         }
+        inserts.process(output, at: time)
         outputGain.scale(output, from: time)
         automation[out].apply(to: output, from: time)
         if limiting {

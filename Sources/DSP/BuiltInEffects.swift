@@ -1,0 +1,37 @@
+/// An effect Pianola has built in: its name in specs (`lowpass`), what it does, its
+/// parameters, and how to make one. Any thread.
+public struct BuiltInEffect: Sendable {
+    /// The name a spec gives (`--fx lowpass,cutoff=800`). Any thread.
+    public let name: String
+    /// One line saying what it does. Any thread.
+    public let summary: String
+    /// Its parameters, in the order its units number them. Any thread.
+    public let parameters: [EffectParameter]
+    private let make: @Sendable () -> any EffectUnit
+
+    /// A new unit at the parameters' defaults, not yet prepared. Control thread.
+    public func makeUnit() -> any EffectUnit { make() }
+
+    /// Every built-in effect, in the order `pianola effects` lists them. Any thread.
+    public static let all: [BuiltInEffect] = Biquad.Shape.allCases.map { shape in
+        let name = shape == .peaking ? "peak" : shape.rawValue.lowercased()
+        return BuiltInEffect(name: name, summary: summary(of: shape), parameters: FilterEffect(shape).parameters) { FilterEffect(shape) }
+    }
+
+    /// The built-in effect called `name` (any case), nil when there is none. Any thread.
+    public static func named(_ name: String) -> BuiltInEffect? {
+        all.first { $0.name == name.lowercased() }
+    }
+
+    private static func summary(of shape: Biquad.Shape) -> String {
+        switch shape {
+        case .lowpass: "low-pass filter, 12 dB/octave (RBJ cookbook)"
+        case .highpass: "high-pass filter, 12 dB/octave (RBJ cookbook)"
+        case .bandpass: "band-pass filter, 0 dB at its peak (RBJ cookbook)"
+        case .notch: "notch filter (RBJ cookbook)"
+        case .peaking: "peaking EQ band: raises or lowers a band (RBJ cookbook)"
+        case .lowShelf: "low shelf: raises or lowers the lows (RBJ cookbook)"
+        case .highShelf: "high shelf: raises or lowers the highs (RBJ cookbook)"
+        }
+    }
+}

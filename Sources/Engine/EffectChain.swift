@@ -1,0 +1,204 @@
+import DSP
+
+/// A bus's insert chain: effect units that process its audio in place, one after another,
+/// before its fader. Units are added and removed while rendering; their parameters change on
+/// the exact frame given, at once or gliding, and bypassing one (or bringing it back) fades
+/// over 5 ms instead of clicking. Changes travel to the render thread through a lock-free
+/// queue, and a removed unit comes back through another to be released off it
+/// (`collectRemoved`). Control thread for the changes, render thread for `process`.
+public final class EffectChain: @unchecked Sendable {
+    // @unchecked Sendable: `slots`, `pending` and `dry` belong to the render thread once
+    // rendering starts; the control thread keeps its own list (`units`) and talks through the queues.
+
+    private enum Change {
+        case append(any EffectUnit)
+        case remove(Int)
+        case timed(Timed)
+    }
+
+    /// A change that waits for its frame: a parameter's new value, or a bypass.
+    private struct Timed {
+        var time: SampleTime
+        var effect: Int
+        var parameter: Int              // -1: the bypass (value 1 bypassed, 0 in use)
+        var value: Double
+        var ramp: Int
+    }
+
+    private struct Slot {
+        var unit: (any EffectUnit)?
+        var wet: Float = 1              // 1 in use, 0 bypassed, between while fading
+        var target: Float = 1
+    }
+
+    /// Most units in one chain. Any thread.
+    public static let capacity = 16
+    private var slots = [Slot](repeating: Slot(), count: EffectChain.capacity)
+    private var count = 0
+    private var pending: [Timed]
+    private var pendingCount = 0
+    private let changes = SPSCQueue<Change>(capacity: 256)
+    private let released = SPSCQueue<any EffectUnit>(capacity: EffectChain.capacity + 256)
+    private var dry: AudioBuffer?
+    private var fadeStep: Float = 1.0 / 240
+    private var sampleRate: Int?
+    private var maxFrames = 0
+    /// The units in order, as the control thread last set them. Control thread.
+    public private(set) var units: [any EffectUnit] = []
+    private var bypassed: [Bool] = []
+
+    /// An empty chain. Control thread.
+    public init() {
+        pending = Array(repeating: Timed(time: 0, effect: 0, parameter: 0, value: 0, ramp: 0), count: 64)
+    }
+
+    /// Gets its units ready for `format` in slices of at most `maxFrames`. Control thread, before rendering.
+    public func prepare(format: AudioFormat, maxFrames: Int) {
+        sampleRate = format.sampleRate
+        self.maxFrames = maxFrames
+        dry = AudioBuffer(capacity: maxFrames)
+        fadeStep = 1 / Float(max(1, format.sampleRate / 200))
+        for unit in units { unit.prepare(sampleRate: format.sampleRate, maxFrames: maxFrames) }
+    }
+
+    /// Frames the units in use delay the bus by. Control thread.
+    public var latencyFrames: Int { zip(units, bypassed).reduce(0) { $0 + ($1.1 ? 0 : $1.0.latencyFrames) } }
+
+    /// Frames the units in use may sound after the bus falls silent. Control thread.
+    public var tailFrames: Int { zip(units, bypassed).reduce(0) { $0 + ($1.1 ? 0 : $1.0.tailFrames) } }
+
+    /// Adds `unit` (prepared here if the chain is) at the end, from the next render cycle.
+    /// Control thread.
+    public func append(_ unit: any EffectUnit) {
+        precondition(units.count < Self.capacity, "at most \(Self.capacity) effects in one chain")
+        if let sampleRate { unit.prepare(sampleRate: sampleRate, maxFrames: maxFrames) }
+        units.append(unit)
+        bypassed.append(false)
+        send(.append(unit))
+    }
+
+    /// Removes unit `index` from the next render cycle; those after it move up. Control thread.
+    public func remove(at index: Int) {
+        units.remove(at: index)
+        bypassed.remove(at: index)
+        send(.remove(index))
+    }
+
+    /// Moves parameter `parameter` of unit `effect` to `value` at sample time `time` (`nil`:
+    /// the start of the next render cycle), at once or gliding over `rampFrames`. Control thread.
+    public func set(parameter: Int, ofEffect effect: Int, to value: Double, at time: SampleTime? = nil, rampFrames: Int = 0) {
+        precondition(units.indices.contains(effect), "no effect \(effect) in the chain")
+        send(.timed(Timed(time: time ?? .min, effect: effect, parameter: parameter, value: value, ramp: max(0, rampFrames))))
+    }
+
+    /// Bypasses unit `effect` (or brings it back) at sample time `time` (`nil`: the next
+    /// render cycle), fading over 5 ms; a unit brought back starts from silence. Control thread.
+    public func setBypassed(_ bypass: Bool, effect: Int, at time: SampleTime? = nil) {
+        precondition(units.indices.contains(effect), "no effect \(effect) in the chain")
+        bypassed[effect] = bypass
+        send(.timed(Timed(time: time ?? .min, effect: effect, parameter: -1, value: bypass ? 1 : 0, ramp: 0)))
+    }
+
+    /// Releases the units the render thread has let go of. Control thread.
+    public func collectRemoved() {
+        while released.pop() != nil {}
+    }
+
+    private func send(_ change: Change) {
+        while !changes.push(change) {
+            collectRemoved()
+            sched_yield()
+        }
+    }
+
+    /// Processes `audio`, frames `time ..< time + audio.frames`, through the units in turn,
+    /// each change landing on its frame. Render thread only.
+    public func process(_ audio: StereoSlice, at time: SampleTime) {
+        while let change = changes.pop() { take(change) }
+        guard count > 0 || pendingCount > 0 else { return }
+        var done = 0
+        while done < audio.frames {
+            while pendingCount > 0 && pending[0].time <= time + SampleTime(done) {
+                apply(pending[0])
+                pendingCount -= 1
+                for k in 0..<pendingCount { pending[k] = pending[k + 1] }
+            }
+            let next = pendingCount > 0 ? Int(min(pending[0].time - time, SampleTime(audio.frames))) : audio.frames
+            let segment = audio.dropFirst(done, count: next - done)
+            for index in 0..<count { run(index, on: segment) }
+            done = next
+        }
+    }
+
+    private func take(_ change: Change) {
+        switch change {
+        case .append(let unit):
+            guard count < Self.capacity else { return }
+            slots[count] = Slot(unit: unit)
+            count += 1
+        case .remove(let index):
+            guard index < count else { return }
+            if let unit = slots[index].unit { _ = released.push(unit) }
+            for k in index..<count - 1 { slots[k] = slots[k + 1] }
+            count -= 1
+            slots[count] = Slot()
+            // Changes waiting for the units after it follow them up the chain.
+            var kept = 0
+            for k in 0..<pendingCount where pending[k].effect != index {
+                pending[kept] = pending[k]
+                if pending[kept].effect > index { pending[kept].effect -= 1 }
+                kept += 1
+            }
+            pendingCount = kept
+        case .timed(let timed):
+            // Kept in time order, a later change of the same time after an earlier one; when
+            // the list is full the change is applied at once rather than lost.
+            guard pendingCount < pending.count else { return apply(timed) }
+            var at = pendingCount
+            while at > 0 && pending[at - 1].time > timed.time {
+                pending[at] = pending[at - 1]
+                at -= 1
+            }
+            pending[at] = timed
+            pendingCount += 1
+        }
+    }
+
+    private func apply(_ timed: Timed) {
+        guard timed.effect < count, let unit = slots[timed.effect].unit else { return }
+        if timed.parameter >= 0 {
+            unit.setParameter(timed.parameter, to: timed.value, rampFrames: timed.ramp)
+            return
+        }
+        let target: Float = timed.value > 0 ? 0 : 1
+        if target == 1 && slots[timed.effect].wet == 0 { unit.reset() }
+        slots[timed.effect].target = target
+    }
+
+    /// Runs unit `index` over `audio`, crossfading with the dry signal while a bypass fades.
+    private func run(_ index: Int, on audio: StereoSlice) {
+        let slot = slots[index]
+        guard let unit = slot.unit, audio.frames > 0 else { return }
+        if slot.wet == slot.target {
+            if slot.wet == 1 { unit.process(audio) }
+            return
+        }
+        guard let dry else { return }
+        let copy = dry.slice(frames: audio.frames)
+        copy.left.update(from: audio.left, count: audio.frames)
+        copy.right.update(from: audio.right, count: audio.frames)
+        unit.process(audio)
+        var wet = slot.wet
+        let step = slot.target > wet ? fadeStep : -fadeStep
+        for i in 0..<audio.frames {
+            wet = min(1, max(0, wet + step))
+            audio.left[i] = copy.left[i] + wet * (audio.left[i] - copy.left[i])
+            audio.right[i] = copy.right[i] + wet * (audio.right[i] - copy.right[i])
+        }
+        slots[index].wet = wet
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
