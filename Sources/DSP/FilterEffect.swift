@@ -72,7 +72,8 @@ public final class FilterEffect: EffectUnit {
     public func reset() { filter.reset() }
 
     private var isGliding: Bool {
-        for glide in glides where glide.isGliding { return true }
+        // By index: iterating the array itself allocates an iterator in debug builds.
+        for k in glides.indices where glides[k].isGliding { return true }
         return false
     }
 

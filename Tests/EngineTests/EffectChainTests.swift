@@ -1,0 +1,101 @@
+import AllocationCounter
+import DSP
+import Engine
+import Foundation
+import Testing
+
+@Suite("Insert chains: effects on a bus, changed on the exact frame")
+struct EffectChainTests {
+    /// A low shelf at `gainDB`: at 0 Hz it scales by the gain, so a constant level shows it exactly.
+    static func shelf(_ gainDB: Double) -> FilterEffect {
+        let unit = FilterEffect(.lowShelf)
+        unit.setParameter(2, to: gainDB, rampFrames: 0)
+        return unit
+    }
+
+    @Test("A parameter change lands on its frame, in the middle of a render slice")
+    func exactFrame() {
+        let out = MixerTests.render(inputs: [0.5], frames: 48_000) { mixer, _ in
+            mixer.inserts.append(Self.shelf(0))
+            mixer.inserts.set(parameter: 2, ofEffect: 0, to: -20, at: 1_000)
+        }
+        #expect(out.left[..<1_000].allSatisfy { $0 == 0.5 }, "the shelf at 0 dB passes the level untouched until frame 1000")
+        #expect(out.left[1_000] < 0.5, "frame 1000 is the first changed")
+        #expect(abs(out.left[47_999] - 0.05) < 1e-4 && out.left == out.right, "-20 dB at 0 Hz: 0.05 (\(out.left[47_999]))")
+    }
+
+    @Test("Bypass fades over 5 ms to the untouched input, and a unit brought back starts afresh")
+    func bypass() {
+        let sine = SineNode(5_000, amplitude: 0.5)
+        let dry = MixerTests.render(nodes: [SineNode(5_000, amplitude: 0.5)], frames: 19_200) { _, _ in }
+        let out = MixerTests.render(nodes: [sine], frames: 19_200) { mixer, _ in
+            let lowpass = FilterEffect(.lowpass)
+            lowpass.setParameter(0, to: 100, rampFrames: 0)
+            mixer.inserts.append(lowpass)
+            mixer.inserts.setBypassed(true, effect: 0, at: 4_800)
+            mixer.inserts.setBypassed(false, effect: 0, at: 9_600)
+        }
+        let filtered = out.left[2_400..<4_800].map(abs).max()!
+        #expect(filtered < 1e-3, "5 kHz through a 100 Hz low-pass: \(filtered)")
+        #expect(out.left[5_040..<9_600] == dry.left[5_040..<9_600], "bypassed: the input itself after 240 frames")
+        // Filtered is all but silent here, so the output is the input rising with the fade.
+        let fadeError = (4_800..<5_040).map { abs(out.left[$0] - Float($0 - 4_799) / 240 * dry.left[$0]) }.max()!
+        #expect(fadeError < 2e-3, "a linear 240-frame fade from the filtered sound to the input (off by \(fadeError))")
+        let steps = (4_801..<5_040).map { abs(out.left[$0] - out.left[$0 - 1]) }.max()!
+        #expect(steps <= 0.33, "no step larger than the sine's own (\(steps))")
+        #expect(out.left[12_000..<19_200].map(abs).max()! < 1e-3, "filtering again after it came back")
+    }
+
+    @Test("Removing a unit moves the ones after it up, their waiting changes with them")
+    func removal() {
+        var chain: EffectChain?
+        let graphOut = MixerTests.render(inputs: [0.5], frames: 4_000, slice: 1_000) { mixer, _ in
+            chain = mixer.inserts
+            mixer.inserts.append(Self.shelf(-20))
+            mixer.inserts.append(Self.shelf(-20))
+            mixer.inserts.set(parameter: 2, ofEffect: 1, to: 0, at: 3_500)
+        }
+        #expect(abs(graphOut.left[999] - 0.005) < 1e-5)
+        #expect(chain?.units.count == 2)
+        // A second graph, the first unit removed after a slice.
+        let mixer = MixerNode()
+        let graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: 48_000))
+        mixer.connect(ConstantNode(0.5))
+        mixer.inserts.append(Self.shelf(-20))
+        mixer.inserts.append(Self.shelf(-20))
+        mixer.inserts.set(parameter: 2, ofEffect: 1, to: 0, at: 30_000)
+        let buffer = AudioBuffer(capacity: 4_096)
+        var levels: [Float] = []
+        for cycle in 0..<12 {
+            if cycle == 4 { mixer.inserts.remove(at: 0) }
+            graph.render(into: buffer.slice(frames: 4_096))
+            levels.append(buffer.left[4_095])
+        }
+        mixer.collectDisconnected()
+        #expect(abs(levels[3] - 0.005) < 1e-5 && abs(levels[6] - 0.05) < 1e-4, "one shelf left: \(levels)")
+        #expect(abs(levels[11] - 0.5) < 1e-4, "the change waiting for the second unit reached it as the first: \(levels[11])")
+    }
+
+    @Test("Eight effects gliding, changed and bypassed every cycle allocate nothing on the render thread")
+    func noAllocation() {
+        let mixer = MixerNode()
+        let graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: 48_000), maxFrames: 512)
+        mixer.connect(SineNode(440, amplitude: 0.3))
+        for effect in BuiltInEffect.all + [BuiltInEffect.named("lowpass")!] { mixer.inserts.append(effect.makeUnit()) }
+        #expect(mixer.inserts.units.count == 8)
+        let buffer = AudioBuffer(capacity: 512)
+        var allocations = 0
+        for cycle in 0..<1_000 {
+            let time = graph.sampleTime + 100
+            mixer.inserts.set(parameter: 0, ofEffect: cycle % 8, to: Double(200 + cycle * 10), at: time, rampFrames: 300)
+            mixer.inserts.set(parameter: 1, ofEffect: (cycle + 3) % 8, to: 0.5 + Double(cycle % 5), at: time + 50)
+            if cycle % 10 == 0 { mixer.inserts.setBypassed(cycle % 20 == 0, effect: cycle % 8, at: time) }
+            if cycle >= 100 { pianola_allocations_start() }
+            graph.render(into: buffer.slice(frames: 512))
+            if cycle >= 100 { allocations += pianola_allocations_stop() }
+        }
+        #expect(allocations == 0, "\(allocations) allocations in 900 render cycles")
+        let peak = (0..<512).map { abs(buffer.left[$0]) }.max()!
+        #expect(peak > 0 && peak.isFinite, "the chain still passes sound (\(peak))")
+    }
+}
