@@ -63,6 +63,8 @@ public final class SongGraph {
         public var tailSeconds = 5.0
         /// Audio files (a backing track, stems) played with the song, each from a song tick. Any thread.
         public var audioFiles: [AudioAttachment] = []
+        /// Effects on the song's output, in order (its master inserts). Any thread.
+        public var effects: [EffectSpec] = []
         /// Start the player when the graph is built; off when something else starts it (a
         /// `ClockFollower`). Any thread.
         public var startsPlaying = true
@@ -121,6 +123,9 @@ public final class SongGraph {
     /// The most frames playing can take, tail included. Any thread.
     public var maximumFrames: Int64 { musicFrames + Int64(settings.tailSeconds * Double(settings.sampleRate)) }
 
+    /// Frames the effects may keep sounding after the music and the voices have ended. Control thread.
+    public var effectTailFrames: Int { mixer.inserts.tailFrames }
+
     /// Sets the output volume (linear gain, 1 = as rendered) from the next render cycle,
     /// gliding there over 10 ms so the change does not click. Control thread.
     public func setVolume(_ gain: Float) { mixer.setOutputGain(gain, rampFrames: settings.sampleRate / 100) }
@@ -150,6 +155,7 @@ public final class SongGraph {
 
     init(sequence: MusicSequence, font: SoundFontSource, settings: Settings, maxFrames: Int = 4096,
          routing: Routing = Routing(), external: [any MIDIDestination] = [], sync: SyncDestinations = SyncDestinations(), engineNote note: String? = nil) throws {
+        if let problem = settings.effects.lazy.compactMap({ $0.problem(atSampleRate: settings.sampleRate) }).first { throw problem }
         self.sequence = sequence
         self.settings = settings
         var configuration = Synthesizer.Configuration()
@@ -177,6 +183,7 @@ public final class SongGraph {
             (engine, engineNote, ownSynth) = (.fluidsynth, note ?? resolvedNote, nil)
         }
         mixer = MixerNode()
+        for effect in settings.effects { mixer.inserts.append(effect.makeUnit()) }
         graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: settings.sampleRate), maxFrames: maxFrames)
         let routes = routing.destinations(trackCount: sequence.tracks.count, synth: synth, external: external)
         let bus = MixerNode()

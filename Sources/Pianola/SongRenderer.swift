@@ -7,8 +7,8 @@ import MIDI
 import Sequencing
 
 /// Renders a song offline, faster than real time: its `SongGraph` pulled in a loop instead
-/// of by a device: the music, then until the voices have died and the output has fallen below
-/// −80 dB (at most the settings' tail); or, given a length, exactly that many frames (a stem
+/// of by a device: the music, then until the voices have died, the effects' tail has passed
+/// and the output has fallen below −80 dB (at most the settings' tail); or, given a length, exactly that many frames (a stem
 /// as long as its mix). Control thread (the loop is the render thread).
 public final class SongRenderer {
     /// The graph rendered. Control thread.
@@ -17,6 +17,7 @@ public final class SongRenderer {
     public private(set) var renderedFrames: Int64 = 0
     private var ended = false
     private var musicOver = false
+    private var voicesEnded: Int64?              // the frame the last voice was found gone, after the music
     private var interleavingBuffer: AudioBuffer?
     private var labeller: NoteLabeller?
     private var unread = 0..<0                    // frames of `interleavingBuffer` rendered but not read yet
@@ -85,9 +86,11 @@ public final class SongRenderer {
         takeNoteEdges()
         renderedFrames += Int64(count)
         if musicOver && length == nil && songGraph.activeVoiceCount == 0 {
+            // Silent, and the effects' tail (a delay's echoes) has passed since the voices ended.
+            voicesEnded = voicesEnded ?? renderedFrames
             var peak: Float = 0
             for i in 0..<count { peak = max(peak, abs(slice.left[i]), abs(slice.right[i])) }
-            if peak < 1e-4 { ended = true }
+            if peak < 1e-4 && renderedFrames - voicesEnded! >= Int64(songGraph.effectTailFrames) { ended = true }
         }
         return count
     }

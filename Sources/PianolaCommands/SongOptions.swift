@@ -57,6 +57,9 @@ struct SongOptions: ParsableArguments {
 
     @OptionGroup var choice: SongChoice
 
+    @Option(name: .customLong("fx"), help: ArgumentHelp("An effect on the output: a built-in and its parameters after commas ('lowpass,cutoff=800', 'peak,frequency=2.5kHz,gain=-6dB'); repeat for a chain, in order. 'pianola effects' lists them.", valueName: "spec"))
+    var effects: [String] = []
+
     @Option(name: .customLong("with"), help: ArgumentHelp("An audio file to play with the song (WAV, FLAC, Ogg, Opus, MP3…), from its start or from @POSITION (seconds or bar:beat). Repeatable.", valueName: "file[@position]"))
     var audioFiles: [String] = []
 
@@ -99,6 +102,7 @@ struct SongOptions: ParsableArguments {
         settings.plays = try plays()
         settings.tempoPercent = tempo
         settings.transpose = transpose
+        settings.effects = try effectSpecs()
         if let from {
             settings.fromTick = try position(from, "--from", in: sequence)
             guard settings.fromTick < sequence.length else {
@@ -130,6 +134,17 @@ struct SongOptions: ParsableArguments {
         _ = try plays()
         guard (10...1000).contains(tempo) else { throw fail("--tempo \(tempo): use 10 to 1000 percent") }
         guard (-48...48).contains(transpose) else { throw fail("--transpose \(transpose): use -48 to 48 semitones") }
+        _ = try effectSpecs()
+    }
+
+    /// `--fx`, each read and checked against the sample rate; one line for the first that is wrong.
+    func effectSpecs() throws -> [EffectSpec] {
+        try effects.map { text in
+            let spec: EffectSpec
+            do { spec = try EffectSpec(text) } catch { throw fail("--fx \(error)") }
+            if let problem = spec.problem(atSampleRate: sampleRate) { throw fail("--fx \(problem)") }
+            return spec
+        }
     }
 
     /// `--loop`: the times to play, 0 for forever; one line for anything else.

@@ -132,6 +132,22 @@ struct BadInputTableTests {
         Row(description: "a negative delay between SysEx messages", arguments: {
             ["send", try $0.write("ok.syx", [0xF0, 0x7E, 0xF7]), "--port", "14:0", "--delay=-5"]
         }, says: "--delay -5.0: use 0 to 60000 milliseconds"),
+        Row(description: "an effect that does not exist", arguments: {
+            ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", font, "--fx", "lopass,cutoff=800"]
+        }, says: "--fx 'lopass,cutoff=800': no built-in effect 'lopass' (built in: lowpass, "),
+        Row(description: "an effect parameter that does not exist", arguments: {
+            ["play", try $0.write("song.mid", RenderCommandTests.song()), "--soundfont", font, "--fx", "lowpass,frequency=800"]
+        }, says: "--fx 'lowpass,frequency=800': lowpass has no parameter 'frequency' (it has cutoff, q)"),
+        Row(description: "an effect parameter out of its range", arguments: {
+            ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", font, "--fx", "peak,frequency=2kHz,gain=-60dB"]
+        }, says: "--fx 'peak,frequency=2kHz,gain=-60dB': gain -60 dB is out of range: use -48 to 48 dB"),
+        Row(description: "an effect value that is not a number", arguments: {
+            ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", font, "--fx", "highpass,cutoff=low"]
+        }, says: "--fx 'highpass,cutoff=low': cutoff 'low' is not a number of Hz (e.g. cutoff=20Hz)"),
+        Row(description: "a filter frequency above what the sample rate holds", arguments: {
+            ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", font,
+             "--sample-rate", "22050", "--fx", "lowpass,cutoff=15kHz"]
+        }, says: "--fx 'lowpass,cutoff=15kHz': cutoff 15000 Hz is not below half the sample rate (22050 Hz)"),
         Row(description: "a SoundFont that is a directory", arguments: {
             ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", $0.url.path]
         }, says: "cannot load SoundFont: is a directory"),

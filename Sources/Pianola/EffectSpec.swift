@@ -1,0 +1,101 @@
+import DSP
+import Faults
+
+/// An effect as a user writes it: a built-in's name and its parameters by name, separated by
+/// commas (`lowpass,cutoff=800`, `peak,frequency=2.5kHz,q=2,gain=-6dB`). Values are numbers,
+/// optionally followed by the parameter's unit (Hz, kHz, dB, s, ms). Checked when made, so a
+/// spec that exists makes a unit. Any thread.
+public struct EffectSpec: Hashable, Sendable, CustomStringConvertible {
+    /// The built-in effect's name. Any thread.
+    public let name: String
+    /// The parameters given, by their index in the effect's parameters, in the order given. Any thread.
+    public let values: [Int: Double]
+    /// The text it was read from. Any thread.
+    public let description: String
+
+    /// Reads `text`; throws one line naming what is wrong (an unknown effect or parameter, a
+    /// value that is not a number or out of its range). Any thread.
+    public init(_ text: String) throws(EffectSpecError) {
+        description = text
+        let fields = text.split(separator: ",", omittingEmptySubsequences: false).map(\.trimmed)
+        guard let first = fields.first, !first.isEmpty else {
+            throw EffectSpecError(spec: text, reason: "no effect named (give one of \(Self.names), with parameters after commas: lowpass,cutoff=800)")
+        }
+        guard let effect = BuiltInEffect.named(first) else {
+            throw EffectSpecError(spec: text, reason: "no built-in effect '\(first)' (built in: \(Self.names); 'pianola effects' lists their parameters)")
+        }
+        name = effect.name
+        var values: [Int: Double] = [:]
+        for field in fields.dropFirst() {
+            let parts = field.split(separator: "=", maxSplits: 1).map(\.trimmed)
+            let have = effect.parameters.map(\.name).joined(separator: ", ")
+            guard parts.count == 2, !parts[0].isEmpty else {
+                throw EffectSpecError(spec: text, reason: "'\(field)' is not name=value (\(effect.name) has \(have))")
+            }
+            guard let index = effect.parameters.firstIndex(where: { $0.name == parts[0].lowercased() }) else {
+                throw EffectSpecError(spec: text, reason: "\(effect.name) has no parameter '\(parts[0])' (it has \(have))")
+            }
+            let parameter = effect.parameters[index]
+            guard values[index] == nil else { throw EffectSpecError(spec: text, reason: "\(parameter.name) is given twice") }
+            guard let value = Self.number(parts[1], unit: parameter.unit) else {
+                let example = "\(parameter.name)=\(parameter.defaultValue.formatted)\(parameter.unit)"
+                throw EffectSpecError(spec: text, reason: "\(parameter.name) '\(parts[1])' is not a number\(parameter.unit.isEmpty ? "" : " of \(parameter.unit)") (e.g. \(example))")
+            }
+            guard value >= parameter.minimum && value <= parameter.maximum else {
+                throw EffectSpecError(spec: text, reason: "\(parameter.name) \(value.formatted)\(parameter.unit.isEmpty ? "" : " \(parameter.unit)") is out of range: use \(parameter.minimum.formatted) to \(parameter.maximum.formatted)\(parameter.unit.isEmpty ? "" : " \(parameter.unit)")")
+            }
+            values[index] = value
+        }
+        self.values = values
+    }
+
+    /// Why it cannot play at `sampleRate` (a frequency not below half of it), nil when it can. Any thread.
+    public func problem(atSampleRate sampleRate: Int) -> EffectSpecError? {
+        guard let effect = BuiltInEffect.named(name) else { return nil }
+        for (index, value) in values.sorted(by: { $0.key < $1.key }) where effect.parameters[index].unit == "Hz" && value >= Double(sampleRate) / 2 {
+            return EffectSpecError(spec: description, reason: "\(effect.parameters[index].name) \(value.formatted) Hz is not below half the sample rate (\(sampleRate) Hz)")
+        }
+        return nil
+    }
+
+    /// A new unit with these values, not yet prepared. Control thread.
+    public func makeUnit() -> any EffectUnit {
+        let unit = BuiltInEffect.named(name)!.makeUnit()
+        for (index, value) in values { unit.setParameter(index, to: value, rampFrames: 0) }
+        return unit
+    }
+
+    private static var names: String { BuiltInEffect.all.map(\.name).joined(separator: ", ") }
+
+    /// `text` as a number in `unit`: plain, or with the unit (or kHz, ms) after it, any case.
+    private static func number(_ text: String, unit: String) -> Double? {
+        let lower = text.lowercased()
+        let scales: [(String, Double)] = unit == "Hz" ? [("khz", 1_000), ("hz", 1)] : unit == "s" ? [("ms", 0.001), ("s", 1)] : unit.isEmpty ? [] : [(unit.lowercased(), 1)]
+        for (suffix, scale) in scales where lower.hasSuffix(suffix) {
+            return Double(lower.dropLast(suffix.count).trimmed).flatMap { $0.isFinite ? $0 * scale : nil }
+        }
+        return Double(lower).flatMap { $0.isFinite ? $0 : nil }
+    }
+}
+
+/// An effect spec that cannot be read: which, and why, in one line. Any thread.
+public struct EffectSpecError: Fault, Hashable, Sendable {
+    /// The spec as given. Any thread.
+    public let spec: String
+    /// What is wrong with it. Any thread.
+    public let reason: String
+    /// A bad argument. Any thread.
+    public var kind: FaultKind { .argument }
+    /// `'spec': reason`. Any thread.
+    public var description: String { "'\(spec)': \(reason)" }
+}
+
+private extension StringProtocol {
+    /// Without the spaces around it.
+    var trimmed: String { String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed()) }
+}
+
+private extension Double {
+    /// Without a trailing ".0": 800, 0.7071.
+    var formatted: String { self == rounded() && abs(self) < 1e15 ? String(Int(self)) : String(self) }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import Pianola
+import Testing
+
+@Suite("pianola --fx and pianola effects, run as a user runs them")
+struct EffectsCommandTests {
+    /// The frames of an audio file, left and right.
+    static func read(_ path: String) throws -> (left: [Float], right: [Float]) {
+        let reader = try AudioFileReader(path: path)
+        var interleaved = [Float](repeating: 0, count: Int(reader.frames) * reader.channels)
+        let count = try interleaved.withUnsafeMutableBufferPointer { try reader.read(into: $0.baseAddress!, frames: Int(reader.frames)) }
+        return (stride(from: 0, to: 2 * count, by: 2).map { interleaved[$0] }, stride(from: 1, to: 2 * count, by: 2).map { interleaved[$0] })
+    }
+
+    @Test("a chain on the output sounds exactly as the dry render through the same effects: a low-pass, a peak and a high shelf")
+    func chainOnTheOutput() throws {
+        let scratch = try Scratch()
+        let song = RenderCommandTests.root.appendingPathComponent("songs/ode-to-joy.mid").path
+        let dryPath = scratch.url.appendingPathComponent("dry.wav").path, wetPath = scratch.url.appendingPathComponent("wet.wav").path
+        let chain = ["lowpass,cutoff=1.2kHz,q=2", "peak,frequency=300,q=1.5,gain=+6dB", "highshelf,frequency=5000,gain=-12"]
+        let common = ["render", song, "--soundfont", RenderCommandTests.testFont, "--bits", "32f", "--tail", "0"]
+        let dryRun = try CLIRun.pianola(common + ["-o", dryPath])
+        let wetRun = try CLIRun.pianola(common + ["-o", wetPath] + chain.flatMap { ["--fx", $0] })
+        #expect(dryRun.status == 0 && wetRun.status == 0, "\(dryRun.stderr)\(wetRun.stderr)")
+        let dry = try Self.read(dryPath), wet = try Self.read(wetPath)
+        #expect(dry.left.count == wet.left.count && dry.left.count > 48_000)
+        // The dry render through the same units, offline.
+        let units = try chain.map { try EffectSpec($0).makeUnit() }
+        let buffer = AudioBuffer(capacity: dry.left.count)
+        buffer.left.update(from: dry.left, count: dry.left.count)
+        buffer.right.update(from: dry.right, count: dry.right.count)
+        for unit in units {
+            unit.prepare(sampleRate: 48_000, maxFrames: dry.left.count)
+            unit.process(buffer.slice(frames: dry.left.count))
+        }
+        var signal = 0.0, error = 0.0, change = 0.0
+        for i in 0..<min(dry.left.count, wet.left.count) {
+            for (expected, got, before) in [(buffer.left[i], wet.left[i], dry.left[i]), (buffer.right[i], wet.right[i], dry.right[i])] {
+                signal += Double(expected * expected)
+                error += Double((expected - got) * (expected - got))
+                change += Double((expected - before) * (expected - before))
+            }
+        }
+        let snr = 10 * log10(signal / max(error, 1e-30)), changed = 10 * log10(change / signal)
+        print("--fx chain: \(String(format: "%.1f", snr)) dB SNR against the dry render through the same units; the chain changed it by \(String(format: "%.1f", changed)) dB")
+        #expect(snr >= 90)
+        #expect(changed > -20, "the effects changed the sound audibly")
+    }
+
+    @Test("stems with an effect on still sum to the mix")
+    func stemsWithEffects() throws {
+        let scratch = try Scratch()
+        let song = try scratch.write("song.mid", StemsCommandTests.twoTrackSong())
+        let out = scratch.url.appendingPathComponent("mix.wav").path
+        let folder = scratch.url.appendingPathComponent("stems").path
+        let run = try CLIRun.pianola("render", song, "-o", out, "--soundfont", RenderCommandTests.testFont, "--stems", folder, "--fx", "lowshelf,frequency=500,gain=6")
+        #expect(run.status == 0, "\(run.stderr)")
+        let mix = try RenderCommandTests.wavLeft(out)
+        let stems = try ["track-02-Lead-A.wav", "track-03.wav"].map { try RenderCommandTests.wavLeft("\(folder)/\($0)") }
+        #expect(stems.allSatisfy { $0.count == mix.count })
+        let worst = mix.indices.map { i in abs(stems.reduce(0) { $0 + Int($1[i]) } - Int(mix[i])) }.max()!
+        #expect(worst <= 3, "the stems differ from the mix by up to \(worst) LSB")
+    }
+
+    @Test("pianola effects lists every built-in with its parameters, ranges and defaults")
+    func list() throws {
+        let run = try CLIRun.pianola("effects")
+        #expect(run.status == 0)
+        for effect in BuiltInEffect.all {
+            #expect(run.stdout.contains("\(effect.name): \(effect.summary)\n"))
+            for parameter in effect.parameters { #expect(run.stdout.contains("    \(parameter.name)=")) }
+        }
+        #expect(run.stdout.contains("    cutoff=10..24000 Hz (default 20000): "))
+    }
+}
