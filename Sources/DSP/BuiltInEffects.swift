@@ -16,7 +16,9 @@ public struct BuiltInEffect: Sendable {
     public static let all: [BuiltInEffect] = Biquad.Shape.allCases.map { shape in
         let name = shape == .peaking ? "peak" : shape.rawValue.lowercased()
         return BuiltInEffect(name: name, summary: summary(of: shape), parameters: FilterEffect(shape).parameters) { FilterEffect(shape) }
-    }
+    } + [
+        BuiltInEffect(name: "delay", summary: "feedback delay: echoes, exact to the frame, in time with the song", parameters: DelayEffect().parameters) { DelayEffect() },
+    ]
 
     /// The built-in effect called `name` (any case), nil when there is none. Any thread.
     public static func named(_ name: String) -> BuiltInEffect? {

@@ -2,14 +2,17 @@ import DSP
 import Faults
 
 /// An effect as a user writes it: a built-in's name and its parameters by name, separated by
-/// commas (`lowpass,cutoff=800`, `peak,frequency=2.5kHz,q=2,gain=-6dB`). Values are numbers,
-/// optionally followed by the parameter's unit (Hz, kHz, dB, s, ms). Checked when made, so a
-/// spec that exists makes a unit. Any thread.
+/// commas (`lowpass,cutoff=800`, `peak,frequency=2.5kHz,q=2,gain=-6dB`, `delay,time=1/8.`).
+/// Values are numbers, optionally followed by the parameter's unit (Hz, kHz, dB, s, ms); a time
+/// may be a note value (1/8, 1/8. dotted, 1/8t triplet), which the song's tempo turns into
+/// seconds. Checked when made, so a spec that exists makes a unit. Any thread.
 public struct EffectSpec: Hashable, Sendable, CustomStringConvertible {
     /// The built-in effect's name. Any thread.
     public let name: String
-    /// The parameters given, by their index in the effect's parameters, in the order given. Any thread.
+    /// The parameters given as numbers, by their index in the effect's parameters. Any thread.
     public let values: [Int: Double]
+    /// The times given as note values, in quarter notes, by parameter index. Any thread.
+    public let noteValues: [Int: Double]
     /// The text it was read from. Any thread.
     public let description: String
 
@@ -25,7 +28,7 @@ public struct EffectSpec: Hashable, Sendable, CustomStringConvertible {
             throw EffectSpecError(spec: text, reason: "no built-in effect '\(first)' (built in: \(Self.names); 'pianola effects' lists their parameters)")
         }
         name = effect.name
-        var values: [Int: Double] = [:]
+        var values: [Int: Double] = [:], noteValues: [Int: Double] = [:]
         for field in fields.dropFirst() {
             let parts = field.split(separator: "=", maxSplits: 1).map(\.trimmed)
             let have = effect.parameters.map(\.name).joined(separator: ", ")
@@ -36,7 +39,14 @@ public struct EffectSpec: Hashable, Sendable, CustomStringConvertible {
                 throw EffectSpecError(spec: text, reason: "\(effect.name) has no parameter '\(parts[0])' (it has \(have))")
             }
             let parameter = effect.parameters[index]
-            guard values[index] == nil else { throw EffectSpecError(spec: text, reason: "\(parameter.name) is given twice") }
+            guard values[index] == nil && noteValues[index] == nil else { throw EffectSpecError(spec: text, reason: "\(parameter.name) is given twice") }
+            if parameter.unit == "s", parts[1].contains("/") {
+                guard let quarters = Self.quarters(parts[1]) else {
+                    throw EffectSpecError(spec: text, reason: "\(parameter.name) '\(parts[1])' is not a note value (1/4, 1/8. dotted, 1/8t triplet) or seconds")
+                }
+                noteValues[index] = quarters
+                continue
+            }
             guard let value = Self.number(parts[1], unit: parameter.unit) else {
                 let example = "\(parameter.name)=\(parameter.defaultValue.formatted)\(parameter.unit)"
                 throw EffectSpecError(spec: text, reason: "\(parameter.name) '\(parts[1])' is not a number\(parameter.unit.isEmpty ? "" : " of \(parameter.unit)") (e.g. \(example))")
@@ -47,22 +57,44 @@ public struct EffectSpec: Hashable, Sendable, CustomStringConvertible {
             values[index] = value
         }
         self.values = values
+        self.noteValues = noteValues
     }
 
-    /// Why it cannot play at `sampleRate` (a frequency not below half of it), nil when it can. Any thread.
-    public func problem(atSampleRate sampleRate: Int) -> EffectSpecError? {
+    /// Why it cannot play at `sampleRate` (a frequency not below half of it) or at a tempo of
+    /// `secondsPerQuarter` (a note value longer than the longest time; not checked when nil),
+    /// nil when it can. Any thread.
+    public func problem(atSampleRate sampleRate: Int, secondsPerQuarter: Double?) -> EffectSpecError? {
         guard let effect = BuiltInEffect.named(name) else { return nil }
         for (index, value) in values.sorted(by: { $0.key < $1.key }) where effect.parameters[index].unit == "Hz" && value >= Double(sampleRate) / 2 {
             return EffectSpecError(spec: description, reason: "\(effect.parameters[index].name) \(value.formatted) Hz is not below half the sample rate (\(sampleRate) Hz)")
         }
+        guard let secondsPerQuarter else { return nil }
+        for (index, quarters) in noteValues.sorted(by: { $0.key < $1.key }) {
+            let parameter = effect.parameters[index], seconds = quarters * secondsPerQuarter
+            if seconds < parameter.minimum || seconds > parameter.maximum {
+                let bpm = (600 / secondsPerQuarter).rounded() / 10
+                return EffectSpecError(spec: description, reason: "\(parameter.name) of \(quarters.formatted) quarter notes lasts \(seconds.formatted) s at \(bpm.formatted) bpm: use \(parameter.minimum.formatted) to \(parameter.maximum.formatted) s")
+            }
+        }
         return nil
     }
 
-    /// A new unit with these values, not yet prepared. Control thread.
-    public func makeUnit() -> any EffectUnit {
+    /// A new unit with these values (note values at `secondsPerQuarter`), not yet prepared. Control thread.
+    public func makeUnit(secondsPerQuarter: Double = 0.5) -> any EffectUnit {
         let unit = BuiltInEffect.named(name)!.makeUnit()
         for (index, value) in values { unit.setParameter(index, to: value, rampFrames: 0) }
+        for (index, quarters) in noteValues { unit.setParameter(index, to: quarters * secondsPerQuarter, rampFrames: 0) }
         return unit
+    }
+
+    /// Quarter notes in a note value: `1/8` 0.5, `1/8.` 0.75 (dotted), `1/8t` 1/3 (triplet).
+    private static func quarters(_ text: String) -> Double? {
+        var body = Substring(text.lowercased())
+        let scale: Double = body.hasSuffix(".") ? 1.5 : body.hasSuffix("t") ? 2.0 / 3 : 1
+        if scale != 1 { body = body.dropLast() }
+        let parts = body.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let n = Int(parts[0].trimmed), let d = Int(parts[1].trimmed), n > 0, n <= 64, [1, 2, 4, 8, 16, 32, 64].contains(d) else { return nil }
+        return 4 * Double(n) / Double(d) * scale
     }
 
     private static var names: String { BuiltInEffect.all.map(\.name).joined(separator: ", ") }
@@ -97,5 +129,8 @@ private extension StringProtocol {
 
 private extension Double {
     /// Without a trailing ".0": 800, 0.7071.
-    var formatted: String { self == rounded() && abs(self) < 1e15 ? String(Int(self)) : String(self) }
+    var formatted: String {
+        if self == rounded() && abs(self) < 1e15 { return String(Int(self)) }
+        return String((self * 10_000).rounded() / 10_000)
+    }
 }

@@ -155,7 +155,10 @@ public final class SongGraph {
 
     init(sequence: MusicSequence, font: SoundFontSource, settings: Settings, maxFrames: Int = 4096,
          routing: Routing = Routing(), external: [any MIDIDestination] = [], sync: SyncDestinations = SyncDestinations(), engineNote note: String? = nil) throws {
-        if let problem = settings.effects.lazy.compactMap({ $0.problem(atSampleRate: settings.sampleRate) }).first { throw problem }
+        let secondsPerQuarter = settings.secondsPerQuarter(in: sequence)
+        if let problem = settings.effects.lazy.compactMap({ $0.problem(atSampleRate: settings.sampleRate, secondsPerQuarter: secondsPerQuarter) }).first {
+            throw problem
+        }
         self.sequence = sequence
         self.settings = settings
         var configuration = Synthesizer.Configuration()
@@ -183,7 +186,7 @@ public final class SongGraph {
             (engine, engineNote, ownSynth) = (.fluidsynth, note ?? resolvedNote, nil)
         }
         mixer = MixerNode()
-        for effect in settings.effects { mixer.inserts.append(effect.makeUnit()) }
+        for effect in settings.effects { mixer.inserts.append(effect.makeUnit(secondsPerQuarter: secondsPerQuarter)) }
         graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: settings.sampleRate), maxFrames: maxFrames)
         let routes = routing.destinations(trackCount: sequence.tracks.count, synth: synth, external: external)
         let bus = MixerNode()
@@ -242,6 +245,13 @@ extension SongGraph.Settings {
         let to = max(from, min(toTick ?? sequence.length, sequence.length))
         let regionFrames = map.sampleFrame(atTick: to, sampleRate: sampleRate) - map.sampleFrame(atTick: from, sampleRate: sampleRate)
         return regionFrames * Int64(max(1, plays)) * 100 / Int64(tempoPercent)
+    }
+
+    /// How long a quarter note lasts where the region starts, at the tempo setting: what an
+    /// effect's note values (a delay of 1/8.) are timed by. Any thread.
+    public func secondsPerQuarter(in sequence: MusicSequence) -> Double {
+        let segment = sequence.tempoMap.segment(atTick: min(fromTick, sequence.length))
+        return Double(segment.microsecondsPerQuarter) / 1_000_000 * 100 / Double(tempoPercent)
     }
 
     /// Gives `player` (of `sequence`, not yet started) these mutes, solos, transposition,

@@ -102,7 +102,6 @@ struct SongOptions: ParsableArguments {
         settings.plays = try plays()
         settings.tempoPercent = tempo
         settings.transpose = transpose
-        settings.effects = try effectSpecs()
         if let from {
             settings.fromTick = try position(from, "--from", in: sequence)
             guard settings.fromTick < sequence.length else {
@@ -111,6 +110,7 @@ struct SongOptions: ParsableArguments {
         }
         if let to { settings.toTick = try position(to, "--to", in: sequence) }
         if let end = settings.toTick, end <= settings.fromTick { throw fail("--to \(to!) is not after --from \(from ?? "0")") }
+        settings.effects = try effectSpecs(secondsPerQuarter: settings.secondsPerQuarter(in: sequence))
         for text in audioFiles {
             // FILE@POSITION when what follows the last @ is a position; else the whole is the file.
             if let at = text.lastIndex(of: "@"), let tick = quietPosition(String(text[text.index(after: at)...]), in: sequence) {
@@ -137,12 +137,13 @@ struct SongOptions: ParsableArguments {
         _ = try effectSpecs()
     }
 
-    /// `--fx`, each read and checked against the sample rate; one line for the first that is wrong.
-    func effectSpecs() throws -> [EffectSpec] {
+    /// `--fx`, each read and checked against the sample rate and the song's tempo (a quarter
+    /// note's seconds; before the song is read, nil); one line for the first that is wrong.
+    func effectSpecs(secondsPerQuarter: Double? = nil) throws -> [EffectSpec] {
         try effects.map { text in
             let spec: EffectSpec
             do { spec = try EffectSpec(text) } catch { throw fail("--fx \(error)") }
-            if let problem = spec.problem(atSampleRate: sampleRate) { throw fail("--fx \(problem)") }
+            if let problem = spec.problem(atSampleRate: sampleRate, secondsPerQuarter: secondsPerQuarter) { throw fail("--fx \(problem)") }
             return spec
         }
     }

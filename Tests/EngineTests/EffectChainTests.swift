@@ -76,12 +76,12 @@ struct EffectChainTests {
         #expect(abs(levels[11] - 0.5) < 1e-4, "the change waiting for the second unit reached it as the first: \(levels[11])")
     }
 
-    @Test("Eight effects gliding, changed and bypassed every cycle allocate nothing on the render thread")
+    @Test("Eight effects (every built-in) gliding, changed and bypassed every cycle allocate nothing on the render thread")
     func noAllocation() {
         let mixer = MixerNode()
         let graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: 48_000), maxFrames: 512)
         mixer.connect(SineNode(440, amplitude: 0.3))
-        for effect in BuiltInEffect.all + [BuiltInEffect.named("lowpass")!] { mixer.inserts.append(effect.makeUnit()) }
+        for effect in BuiltInEffect.all { mixer.inserts.append(effect.makeUnit()) }
         #expect(mixer.inserts.units.count == 8)
         let buffer = AudioBuffer(capacity: 512)
         var allocations = 0

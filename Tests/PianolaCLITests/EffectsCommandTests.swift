@@ -47,6 +47,22 @@ struct EffectsCommandTests {
         #expect(changed > -20, "the effects changed the sound audibly")
     }
 
+    @Test("a delay of a dotted eighth at the song's 120 bpm echoes exactly 18,000 frames later")
+    func tempoDelay() throws {
+        let scratch = try Scratch()
+        let song = try scratch.write("song.mid", RenderCommandTests.song())
+        let dryPath = scratch.url.appendingPathComponent("dry.wav").path, wetPath = scratch.url.appendingPathComponent("wet.wav").path
+        let common = ["render", song, "--soundfont", RenderCommandTests.testFont, "--bits", "32f", "--reverb", "off", "--chorus", "off"]
+        _ = try CLIRun.pianola(common + ["-o", dryPath])
+        let run = try CLIRun.pianola(common + ["-o", wetPath, "--fx", "delay,time=1/8.,feedback=0,mix=1"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let dry = try Self.read(dryPath).left, wet = try Self.read(wetPath).left
+        let onset = dry.firstIndex { $0 != 0 }!
+        #expect(wet.firstIndex { $0 != 0 } == onset + 18_000)
+        #expect(wet.count >= dry.count + 18_000 - 4_096, "the echo rings out after the voices: \(wet.count) frames, dry \(dry.count)")
+        #expect((0..<min(dry.count, wet.count - 18_000)).allSatisfy { wet[$0 + 18_000] == dry[$0] }, "the echo is the sound itself")
+    }
+
     @Test("stems with an effect on still sum to the mix")
     func stemsWithEffects() throws {
         let scratch = try Scratch()
