@@ -18,6 +18,8 @@ public struct BuiltInEffect: Sendable {
         return BuiltInEffect(name: name, summary: summary(of: shape), parameters: FilterEffect(shape).parameters) { FilterEffect(shape) }
     } + [
         BuiltInEffect(name: "delay", summary: "feedback delay: echoes, exact to the frame, in time with the song", parameters: DelayEffect().parameters) { DelayEffect() },
+        BuiltInEffect(name: "compressor", summary: "compressor: turns down what passes the threshold (keyed by another bus: ducking)",
+                      parameters: CompressorEffect().parameters) { CompressorEffect() },
     ]
 
     /// The built-in effect called `name` (any case), nil when there is none. Any thread.

@@ -11,6 +11,7 @@ public final class EffectChain: @unchecked Sendable {
     // rendering starts; the control thread keeps its own list (`units`) and talks through the queues.
 
     private enum Change {
+        case feed(SideChain?)
         case append(any EffectUnit)
         case remove(Int)
         case timed(Timed)
@@ -40,6 +41,7 @@ public final class EffectChain: @unchecked Sendable {
     private let changes = SPSCQueue<Change>(capacity: 256)
     private let released = SPSCQueue<any EffectUnit>(capacity: EffectChain.capacity + 256)
     private var dry: AudioBuffer?
+    private var tap: SideChain?
     private var fadeStep: Float = 1.0 / 240
     private var sampleRate: Int?
     private var maxFrames = 0
@@ -76,6 +78,10 @@ public final class EffectChain: @unchecked Sendable {
         bypassed.append(false)
         send(.append(unit))
     }
+
+    /// Hands the chain's output, slice by slice, to `sideChain` (a compressor keyed by this
+    /// bus), or to nothing; from the next render cycle. Control thread.
+    public func feed(_ sideChain: SideChain?) { send(.feed(sideChain)) }
 
     /// Removes unit `index` from the next render cycle; those after it move up. Control thread.
     public func remove(at index: Int) {
@@ -115,6 +121,7 @@ public final class EffectChain: @unchecked Sendable {
     /// each change landing on its frame. Render thread only.
     public func process(_ audio: StereoSlice, at time: SampleTime) {
         while let change = changes.pop() { take(change) }
+        defer { tap?.write(audio) }
         guard count > 0 || pendingCount > 0 else { return }
         var done = 0
         while done < audio.frames {
@@ -132,6 +139,8 @@ public final class EffectChain: @unchecked Sendable {
 
     private func take(_ change: Change) {
         switch change {
+        case .feed(let sideChain):
+            tap = sideChain
         case .append(let unit):
             guard count < Self.capacity else { return }
             slots[count] = Slot(unit: unit)

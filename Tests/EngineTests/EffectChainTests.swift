@@ -76,18 +76,18 @@ struct EffectChainTests {
         #expect(abs(levels[11] - 0.5) < 1e-4, "the change waiting for the second unit reached it as the first: \(levels[11])")
     }
 
-    @Test("Eight effects (every built-in) gliding, changed and bypassed every cycle allocate nothing on the render thread")
+    @Test("Every built-in effect (eight or more) gliding, changed and bypassed every cycle allocate nothing on the render thread")
     func noAllocation() {
         let mixer = MixerNode()
         let graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: 48_000), maxFrames: 512)
         mixer.connect(SineNode(440, amplitude: 0.3))
         for effect in BuiltInEffect.all { mixer.inserts.append(effect.makeUnit()) }
-        #expect(mixer.inserts.units.count == 8)
+        #expect(mixer.inserts.units.count >= 8)
         let buffer = AudioBuffer(capacity: 512)
         var allocations = 0
         for cycle in 0..<1_000 {
             let time = graph.sampleTime + 100
-            mixer.inserts.set(parameter: 0, ofEffect: cycle % 8, to: Double(200 + cycle * 10), at: time, rampFrames: 300)
+            mixer.inserts.set(parameter: 0, ofEffect: cycle % mixer.inserts.units.count, to: Double(200 + cycle * 10), at: time, rampFrames: 300)
             mixer.inserts.set(parameter: 1, ofEffect: (cycle + 3) % 8, to: 0.5 + Double(cycle % 5), at: time + 50)
             if cycle % 10 == 0 { mixer.inserts.setBypassed(cycle % 20 == 0, effect: cycle % 8, at: time) }
             if cycle >= 100 { pianola_allocations_start() }
