@@ -3,10 +3,11 @@ import Glibc
 #endif
 
 /// A feed-forward compressor (Giannoulis, Massberg and Reiss, "Digital Dynamic Range
-/// Compressor Design", JAES 2012): each frame's peak level in dB, the gain the static curve
-/// asks for (above the threshold, `ratio` dB in for 1 dB out, a soft knee around it), smoothed
-/// in dB by a branching one-pole that reaches 90 % of a fall in `attack` and 90 % of a rise in
-/// `release`, then the makeup gain. Keyed by its own input, or by another bus through a
+/// Compressor Design", JAES 2012): the key's peak level over the last 10 ms (`holdSeconds`: a
+/// held peak, so a tone's own waveform does not ripple the gain), in dB; the gain the static
+/// curve asks for (above the threshold, `ratio` dB in for 1 dB out, a soft knee around it),
+/// smoothed in dB by a branching one-pole that reaches 90 % of a fall in `attack` and 90 % of
+/// a rise in `release` (which starts when the peak leaves the hold), then the makeup gain. Keyed by its own input, or by another bus through a
 /// `SideChain` (the music ducking under dialogue). Render thread only, after `prepare`.
 public final class CompressorEffect: EffectUnit {
     /// Threshold, ratio, knee, attack, release, makeup. Any thread.
@@ -30,6 +31,16 @@ public final class CompressorEffect: EffectUnit {
     private var attackCoefficient = 0.0
     private var releaseCoefficient = 0.0
     private var lowestGain: Float = 1
+    private var blockPeaks: UnsafeMutablePointer<Float>?   // the last complete blocks' peaks, a ring
+    private var blockCount = 0
+    private var blockIndex = 0
+    private var blockPeak: Float = 0                       // the block being filled
+    private var blockFilled = 0
+
+    /// How long a peak of the key holds the level up. Any thread.
+    public static let holdSeconds = 0.01
+    /// Frames in each block of the hold's running maximum. Any thread.
+    public static let holdBlock = 16
 
     /// A compressor at its parameters' defaults, keyed by `sideChain` (its own input when nil). Control thread.
     public init(sideChain: SideChain? = nil) {
@@ -38,10 +49,31 @@ public final class CompressorEffect: EffectUnit {
         values = parameters.map { ParameterGlide($0.defaultValue, glide: .linear) }
     }
 
-    /// Works out the smoothing at `sampleRate`. Control thread.
+    deinit { blockPeaks?.deallocate() }
+
+    /// Works out the smoothing and takes the hold's memory at `sampleRate`. Control thread.
     public func prepare(sampleRate: Int, maxFrames: Int) {
         self.sampleRate = Double(sampleRate)
         updateTimes()
+        blockPeaks?.deallocate()
+        blockCount = max(1, Int((Self.holdSeconds * Double(sampleRate)).rounded()) / Self.holdBlock)
+        blockPeaks = .allocate(capacity: blockCount)
+        blockPeaks!.initialize(repeating: 0, count: blockCount)
+    }
+
+    /// `key` taken into the hold; the peak over the hold's blocks and the block being filled.
+    @inline(__always) private func held(_ key: Float, in peaks: UnsafeMutablePointer<Float>) -> Float {
+        blockPeak = max(blockPeak, key)
+        blockFilled += 1
+        var peak = blockPeak
+        for k in 0..<blockCount { peak = max(peak, peaks[k]) }
+        if blockFilled == Self.holdBlock {
+            peaks[blockIndex] = blockPeak
+            blockIndex = (blockIndex + 1) % blockCount
+            blockPeak = 0
+            blockFilled = 0
+        }
+        return peak
     }
 
     /// Moves threshold (0), ratio (1), knee (2), attack (3), release (4) or makeup (5). Render thread only.
@@ -71,10 +103,11 @@ public final class CompressorEffect: EffectUnit {
 
     /// Compresses `audio` in place. Render thread only.
     public func process(_ audio: StereoSlice) {
+        guard let peaks = blockPeaks else { return }
         let left = audio.left, right = audio.right
         for i in 0..<audio.frames {
             let threshold = values[0].advance(), ratio = values[1].advance(), knee = values[2].advance(), makeup = values[5].advance()
-            let key = sideChain?.nextLevel() ?? max(abs(left[i]), abs(right[i]))
+            let key = held(sideChain?.nextLevel() ?? max(abs(left[i]), abs(right[i])), in: peaks)
             let level = key > 1e-9 ? 20 * log10(Double(key)) : -180
             let target = Self.staticGain(level: level, threshold: threshold, ratio: ratio, knee: knee)
             let coefficient = target < reduction ? attackCoefficient : releaseCoefficient
@@ -87,8 +120,13 @@ public final class CompressorEffect: EffectUnit {
         }
     }
 
-    /// Back to no reduction. Render thread only.
-    public func reset() { reduction = 0 }
+    /// Back to no reduction, nothing held. Render thread only.
+    public func reset() {
+        reduction = 0
+        blockPeaks?.update(repeating: 0, count: blockCount)
+        blockPeak = 0
+        blockFilled = 0
+    }
 
     /// One-pole coefficients reaching 90 % of a step in the attack and release times.
     private func updateTimes() {

@@ -97,6 +97,14 @@ public final class EffectChain: @unchecked Sendable {
         send(.timed(Timed(time: time ?? .min, effect: effect, parameter: parameter, value: value, ramp: max(0, rampFrames))))
     }
 
+    /// Moves parameter `parameter` of unit `effect` to `value` at sample time `time`, at once
+    /// or gliding over `rampFrames`: a game parameter bound to it, from the render side.
+    /// Render thread only (before the chain processes the cycle).
+    public func scheduleParameter(_ parameter: Int, ofEffect effect: Int, to value: Double, at time: SampleTime, rampFrames: Int) {
+        while let change = changes.pop() { take(change) }
+        take(.timed(Timed(time: time, effect: effect, parameter: parameter, value: value, ramp: max(0, rampFrames))))
+    }
+
     /// Bypasses unit `effect` (or brings it back) at sample time `time` (`nil`: the next
     /// render cycle), fading over 5 ms; a unit brought back starts from silence. Control thread.
     public func setBypassed(_ bypass: Bool, effect: Int, at time: SampleTime? = nil) {

@@ -55,6 +55,7 @@ final class DeckModulation: ControllerSource, SectionChooser, @unchecked Sendabl
             case .transpose: target = .transpose
             case .controller(let controller, let channels):
                 target = .controller(UInt8(controller), channels: channels.reduce(0) { $0 | 1 << UInt16($1 - 1) })
+            case .effect: return nil                  // the soundtrack's effect bindings drive it
             case .nextSection(let names):
                 let indices = names.map { name in sections.firstIndex { $0.name.lowercased() == name.lowercased() } ?? -1 }
                 guard indices.contains(where: { $0 >= 0 }) else { return nil }

@@ -81,7 +81,11 @@ public struct EffectSpec: Hashable, Sendable, CustomStringConvertible {
 
     /// A new unit with these values (note values at `secondsPerQuarter`), not yet prepared. Control thread.
     public func makeUnit(secondsPerQuarter: Double = 0.5) -> any EffectUnit {
-        let unit = BuiltInEffect.named(name)!.makeUnit()
+        configure(BuiltInEffect.named(name)!.makeUnit(), secondsPerQuarter: secondsPerQuarter)
+    }
+
+    /// `unit` (of this spec's effect) given these values. Control thread.
+    public func configure<Unit: EffectUnit>(_ unit: Unit, secondsPerQuarter: Double = 0.5) -> Unit {
         for (index, value) in values { unit.setParameter(index, to: value, rampFrames: 0) }
         for (index, quarters) in noteValues { unit.setParameter(index, to: quarters * secondsPerQuarter, rampFrames: 0) }
         return unit

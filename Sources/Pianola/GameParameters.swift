@@ -60,6 +60,10 @@ extension Soundtrack {
         /// list (0 the first); that section follows, on the boundary's frame, as a jump
         /// (repeating the one ending, or skipping ahead), in songs that have it. Any thread.
         case nextSection([String])
+        /// A parameter of an effect on a bus (`addEffect`), by name, in its own unit and
+        /// range; it glides there with the game parameter (a low-pass opening as the player
+        /// surfaces). Any thread.
+        case effect(BusEffect, parameter: String)
     }
 
     /// A parameter as the control side knows it.
@@ -104,7 +108,13 @@ extension Soundtrack {
     /// controller that is not there. Any thread.
     public func mapParameter(_ name: String, to target: ParameterTarget, curve: ParameterCurve) throws(SoundtrackError) {
         let limits: ClosedRange<Double>
+        var effectParameter: Int?
         switch target {
+        case .effect(let effect, let parameter):
+            let index = try parameterIndex(of: effect, parameter)
+            let described = BuiltInEffect.named(effect.spec.name)!.parameters[index]
+            limits = described.minimum...described.maximum
+            effectParameter = index
         case .layerVolume: limits = 0...16
         case .tempo: limits = 1...1000
         case .transpose: limits = -48...48
@@ -126,6 +136,14 @@ extension Soundtrack {
         }
         try state.withLock { state throws(SoundtrackError) in
             guard let parameter = state.parameters[name.lowercased()] else { throw Self.noParameter(name, state) }
+            if case .effect(let effect, _) = target, let effectParameter {
+                guard effectBindings.count < EffectBindings.capacity else {
+                    throw SoundtrackError(.argument, "parameter '\(name)': a soundtrack drives at most \(EffectBindings.capacity) effect parameters")
+                }
+                effectBindings.add(EffectBindings.Binding(parameter: parameter.index, curve: curve, chain: mixer(effect.bus).inserts,
+                                                          effect: effect.index, effectParameter: effectParameter))
+                return
+            }
             state.mappings.append(ParameterMapping(parameter: parameter.index, target: target, curve: curve))
         }
     }
@@ -211,14 +229,65 @@ final class ParameterBoard: @unchecked Sendable {
     @inline(__always) func glide(_ index: Int) -> Glide { glides[index] }
 }
 
-/// Takes the game parameters' glides before the music renders. Render thread once connected.
+/// Game parameters bound to effects' parameters: each cycle in which a parameter glides (or
+/// its glide changed), the effect is sent where the curve puts the parameter at the cycle's
+/// end, gliding there over the cycle. Render thread once rendering (but `add`).
+final class EffectBindings: @unchecked Sendable {
+    // @unchecked Sendable: `bindings` is the render thread's; the control side only pushes.
+
+    /// A game parameter driving an effect's parameter.
+    struct Binding {
+        let parameter: Int
+        let curve: Soundtrack.ParameterCurve
+        let chain: EffectChain
+        let effect: Int
+        let effectParameter: Int
+        var sent = false
+    }
+
+    /// Most bindings a soundtrack has.
+    static let capacity = 64
+    private var bindings: [Binding] = []
+    private let added = SPSCQueue<Binding>(capacity: EffectBindings.capacity)
+
+    /// No bindings. Control thread.
+    init() { bindings.reserveCapacity(Self.capacity) }
+
+    /// Bindings added. Control thread (under the soundtrack's lock).
+    private(set) var count = 0
+
+    /// Adds `binding` from the next cycle (at most `capacity` in all). Control thread (under
+    /// the soundtrack's lock).
+    func add(_ binding: Binding) {
+        precondition(count < Self.capacity, "at most \(Self.capacity) effect bindings")
+        count += 1
+        _ = added.push(binding)
+    }
+
+    /// Sends the bound effects their values for the cycle `time ..< time + frames`. Render thread only.
+    func apply(_ board: ParameterBoard, at time: SampleTime, frames: Int) {
+        while let binding = added.pop() { bindings.append(binding) }   // within the capacity reserved: no allocation
+        for i in bindings.indices {
+            let glide = board.glide(bindings[i].parameter)
+            if bindings[i].sent && glide.isSteady(from: time) && board.changedAt != time { continue }
+            let value = bindings[i].curve.y(at: glide.value(at: time + SampleTime(frames)))
+            bindings[i].chain.scheduleParameter(bindings[i].effectParameter, ofEffect: bindings[i].effect, to: value, at: time, rampFrames: frames)
+            bindings[i].sent = true
+        }
+    }
+}
+
+/// Takes the game parameters' glides, and sends the effects bound to them, before the music
+/// renders. Render thread once connected.
 final class ParametersNode: AudioNode, @unchecked Sendable {
     // @unchecked Sendable: rendering is the render thread's.
     let board: ParameterBoard
+    let bindings: EffectBindings
     let inner: any AudioNode
 
-    init(board: ParameterBoard, inner: any AudioNode) {
+    init(board: ParameterBoard, bindings: EffectBindings, inner: any AudioNode) {
         self.board = board
+        self.bindings = bindings
         self.inner = inner
     }
 
@@ -227,6 +296,7 @@ final class ParametersNode: AudioNode, @unchecked Sendable {
     /// The parameters' new glides, then the music. Render thread only.
     func render(_ output: StereoSlice, at time: SampleTime) {
         board.advance(at: time)
+        bindings.apply(board, at: time, frames: output.frames)
         inner.render(output, at: time)
     }
 }

@@ -121,7 +121,7 @@ extension Soundtrack {
         node.modulation = modulation
         var settings = MixerNode.InputSettings()
         settings.volume = fadeIn > 0 ? 0 : volume
-        let input = master.connect(node, settings: settings)
+        let input = music.connect(node, settings: settings)
         if fadeIn > 0 { fade(input: input, from: 0, to: volume, at: time, frames: fadeIn, shape: fadeShape) }
         player.start(at: time)
         let deck = Deck(song: song, node: node, input: input, layers: layers)
@@ -132,10 +132,10 @@ extension Soundtrack {
     /// Moves master input `input`'s volume from `from` to `to` over `frames` from `time`: one
     /// ramp, or for an equal-power fade a quarter sine drawn as `equalPowerPieces` ramps.
     func fade(input: Int, from: Float, to: Float, at time: SampleTime, frames: Int, shape: FadeShape) {
-        var settings = master.settings(ofInput: input) ?? MixerNode.InputSettings()
+        var settings = music.settings(ofInput: input) ?? MixerNode.InputSettings()
         guard shape == .equalPower, frames > 0 else {
             settings.volume = to
-            master.set(settings, forInput: input, at: time, rampFrames: frames)
+            music.set(settings, forInput: input, at: time, rampFrames: frames)
             return
         }
         let pieces = Self.equalPowerPieces
@@ -144,7 +144,7 @@ extension Soundtrack {
             let phase = Double(k) / Double(pieces) * .pi / 2
             let share = to > from ? sin(phase) : 1 - cos(phase)   // rising along a sine, falling along a cosine
             settings.volume = from + (to - from) * Float(share)
-            master.set(settings, forInput: input, at: time + SampleTime(start), rampFrames: end - start)
+            music.set(settings, forInput: input, at: time + SampleTime(start), rampFrames: end - start)
         }
     }
 
@@ -157,7 +157,7 @@ extension Soundtrack {
 
     /// Fades `deck` out from `time` over `fade` frames and stops its player at the end.
     func retire(_ deck: Deck, at time: SampleTime, fade: Int, shape: FadeShape = .linear, state: inout State) {
-        self.fade(input: deck.input, from: master.settings(ofInput: deck.input)?.volume ?? 1, to: 0, at: time, frames: fade, shape: shape)
+        self.fade(input: deck.input, from: music.settings(ofInput: deck.input)?.volume ?? 1, to: 0, at: time, frames: fade, shape: shape)
         deck.node.player.stop(at: time + SampleTime(fade))
         deck.retireAt = time + SampleTime(fade)
         state.fading.append(deck)
@@ -195,7 +195,7 @@ extension Soundtrack {
         let done = state.fading.filter { deck in deck.retireAt.map { $0 + SampleTime(configuration.maxFrames) <= now } ?? false }
         state.fading.removeAll { deck in done.contains { $0 === deck } }
         for deck in done { disconnect(deck, state: &state) }
-        master.collectDisconnected()
+        music.collectDisconnected()
     }
 
     /// `decks` less those rung out, which are disconnected: each rings out once its player
@@ -213,7 +213,7 @@ extension Soundtrack {
     /// its song a fresh set of synthesizers in the background (at most one set waits per song).
     func disconnect(_ deck: Deck, state: inout State) {
         collectEvents(of: deck, into: &state.events, output: state.output)
-        master.disconnect(input: deck.input)
+        music.disconnect(input: deck.input)
         guard let content = deck.song.loading.value, content.spare.withLock({ $0.isEmpty }) else { return }
         let configuration = synthesizerConfiguration
         DispatchQueue.global().async {

@@ -27,7 +27,7 @@ public final class Soundtrack: Sendable {
     final class Deck {
         let song: Song
         let node: SongNode
-        let input: Int                       // the master mixer input
+        let input: Int                       // the music bus's input
         let layers: [String: Int]            // layer name (lowercased) → bus input
         var retireAt: SampleTime?            // silent and stopped from here: disconnect once rendered past it
         var ratePercent = 100                // setTempo's, which a stinger follows
@@ -54,6 +54,8 @@ public final class Soundtrack: Sendable {
         var output: (any AudioOutput)?
         var delivery: Delivery?
         var events: [Event] = []             // reported, not yet polled, in time order
+        var busEffects: [Bus: [BusEffect]] = [:]   // each bus's insert chain, in order
+        var sideChains: [Bus: SideChain] = [:]     // what a bus feeds the compressors keyed by it
 
         /// The stingers not yet ringing out (neither finished nor displaced).
         var soundingStingers: [Deck] { stingers.filter { $0.retireAt == nil } }
@@ -71,7 +73,12 @@ public final class Soundtrack: Sendable {
     let graph: AudioGraph
     let clock: MusicClock
     let parameterBoard = ParameterBoard(capacity: Soundtrack.maxParameters)
+    let effectBindings = EffectBindings()
     let master = MixerNode(metering: true)
+    /// The songs' bus, into the master after `sounds` (so a compressor here can be keyed by it).
+    let music = MixerNode()
+    /// The sound effects' bus, into the master first.
+    let sounds = MixerNode(capacity: 1)
     let effects: SoundEffectsNode
     let state = ControlLock(State())
     let scratch: AudioBuffer         // the interleaved renders' planar slice
@@ -84,9 +91,11 @@ public final class Soundtrack: Sendable {
         self.configuration = configuration
         scratch = AudioBuffer(capacity: configuration.maxFrames)
         effects = SoundEffectsNode(voices: configuration.effectVoices)
-        clock = MusicClock(ParametersNode(board: parameterBoard, inner: master), fadeFrames: Int(configuration.pauseFadeSeconds * Double(configuration.sampleRate)))
+        clock = MusicClock(ParametersNode(board: parameterBoard, bindings: effectBindings, inner: master), fadeFrames: Int(configuration.pauseFadeSeconds * Double(configuration.sampleRate)))
         graph = AudioGraph(root: clock, format: AudioFormat(sampleRate: configuration.sampleRate), maxFrames: configuration.maxFrames)
-        master.connect(effects)
+        master.connect(sounds)
+        master.connect(music)
+        sounds.connect(effects)
         master.setLimiter(configuration.limiter)
     }
 }

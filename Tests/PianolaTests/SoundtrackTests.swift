@@ -280,7 +280,7 @@ struct SoundtrackTests {
         #expect(events.last.map { if case .songEnded(_, let t) = $0 { t == SampleTime(waltzFrame(2880)) } else { false } } == true)
     }
 
-    @Test("rendering a soundtrack (song, layer fades, stem, effects on the beat, transitions through a segment, game parameters gliding a layer, a controller, tempo and transposition and choosing sections) allocates nothing on the render thread, on either synthesizer", arguments: SynthesisEngine.allCases)
+    @Test("rendering a soundtrack (song, layer fades, stem, effects on the beat, transitions through a segment, game parameters gliding a layer, a controller, tempo, transposition, an effect and choosing sections, effects on three buses with a ducker) allocates nothing on the render thread, on either synthesizer", arguments: SynthesisEngine.allCases)
     func noAllocation(engine: SynthesisEngine) async throws {
         let fixture = try SoundtrackFixture()
         var configuration = Soundtrack.Configuration()
@@ -298,13 +298,22 @@ struct SoundtrackTests {
         try soundtrack.mapParameter("intensity", to: .tempo, curve: .linear(from: 90, to: 130))
         try soundtrack.mapParameter("intensity", to: .transpose, curve: .linear(from: -2, to: 2))
         try soundtrack.mapParameter("intensity", to: .nextSection(["verse"]), curve: .linear(from: 0, to: 0))
+        let lowpass = try soundtrack.addEffect(try EffectSpec("lowpass"), on: .music)
+        try soundtrack.mapParameter("intensity", to: .effect(lowpass, parameter: "cutoff"), curve: .init([(0, 500), (1, 20_000)]))
+        try soundtrack.addEffect(try EffectSpec("compressor,threshold=-30"), on: .music, keyedBy: .sounds)
+        try soundtrack.addEffect(try EffectSpec("delay,time=0.25"), on: .master)
+        let shelf = try soundtrack.addEffect(try EffectSpec("highshelf,gain=-6"), on: .sounds)
         try soundtrack.play(song)
         var pull = Puller(soundtrack)
         pull.slices = [512]
         pull.pull(24_000)
         try soundtrack.transition(to: song)   // warm-up: every code path once (the Swift runtime fills its type caches on first use)
         try soundtrack.setParameter("intensity", to: 0.7, seconds: 0.3)
-        pull.pull(96_000)
+        try soundtrack.setEffectParameter(shelf, "frequency", to: 2_000, seconds: 0.1)
+        try soundtrack.setEffectBypassed(shelf, true)
+        pull.pull(48_000)
+        try soundtrack.setEffectBypassed(shelf, false)
+        pull.pull(48_000)
         let buffer = AudioBuffer(capacity: 512)
         var allocations = 0
         for cycle in 0..<1000 {
@@ -314,6 +323,8 @@ struct SoundtrackTests {
             }
             if cycle % 200 == 150 { try soundtrack.transition(to: song) }   // through a segment (new decks), crossfading
             if cycle % 50 == 25 { try soundtrack.setParameter("intensity", to: Double(cycle % 300) / 300, seconds: 0.3) }
+            if cycle % 50 == 10 { try soundtrack.setEffectParameter(shelf, "frequency", to: Double(1_000 + cycle * 10), seconds: 0.1) }
+            if cycle % 100 == 60 { try soundtrack.setEffectBypassed(shelf, cycle % 200 == 60) }
             pianola_allocations_start()
             soundtrack.render(into: buffer.slice(frames: 512))
             allocations += pianola_allocations_stop()

@@ -1,0 +1,125 @@
+import DSP
+import Engine
+
+extension Soundtrack {
+    /// A bus of the soundtrack's mix, each with its insert chain: the sound effects and the
+    /// songs are summed into the master, which the output (and the limiter) takes. Any thread.
+    public enum Bus: String, Hashable, Sendable, CaseIterable {
+        /// Everything, after the two below (before the master volume and the limiter).
+        case master
+        /// Every song, layers and stems included.
+        case music
+        /// The sound effects (`playSoundEffect`): dialogue and one-shots.
+        case sounds
+    }
+
+    /// An effect on a bus, as `addEffect` made it. Any thread.
+    public struct BusEffect: Hashable, Sendable, CustomStringConvertible {
+        /// The bus it is on. Any thread.
+        public let bus: Bus
+        /// Its place in the bus's chain (0 first). Any thread.
+        public let index: Int
+        /// The spec it was made from. Any thread.
+        public let spec: EffectSpec
+        /// `music: lowpass,cutoff=800` (the bus and the spec). Any thread.
+        public var description: String { "\(bus.rawValue): \(spec)" }
+    }
+
+    /// The mixer of `bus`.
+    func mixer(_ bus: Bus) -> MixerNode {
+        switch bus {
+        case .master: master
+        case .music: music
+        case .sounds: sounds
+        }
+    }
+
+    /// Adds the effect `spec` at the end of `bus`'s chain, sounding from the next render
+    /// cycle. A compressor given `keyedBy` turns `bus` down by that bus's level instead of its
+    /// own (the music ducking under dialogue: on `.music`, keyed by `.sounds`); a key must be
+    /// summed before the bus it drives (sounds before music, both before master). Throws for
+    /// a spec the sample rate cannot play, a key for another effect or a bus that comes later,
+    /// or a full chain (16 effects). Any thread.
+    @discardableResult
+    public func addEffect(_ spec: EffectSpec, on bus: Bus, keyedBy key: Bus? = nil) throws(SoundtrackError) -> BusEffect {
+        if let problem = spec.problem(atSampleRate: configuration.sampleRate, secondsPerQuarter: 0.5) {
+            throw SoundtrackError(.argument, "effect \(problem)")
+        }
+        if let key {
+            guard spec.name == "compressor" else { throw SoundtrackError(.argument, "effect '\(spec)': only a compressor is keyed by another bus") }
+            guard Self.rendersBefore(key, bus) else {
+                throw SoundtrackError(.argument, "effect '\(spec)' on \(bus.rawValue) keyed by \(key.rawValue): the key must be summed before the bus it drives (sounds, then music, then master)")
+            }
+        }
+        return try state.withLock { state throws(SoundtrackError) in
+            let chain = mixer(bus).inserts
+            guard chain.units.count < EffectChain.capacity else {
+                throw SoundtrackError(.argument, "effect '\(spec)': the \(bus.rawValue) bus already has \(EffectChain.capacity) effects")
+            }
+            let unit: any EffectUnit
+            if let key {
+                let sideChain = state.sideChains[key] ?? SideChain(maxFrames: configuration.maxFrames)
+                if state.sideChains[key] == nil {
+                    state.sideChains[key] = sideChain
+                    mixer(key).inserts.feed(sideChain)
+                }
+                unit = spec.configure(CompressorEffect(sideChain: sideChain))
+            } else {
+                unit = spec.makeUnit()
+            }
+            let effect = BusEffect(bus: bus, index: chain.units.count, spec: spec)
+            chain.append(unit)
+            state.busEffects[bus, default: []].append(effect)
+            return effect
+        }
+    }
+
+    /// The effects on `bus`, in order. Any thread.
+    public func effects(on bus: Bus) -> [BusEffect] { state.withLock { $0.busEffects[bus] ?? [] } }
+
+    /// Moves parameter `name` of `effect` to `value` from the next render cycle, gliding over
+    /// `seconds` (at least `configuration.parameterGlideSeconds`, so nothing steps). Throws
+    /// for an effect not on its bus, a parameter it has not, or a value out of its range. Any thread.
+    public func setEffectParameter(_ effect: BusEffect, _ name: String, to value: Double, seconds: Double = 0) throws(SoundtrackError) {
+        let glide = try frames(max(seconds, configuration.parameterGlideSeconds), "glide")
+        let index = try parameterIndex(of: effect, name, value: value)
+        state.withLock { _ in mixer(effect.bus).inserts.set(parameter: index, ofEffect: effect.index, to: value, rampFrames: glide) }
+    }
+
+    /// Bypasses `effect` (or brings it back) from the next render cycle, fading over 5 ms.
+    /// Throws for an effect not on its bus. Any thread.
+    public func setEffectBypassed(_ effect: BusEffect, _ bypassed: Bool) throws(SoundtrackError) {
+        try state.withLock { state throws(SoundtrackError) in
+            guard state.busEffects[effect.bus]?.contains(effect) == true else { throw Self.noEffect(effect) }
+            mixer(effect.bus).inserts.setBypassed(bypassed, effect: effect.index)
+        }
+    }
+
+    /// The index of `effect`'s parameter `name`, checking `value` (when given) against its range.
+    func parameterIndex(of effect: BusEffect, _ name: String, value: Double? = nil) throws(SoundtrackError) -> Int {
+        guard state.withLock({ $0.busEffects[effect.bus]?.contains(effect) == true }) else { throw Self.noEffect(effect) }
+        let parameters = BuiltInEffect.named(effect.spec.name)!.parameters
+        guard let index = parameters.firstIndex(where: { $0.name == name.lowercased() }) else {
+            throw SoundtrackError(.argument, "effect \(effect): no parameter '\(name)' (it has \(parameters.map(\.name).joined(separator: ", ")))")
+        }
+        if let value {
+            let parameter = parameters[index]
+            guard value.isFinite, value >= parameter.minimum, value <= parameter.maximum else {
+                throw SoundtrackError(.argument, "effect \(effect): \(name) \(value) is out of range: use \(parameter.minimum) to \(parameter.maximum)\(parameter.unit.isEmpty ? "" : " \(parameter.unit)")")
+            }
+        }
+        return index
+    }
+
+    /// Whether `key` is summed before `bus` is processed.
+    private static func rendersBefore(_ key: Bus, _ bus: Bus) -> Bool {
+        switch (key, bus) {
+        case (.sounds, .music), (.sounds, .master), (.music, .master): true
+        default: false
+        }
+    }
+
+    private static func noEffect(_ effect: BusEffect) -> SoundtrackError {
+        SoundtrackError(.argument, "effect \(effect) is not on the \(effect.bus.rawValue) bus of this soundtrack")
+    }
+}
