@@ -385,6 +385,44 @@ pianola_status pianola_set_parameter(pianola_soundtrack *soundtrack, const char 
 /** Where parameter `name` stands now (along its glide), into `*value`. Any thread. */
 pianola_status pianola_get_parameter(pianola_soundtrack *soundtrack, const char *name, double *value);
 
+/* ---------------------------------------------------------------- Effects */
+
+/** A bus of a soundtrack's mix, each with its chain of effects: the sound effects and the
+    music are summed, in that order, into the master. */
+typedef int32_t pianola_bus;
+enum {
+    /** Everything, before the master volume and the limiter. */
+    PIANOLA_BUS_MASTER = 0,
+    /** Every song, layers and stems included. */
+    PIANOLA_BUS_MUSIC = 1,
+    /** The sound effects: dialogue and one-shots. */
+    PIANOLA_BUS_SOUNDS = 2,
+    /** No bus: a compressor keyed by its own input. */
+    PIANOLA_BUS_NONE = -1
+};
+
+/** Adds the effect `spec` (a built-in and its parameters after commas, as `pianola effects`
+    lists them: "lowpass,cutoff=800", "compressor,threshold=-30,ratio=4") at the end of `bus`'s
+    chain; `*index` receives its place there (0 first). A compressor given a `key` bus other
+    than PIANOLA_BUS_NONE is turned down by that bus's level (the music ducking under the
+    sounds); a key is summed before the bus it drives. At most 16 effects a bus. Any thread. */
+pianola_status pianola_add_effect(pianola_soundtrack *soundtrack, pianola_bus bus, const char *spec, pianola_bus key, int32_t *index);
+
+/** Moves parameter `parameter` of effect `index` on `bus` to `value` (in the parameter's unit),
+    gliding over `seconds` (at least 20 ms). Any thread. */
+pianola_status pianola_set_effect_parameter(pianola_soundtrack *soundtrack, pianola_bus bus, int32_t index, const char *parameter,
+                                            double value, double seconds);
+
+/** Bypasses effect `index` on `bus` (`bypassed` nonzero) or brings it back, fading over 5 ms. Any thread. */
+pianola_status pianola_set_effect_bypassed(pianola_soundtrack *soundtrack, pianola_bus bus, int32_t index, int32_t bypassed);
+
+/** Makes game parameter `name` drive parameter `parameter` of effect `index` on `bus`, along
+    straight lines through the `count` points (`xs[i]` in the game parameter's range, `ys[i]`
+    in the effect parameter's), gliding with it: a low-pass opening as the player surfaces.
+    Any thread. */
+pianola_status pianola_map_parameter_to_effect(pianola_soundtrack *soundtrack, const char *name, pianola_bus bus, int32_t index,
+                                               const char *parameter, const double *xs, const double *ys, size_t count);
+
 /** The output's peak and RMS (linear) over the last render, into `*peak` and `*rms`. Any thread. */
 pianola_status pianola_meters(pianola_soundtrack *soundtrack, float *peak, float *rms);
 

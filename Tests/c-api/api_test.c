@@ -388,6 +388,51 @@ static void interactive(pianola_soundtrack *soundtrack, pianola_song *song, pian
     free(audio);
 }
 
+/* The energy of the left channel's frame-to-frame steps: what the highs carry. */
+static double step_energy(const float *audio, size_t frames) {
+    double sum = 0;
+    for (size_t i = 1; i < frames; i++) {
+        double step = audio[2 * i] - audio[2 * i - 2];
+        sum += step * step;
+    }
+    return sum;
+}
+
+static void bus_effects(pianola_soundtrack *soundtrack, pianola_song *song) {
+    /* A low-pass on the music that a game parameter closes; refusals in one line. */
+    int32_t index = -1;
+    const double xs[] = {0, 1}, cutoffs[] = {20000, 300};
+    FAILS(pianola_add_effect(soundtrack, 7, "lowpass", PIANOLA_BUS_NONE, &index), PIANOLA_ERROR_ARGUMENT, "bus 7: use PIANOLA_BUS_MASTER");
+    FAILS(pianola_add_effect(soundtrack, PIANOLA_BUS_MUSIC, "lopass", PIANOLA_BUS_NONE, &index), PIANOLA_ERROR_ARGUMENT, "no built-in effect 'lopass'");
+    FAILS(pianola_add_effect(soundtrack, PIANOLA_BUS_MUSIC, "lowpass", PIANOLA_BUS_NONE, NULL), PIANOLA_ERROR_ARGUMENT, "index is NULL");
+    FAILS(pianola_add_effect(soundtrack, PIANOLA_BUS_MUSIC, "lowpass", PIANOLA_BUS_SOUNDS, &index), PIANOLA_ERROR_ARGUMENT, "only a compressor");
+    OK(pianola_add_effect(soundtrack, PIANOLA_BUS_MUSIC, "lowpass", PIANOLA_BUS_NONE, &index));
+    CHECK(index == 0);
+    OK(pianola_add_effect(soundtrack, PIANOLA_BUS_MUSIC, "compressor,threshold=-30,ratio=4", PIANOLA_BUS_SOUNDS, &index));
+    CHECK(index == 1);
+    FAILS(pianola_set_effect_parameter(soundtrack, PIANOLA_BUS_MUSIC, 0, "frequency", 500, 0), PIANOLA_ERROR_ARGUMENT, "no parameter 'frequency'");
+    FAILS(pianola_set_effect_parameter(soundtrack, PIANOLA_BUS_MASTER, 0, "cutoff", 500, 0), PIANOLA_ERROR_ARGUMENT, "effect 0 on the master bus");
+    FAILS(pianola_set_effect_bypassed(soundtrack, PIANOLA_BUS_MUSIC, 2, 1), PIANOLA_ERROR_ARGUMENT, "it has 0 to 1");
+    OK(pianola_define_parameter(soundtrack, "depth", 0, 1, 0));
+    FAILS(pianola_map_parameter_to_effect(soundtrack, "depth", PIANOLA_BUS_MUSIC, 0, "cutoff", xs, xs, 2), PIANOLA_ERROR_ARGUMENT, "y in 10.0...24000.0");
+    OK(pianola_map_parameter_to_effect(soundtrack, "depth", PIANOLA_BUS_MUSIC, 0, "cutoff", xs, cutoffs, 2));
+    OK(pianola_play(soundtrack, song, PIANOLA_NOW, NULL, 0, 0));
+    float *audio = calloc(2 * 24000, sizeof(float));
+    OK(pianola_render_f32(soundtrack, audio, 24000));
+    OK(pianola_render_f32(soundtrack, audio, 24000));
+    double open = step_energy(audio, 24000);
+    OK(pianola_set_parameter(soundtrack, "depth", 1, 0.1));
+    OK(pianola_render_f32(soundtrack, audio, 24000));
+    OK(pianola_render_f32(soundtrack, audio, 24000));
+    double closed = step_energy(audio, 24000);
+    OK(pianola_set_effect_bypassed(soundtrack, PIANOLA_BUS_MUSIC, 0, 1));
+    OK(pianola_render_f32(soundtrack, audio, 4800));
+    OK(pianola_render_f32(soundtrack, audio, 24000));
+    double bypassed = step_energy(audio, 24000);
+    CHECK(open > 100 * closed && bypassed > 10 * closed);
+    free(audio);
+}
+
 static void own_output(pianola_soundtrack *soundtrack) {
     float buffer[2 * 64];
     FAILS(pianola_output_stop(soundtrack), PIANOLA_ERROR_STATE, "not running");
@@ -524,6 +569,7 @@ int main(int argc, char **argv) {
     rendering(soundtrack, song);
     events(soundtrack, song, failed_song, effect);
     interactive(soundtrack, song, failed_song);
+    bus_effects(soundtrack, song);
     own_output(soundtrack);
     OK(pianola_stop(soundtrack, PIANOLA_NEXT_BAR, NULL, 0.1));
     OK(pianola_song_destroy(song));

@@ -22,7 +22,7 @@ import numpy as np
 from . import _library as _c
 
 __all__ = [
-    "__version__", "version", "render", "render_file", "play_file", "Soundtrack", "Song", "Effect",
+    "__version__", "version", "render", "render_file", "play_file", "Soundtrack", "Song", "Effect", "BusEffect",
     "PianolaError", "ArgumentError", "HandleError", "StateError", "FileError", "DeviceError", "BusyError",
     "Beat", "Bar", "Marker", "LoopWrapped", "Jumped", "Transitioned", "SongEnded", "SongLoaded", "SongLoadFailed", "EffectLoaded", "EffectLoadFailed",
 ]
@@ -209,6 +209,41 @@ class Effect(_Loadable):
 
 
 @dataclass(frozen=True)
+class BusEffect:
+    """An effect on one of a soundtrack's buses ('master', 'music', 'sounds'), as
+    Soundtrack.add_effect made it."""
+
+    def __init__(self, soundtrack: "Soundtrack", bus: str, index: int, spec: str):
+        self._soundtrack, self.bus, self.index, self.spec = soundtrack, bus, index, spec
+
+    def set(self, parameter: str, value: float, seconds: float = 0) -> None:
+        """Moves `parameter` to `value` (in its unit: Hz, dB, s) over `seconds` (at least 20 ms)."""
+        _check(_c.lib.pianola_set_effect_parameter(self._soundtrack._handle, _c.BUSES[self.bus], self.index, parameter.encode(),
+                                                   value, seconds))
+
+    def bypass(self, bypassed: bool = True) -> None:
+        """Bypasses the effect (or brings it back with False), fading over 5 ms."""
+        _check(_c.lib.pianola_set_effect_bypassed(self._soundtrack._handle, _c.BUSES[self.bus], self.index, 1 if bypassed else 0))
+
+    def __repr__(self) -> str:
+        return f"BusEffect({self.bus}: {self.spec})"
+
+
+def _bus(bus: Optional[str], what: str) -> int:
+    if bus is None and what == "key":
+        return _c.BUS_NONE
+    if bus not in _c.BUSES:
+        raise ArgumentError(_c.ERROR_ARGUMENT, f"{what}={bus!r}: use one of {', '.join(_c.BUSES)}")
+    return _c.BUSES[bus]
+
+
+def _curve(curve) -> tuple:
+    points = list(curve)
+    xs = (ctypes.c_double * max(1, len(points)))(*[float(x) for x, _ in points])
+    ys = (ctypes.c_double * max(1, len(points)))(*[float(y) for _, y in points])
+    return xs, ys, len(points)
+
+
 class _SongEvent:
     """Something that happened to `song` (None if its handle was closed), at `sample_time` frames."""
     song: Optional[Song]
@@ -441,13 +476,29 @@ class Soundtrack:
         """Makes the game parameter `name`, from `minimum` to `maximum`, standing at `value` (else `minimum`)."""
         _check(_c.lib.pianola_define_parameter(self._handle, name.encode(), minimum, maximum, minimum if value is None else value))
 
+    def add_effect(self, spec: str, bus: str = "master", *, key: Optional[str] = None) -> BusEffect:
+        """Adds the effect `spec` ('lowpass,cutoff=800'; `pianola effects` lists them) at the end of
+        `bus`'s chain ('master', 'music' or 'sounds'). A compressor with a `key` bus is turned down
+        by that bus's level: the music ducking under the sounds."""
+        index = ctypes.c_int32()
+        _check(_c.lib.pianola_add_effect(self._handle, _bus(bus, "bus"), spec.encode(), _bus(key, "key"), ctypes.byref(index)))
+        return BusEffect(self, bus, index.value, spec)
+
     def map_parameter(self, name: str, target: str, curve, *, layer: Optional[str] = None, controller: int = 0,
-                      channels=(), sections=()) -> None:
+                      channels=(), sections=(), effect: Optional[BusEffect] = None, parameter: Optional[str] = None) -> None:
         """Makes parameter `name` drive `target` ('layer_volume' with `layer`, 'tempo', 'controller'
-        with `controller` and `channels` 1 to 16, 'transpose', 'next_section' with `sections`) along
-        `curve`, a list of (x, y) points, in the songs played from now on."""
+        with `controller` and `channels` 1 to 16, 'transpose', 'next_section' with `sections`, 'effect'
+        with an `effect` of add_effect's and its `parameter`) along `curve`, a list of (x, y) points,
+        in the songs played from now on."""
+        if target == "effect":
+            if effect is None or parameter is None:
+                raise ArgumentError(_c.ERROR_ARGUMENT, "target='effect': give effect= (from add_effect) and parameter=")
+            xs, ys, count = _curve(curve)
+            _check(_c.lib.pianola_map_parameter_to_effect(self._handle, name.encode(), _c.BUSES[effect.bus], effect.index,
+                                                          parameter.encode(), xs, ys, count))
+            return
         if target not in _c.TARGETS:
-            raise ArgumentError(_c.ERROR_ARGUMENT, f"target={target!r}: use one of {', '.join(_c.TARGETS)}")
+            raise ArgumentError(_c.ERROR_ARGUMENT, f"target={target!r}: use one of {', '.join([*_c.TARGETS, 'effect'])}")
         names = [layer] if target == "layer_volume" and layer is not None else list(sections)
         name_array = (ctypes.c_char_p * max(1, len(names)))(*[n.encode() for n in names])
         mask = 0
@@ -455,11 +506,9 @@ class Soundtrack:
             if not 1 <= channel <= 16:
                 raise ArgumentError(_c.ERROR_ARGUMENT, f"channel {channel}: give channels 1 to 16")
             mask |= 1 << (channel - 1)
-        points = list(curve)
-        xs = (ctypes.c_double * max(1, len(points)))(*[float(x) for x, _ in points])
-        ys = (ctypes.c_double * max(1, len(points)))(*[float(y) for _, y in points])
+        xs, ys, count = _curve(curve)
         _check(_c.lib.pianola_map_parameter(self._handle, name.encode(), _c.TARGETS[target], name_array, len(names), controller,
-                                            mask, xs, ys, len(points)))
+                                            mask, xs, ys, count))
 
     def set_parameter(self, name: str, value: float, seconds: float = 0) -> None:
         """Moves parameter `name` to `value` over `seconds` (at least 20 ms), smoothed on the audio thread."""

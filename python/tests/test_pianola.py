@@ -194,3 +194,40 @@ def test_version_is_the_packages_version():
     assert pianola.__version__ == pianola.version() == version("pianola")
     header = (ROOT / "Sources" / "CPianola" / "pianola.h").read_text()
     assert f'#define PIANOLA_VERSION_STRING "{pianola.__version__}"' in header
+
+
+def high_band_db(audio):
+    """Level in dB of what lies above 4 kHz in the left channel of `audio` (48 kHz)."""
+    spectrum = np.abs(np.fft.rfft(audio[:, 0] * np.hanning(len(audio)))) ** 2
+    frequencies = np.fft.rfftfreq(len(audio), 1 / 48000)
+    return 10 * np.log10(spectrum[frequencies > 4000].sum() + 1e-30)
+
+
+def test_a_game_parameter_closes_a_low_pass_on_the_music_and_errors_say_what():
+    with pianola.Soundtrack() as music:
+        song = music.load_song(SONG, FONT).wait()
+        lowpass = music.add_effect("lowpass", "music")
+        assert repr(lowpass) == "BusEffect(music: lowpass)" and lowpass.index == 0
+        music.define_parameter("depth")
+        music.map_parameter("depth", "effect", [(0, 20000), (1, 400)], effect=lowpass, parameter="cutoff")
+        music.play(song)
+        music.render(24000)
+        open_ = high_band_db(music.render(48000))
+        music.set_parameter("depth", 1, seconds=0.5)
+        music.render(36000)
+        closed = high_band_db(music.render(48000))
+        assert open_ - closed > 30
+        lowpass.bypass()
+        music.render(4800)
+        bypassed = high_band_db(music.render(48000))
+        assert abs(bypassed - open_) < 10
+        with pytest.raises(pianola.ArgumentError, match="no built-in effect 'lopass'"):
+            music.add_effect("lopass", "music")
+        with pytest.raises(pianola.ArgumentError, match=r"bus='drums': use one of master, music, sounds"):
+            music.add_effect("lowpass", "drums")
+        with pytest.raises(pianola.ArgumentError, match="cutoff 30000.0 is out of range"):
+            lowpass.set("cutoff", 30000)
+        with pytest.raises(pianola.ArgumentError, match="only a compressor is keyed by another bus"):
+            music.add_effect("highpass", "music", key="sounds")
+        ducker = music.add_effect("compressor,threshold=-30", "music", key="sounds")
+        assert ducker.index == 1
