@@ -13,6 +13,7 @@
 //   swift run -c release pianola-bench missed-cycles [SONG] [FONT] [SECONDS]  cycles missed in jackd by Pianola and fluidsynth, idle and loaded
 //   swift run -c release pianola-bench memory [SONG] [FONT]       peak RSS rendering the corpus's largest song, and fluidsynth's
 //   swift run -c release pianola-bench batch [DIR] [FONT] [ROUNDS]  a folder rendered by `pianola render DIR -o OUT/` against fluidsynth per file
+//   swift run -c release pianola-bench effects [SONG] [FONT]  each built-in effect's speed; the reverb and chorus of both synthesizers side by side
 //   swift run -c release pianola-bench sf3 SF2 SF3 [SONG]    an SF3 against the SF2 it was made from: load (direct, decoding into the cache, from it), RSS, render CPU
 // With no argument: smf, render, font, allocations, c-render and play on ../shared/corpus and its densest
 // song with FluidR3_GM if installed, then one table of every figure.
@@ -130,13 +131,13 @@ func synthBenchmark(song: String, font: String) throws -> [Figure] {
 }
 
 /// Pianola: the same graph and player as `pianola render`, writing a 16-bit WAV, on `engine`
-/// with reverb and chorus `effects`. CPU and wall seconds, and frames written.
+/// with reverb and chorus `effects` (or each as `reverb` and `chorus` say). CPU and wall seconds, and frames written.
 func renderWithPianola(sequence: MusicSequence, font: String, to path: String, engine: SynthesisEngine = .fluidsynth,
-                       effects: Bool = true) throws -> (Double, Double, Int) {
+                       effects: Bool = true, reverb: Bool? = nil, chorus: Bool? = nil) throws -> (Double, Double, Int) {
     var settings = SongGraph.Settings()
     settings.tailSeconds = 0
     settings.engine = engine
-    (settings.reverb, settings.chorus) = (effects, effects)
+    (settings.reverb, settings.chorus) = (reverb ?? effects, chorus ?? effects)
     let cpuBefore = cpuSeconds()
     let wallBefore = clock.now
     let renderer = try SongRenderer(sequence: sequence, soundFontPath: font, settings: settings)
@@ -151,12 +152,14 @@ func renderWithPianola(sequence: MusicSequence, font: String, to path: String, e
 }
 
 /// fluidsynth's fast render, same font, rate and synthesis settings (reverb and chorus
-/// `effects`; `-z` when `bufferFrames` is given): CPU and wall seconds, exit status.
-func renderWithFluidSynth(song: String, font: String, to path: String, effects: Bool = true, bufferFrames: Int? = nil) throws -> (Double, Double, Int32) {
+/// `effects`, or each as `reverb` and `chorus` say; `-z` when `bufferFrames` is given): CPU and
+/// wall seconds, exit status.
+func renderWithFluidSynth(song: String, font: String, to path: String, effects: Bool = true, reverb: Bool? = nil, chorus: Bool? = nil,
+                          bufferFrames: Int? = nil) throws -> (Double, Double, Int32) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/fluidsynth")
-    process.arguments = ["-ni", "-q", "-F", path, "-r", "48000", "-o", "synth.polyphony=256", "-o", "synth.reverb.active=\(effects ? 1 : 0)",
-                         "-o", "synth.chorus.active=\(effects ? 1 : 0)"] + (bufferFrames.map { ["-z", String($0)] } ?? []) + [font, song]
+    process.arguments = ["-ni", "-q", "-F", path, "-r", "48000", "-o", "synth.polyphony=256", "-o", "synth.reverb.active=\((reverb ?? effects) ? 1 : 0)",
+                         "-o", "synth.chorus.active=\((chorus ?? effects) ? 1 : 0)"] + (bufferFrames.map { ["-z", String($0)] } ?? []) + [font, song]
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     let childBefore = cpuSeconds(children: true)
@@ -473,6 +476,7 @@ do {
     case "smf": printTable(smfBenchmark(arguments.count > 1 ? arguments[1] : corpus))
     case "render": printTable(try renderBenchmark(song: song, font: font))
     case "synth": printTable(try synthBenchmark(song: song, font: font))
+    case "effects": printTable(try effectsBenchmark(song: song, font: font))
     case "font": printTable(try fontBenchmark(font: arguments.count > 1 ? arguments[1] : defaultFont()))
     case "play": printTable(try playBenchmark(song: song, font: font))
     case "allocations": printTable(try allocationsBenchmark(song: song, font: font))

@@ -401,7 +401,7 @@ static double step_energy(const float *audio, size_t frames) {
 static void bus_effects(pianola_soundtrack *soundtrack, pianola_song *song) {
     /* A low-pass on the music that a game parameter closes; refusals in one line. */
     int32_t index = -1;
-    const double xs[] = {0, 1}, cutoffs[] = {20000, 300};
+    const double xs[] = {0, 1}, cutoffs[] = {20000, 100};
     FAILS(pianola_add_effect(soundtrack, 7, "lowpass", PIANOLA_BUS_NONE, &index), PIANOLA_ERROR_ARGUMENT, "bus 7: use PIANOLA_BUS_MASTER");
     FAILS(pianola_add_effect(soundtrack, PIANOLA_BUS_MUSIC, "lopass", PIANOLA_BUS_NONE, &index), PIANOLA_ERROR_ARGUMENT, "no built-in effect 'lopass'");
     FAILS(pianola_add_effect(soundtrack, PIANOLA_BUS_MUSIC, "lowpass", PIANOLA_BUS_NONE, NULL), PIANOLA_ERROR_ARGUMENT, "index is NULL");
@@ -429,7 +429,8 @@ static void bus_effects(pianola_soundtrack *soundtrack, pianola_song *song) {
     OK(pianola_render_f32(soundtrack, audio, 4800));
     OK(pianola_render_f32(soundtrack, audio, 24000));
     double bypassed = step_energy(audio, 24000);
-    CHECK(open > 100 * closed && bypassed > 10 * closed);
+    printf("bus effects: step energy %.3g open, %.3g under a 100 Hz low-pass, %.3g bypassed\n", open, closed, bypassed);
+    CHECK(open > 30 * closed && bypassed > 10 * closed);
     free(audio);
 }
 

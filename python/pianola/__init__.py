@@ -208,7 +208,6 @@ class Effect(_Loadable):
     _kind = "effect"
 
 
-@dataclass(frozen=True)
 class BusEffect:
     """An effect on one of a soundtrack's buses ('master', 'music', 'sounds'), as
     Soundtrack.add_effect made it."""
@@ -244,6 +243,7 @@ def _curve(curve) -> tuple:
     return xs, ys, len(points)
 
 
+@dataclass(frozen=True)
 class _SongEvent:
     """Something that happened to `song` (None if its handle was closed), at `sample_time` frames."""
     song: Optional[Song]
