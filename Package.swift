@@ -25,6 +25,7 @@ let package = Package(
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        .systemLibrary(name: "CLilv", pkgConfig: "lilv-0", providers: [.apt(["liblilv-dev", "lv2-dev"])]),
         .target(name: "CJack", dependencies: ["CLazyLibrary"]),
         // libpipewire-0.3 (Debian's libpipewire-0.3-dev): not a system library with pkg-config,
         // whose -D_REENTRANT SwiftPM refuses with a warning in every package that depends on
@@ -52,7 +53,7 @@ let package = Package(
         // The C API: opaque handles, status codes and each thread's last error over `Pianola`; it only translates.
         .target(name: "PianolaC", dependencies: ["CPianola", "Faults", "Pianola"]),
         // The public library product: a façade over the modules above.
-        .target(name: "Pianola", dependencies: ["Faults", "Playback", "DSP", "MIDI", "Sequencing", "Engine", "FluidSynth", "Synthesis", "SoundFontModel", "SoundFontSynth", "AudioFile", "Streaming", "ALSA", "JACK", "PipeWire"]),
+        .target(name: "Pianola", dependencies: ["Faults", "Playback", "DSP", "LV2", "MIDI", "Sequencing", "Engine", "FluidSynth", "Synthesis", "SoundFontModel", "SoundFontSynth", "AudioFile", "Streaming", "ALSA", "JACK", "PipeWire"]),
         // libsndfile, wrapped: the only module that imports CSndFile.
         .target(name: "AudioFile", dependencies: ["CSndFile", "Faults"]),
         // libsoxr, wrapped: the only module that imports CSoxr.
@@ -72,6 +73,8 @@ let package = Package(
         // Pianola's own SoundFont synthesizer, in Swift for this engine's rules: voices that play
         // a SoundFontModel's regions as libfluidsynth does, every event on its exact frame.
         .target(name: "SoundFontSynth", dependencies: ["DSP", "Engine", "SoundFontModel"]),
+        // lilv, wrapped: the only module that imports CLilv. LV2 plugins found, described and run as effect units.
+        .target(name: "LV2", dependencies: ["CLilv", "DSP", "Faults"]),
         // ALSA, wrapped: the only module that imports CALSA. PCM output, the sequencer's ports.
         .target(name: "ALSA", dependencies: ["DSP", "CALSA", "CShims", "Engine", "Faults", "MIDI"]),
         // JACK, wrapped: the only module that imports CJack. The JACK audio output.
@@ -128,6 +131,7 @@ let package = Package(
         // Test support in Swift: the seeded random generator the tests share.
         .target(name: "TestSupport", dependencies: ["Engine"], path: "Tests/Support/TestSupport"),
         .testTarget(name: "DSPTests", dependencies: ["DSP"]),
+        .testTarget(name: "LV2Tests", dependencies: ["LV2", "DSP", "Engine", "AudioFile", "AllocationCounter"]),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "Sequencing", "TestSupport"]),
         .testTarget(name: "SequencingTests", dependencies: ["Sequencing", "MIDI", "SongBook", "TestSupport"]),
         // Test support: a sequence rendered through a player, the test font's sampler and a mixer.

@@ -1,14 +1,21 @@
 import DSP
 import Faults
+import LV2
 
 /// An effect as a user writes it: a built-in's name and its parameters by name, separated by
 /// commas (`lowpass,cutoff=800`, `peak,frequency=2.5kHz,q=2,gain=-6dB`, `delay,time=1/8.`).
 /// Values are numbers, optionally followed by the parameter's unit (Hz, kHz, dB, s, ms); a time
 /// may be a note value (1/8, 1/8. dotted, 1/8t triplet), which the song's tempo turns into
-/// seconds. Checked when made, so a spec that exists makes a unit. Any thread.
+/// seconds. An LV2 plugin is named by its URI or its name (`pianola plugins` lists them), its
+/// parameters by its control ports' symbols. Checked when made, so a spec that exists makes a
+/// unit. Any thread.
 public struct EffectSpec: Hashable, Sendable, CustomStringConvertible {
-    /// The built-in effect's name. Any thread.
+    /// The built-in effect's name, or the LV2 plugin's. Any thread.
     public let name: String
+    /// The LV2 plugin it names, nil for a built-in. Any thread.
+    public let plugin: LV2PluginInfo?
+    /// The effect's parameters, in the order its unit numbers them. Any thread.
+    public let parameters: [EffectParameter]
     /// The parameters given as numbers, by their index in the effect's parameters. Any thread.
     public let values: [Int: Double]
     /// The times given as note values, in quarter notes, by parameter index. Any thread.
@@ -24,21 +31,28 @@ public struct EffectSpec: Hashable, Sendable, CustomStringConvertible {
         guard let first = fields.first, !first.isEmpty else {
             throw EffectSpecError(spec: text, reason: "no effect named (give one of \(Self.names), with parameters after commas: lowpass,cutoff=800)")
         }
-        guard let effect = BuiltInEffect.named(first) else {
-            throw EffectSpecError(spec: text, reason: "no built-in effect '\(first)' (built in: \(Self.names); 'pianola effects' lists their parameters)")
+        if let effect = BuiltInEffect.named(first) {
+            (name, plugin, parameters) = (effect.name, nil, effect.parameters)
+        } else {
+            let plugin: LV2PluginInfo
+            do { plugin = try LV2World.shared.plugin(first) } catch {
+                let lv2 = first.contains(":") ? error.description : "nor an LV2 plugin of that name"
+                throw EffectSpecError(spec: text, reason: "no built-in effect '\(first)' (built in: \(Self.names); 'pianola effects' lists their parameters), \(lv2)")
+            }
+            do { parameters = try LV2EffectUnit.parameters(of: plugin) } catch { throw EffectSpecError(spec: text, reason: error.description) }
+            (name, self.plugin) = (plugin.name, plugin)
         }
-        name = effect.name
         var values: [Int: Double] = [:], noteValues: [Int: Double] = [:]
         for field in fields.dropFirst() {
             let parts = field.split(separator: "=", maxSplits: 1).map(\.trimmed)
-            let have = effect.parameters.map(\.name).joined(separator: ", ")
+            let have = parameters.map(\.name).joined(separator: ", ")
             guard parts.count == 2, !parts[0].isEmpty else {
-                throw EffectSpecError(spec: text, reason: "'\(field)' is not name=value (\(effect.name) has \(have))")
+                throw EffectSpecError(spec: text, reason: "'\(field)' is not name=value (\(name) has \(have))")
             }
-            guard let index = effect.parameters.firstIndex(where: { $0.name == parts[0].lowercased() }) else {
-                throw EffectSpecError(spec: text, reason: "\(effect.name) has no parameter '\(parts[0])' (it has \(have))")
+            guard let index = parameters.firstIndex(where: { $0.name == parts[0] }) ?? parameters.firstIndex(where: { $0.name.lowercased() == parts[0].lowercased() }) else {
+                throw EffectSpecError(spec: text, reason: "\(name) has no parameter '\(parts[0])' (it has \(have))")
             }
-            let parameter = effect.parameters[index]
+            let parameter = parameters[index]
             guard values[index] == nil && noteValues[index] == nil else { throw EffectSpecError(spec: text, reason: "\(parameter.name) is given twice") }
             if parameter.unit == "s", parts[1].contains("/") {
                 guard let quarters = Self.quarters(parts[1]) else {
@@ -64,13 +78,12 @@ public struct EffectSpec: Hashable, Sendable, CustomStringConvertible {
     /// `secondsPerQuarter` (a note value longer than the longest time; not checked when nil),
     /// nil when it can. Any thread.
     public func problem(atSampleRate sampleRate: Int, secondsPerQuarter: Double?) -> EffectSpecError? {
-        guard let effect = BuiltInEffect.named(name) else { return nil }
-        for (index, value) in values.sorted(by: { $0.key < $1.key }) where effect.parameters[index].unit == "Hz" && value >= Double(sampleRate) / 2 {
-            return EffectSpecError(spec: description, reason: "\(effect.parameters[index].name) \(value.formatted) Hz is not below half the sample rate (\(sampleRate) Hz)")
+        for (index, value) in values.sorted(by: { $0.key < $1.key }) where parameters[index].unit == "Hz" && value >= Double(sampleRate) / 2 {
+            return EffectSpecError(spec: description, reason: "\(parameters[index].name) \(value.formatted) Hz is not below half the sample rate (\(sampleRate) Hz)")
         }
         guard let secondsPerQuarter else { return nil }
         for (index, quarters) in noteValues.sorted(by: { $0.key < $1.key }) {
-            let parameter = effect.parameters[index], seconds = quarters * secondsPerQuarter
+            let parameter = parameters[index], seconds = quarters * secondsPerQuarter
             if seconds < parameter.minimum || seconds > parameter.maximum {
                 let bpm = (600 / secondsPerQuarter).rounded() / 10
                 return EffectSpecError(spec: description, reason: "\(parameter.name) of \(quarters.formatted) quarter notes lasts \(seconds.formatted) s at \(bpm.formatted) bpm: use \(parameter.minimum.formatted) to \(parameter.maximum.formatted) s")
@@ -79,9 +92,20 @@ public struct EffectSpec: Hashable, Sendable, CustomStringConvertible {
         return nil
     }
 
-    /// A new unit with these values (note values at `secondsPerQuarter`), not yet prepared. Control thread.
-    public func makeUnit(secondsPerQuarter: Double = 0.5) -> any EffectUnit {
-        configure(BuiltInEffect.named(name)!.makeUnit(), secondsPerQuarter: secondsPerQuarter)
+    /// Whether it keeps the render thread's rules (an LV2 plugin must say lv2:hardRTCapable):
+    /// what live play needs; a render takes any. Any thread.
+    public var isHardRealTime: Bool { plugin?.isHardRealTime ?? true }
+
+    /// A new unit with these values (note values at `secondsPerQuarter`), not yet prepared; an
+    /// LV2 plugin is instantiated for `sampleRate` and slices of at most `maxFrames`, and
+    /// throws one line when it cannot be. Control thread.
+    public func makeUnit(sampleRate: Int = 48_000, maxFrames: Int = 8_192, secondsPerQuarter: Double = 0.5) throws(EffectSpecError) -> any EffectUnit {
+        guard let plugin else { return configure(BuiltInEffect.named(name)!.makeUnit(), secondsPerQuarter: secondsPerQuarter) }
+        do {
+            return configure(try LV2EffectUnit(plugin, sampleRate: sampleRate, maxFrames: maxFrames), secondsPerQuarter: secondsPerQuarter)
+        } catch {
+            throw EffectSpecError(spec: description, reason: error.description)
+        }
     }
 
     /// `unit` (of this spec's effect) given these values. Control thread.
@@ -114,7 +138,7 @@ public struct EffectSpec: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// An effect spec that cannot be read: which, and why, in one line. Any thread.
+/// An effect spec that cannot be read, or whose plugin cannot run: which, and why, in one line. Any thread.
 public struct EffectSpecError: Fault, Hashable, Sendable {
     /// The spec as given. Any thread.
     public let spec: String

@@ -112,7 +112,7 @@ extension Soundtrack {
         switch target {
         case .effect(let effect, let parameter):
             let index = try parameterIndex(of: effect, parameter)
-            let described = BuiltInEffect.named(effect.spec.name)!.parameters[index]
+            let described = effect.spec.parameters[index]
             limits = described.minimum...described.maximum
             effectParameter = index
         case .layerVolume: limits = 0...16

@@ -7,6 +7,7 @@
 @_exported import DSP
 @_exported import Engine
 @_exported import FluidSynth
+@_exported import LV2
 @_exported import MIDI
 @_exported import Playback
 @_exported import Sequencing

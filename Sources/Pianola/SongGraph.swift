@@ -159,6 +159,9 @@ public final class SongGraph {
         if let problem = settings.effects.lazy.compactMap({ $0.problem(atSampleRate: settings.sampleRate, secondsPerQuarter: secondsPerQuarter) }).first {
             throw problem
         }
+        let effectUnits = try settings.effects.map { spec throws(EffectSpecError) in
+            try spec.makeUnit(sampleRate: settings.sampleRate, maxFrames: maxFrames, secondsPerQuarter: secondsPerQuarter)
+        }
         self.sequence = sequence
         self.settings = settings
         var configuration = Synthesizer.Configuration()
@@ -186,7 +189,7 @@ public final class SongGraph {
             (engine, engineNote, ownSynth) = (.fluidsynth, note ?? resolvedNote, nil)
         }
         mixer = MixerNode()
-        for effect in settings.effects { mixer.inserts.append(effect.makeUnit(secondsPerQuarter: secondsPerQuarter)) }
+        for unit in effectUnits { mixer.inserts.append(unit) }
         graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: settings.sampleRate), maxFrames: maxFrames)
         let routes = routing.destinations(trackCount: sequence.tracks.count, synth: synth, external: external)
         let bus = MixerNode()

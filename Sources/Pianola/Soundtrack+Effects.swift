@@ -45,6 +45,9 @@ extension Soundtrack {
         if let problem = spec.problem(atSampleRate: configuration.sampleRate, secondsPerQuarter: 0.5) {
             throw SoundtrackError(.argument, "effect \(problem)")
         }
+        guard spec.isHardRealTime else {
+            throw SoundtrackError(.argument, "effect '\(spec)': LV2 plugin '\(spec.name)' does not say it is hard real-time capable (lv2:hardRTCapable), and a soundtrack plays live")
+        }
         if let key {
             guard spec.name == "compressor" else { throw SoundtrackError(.argument, "effect '\(spec)': only a compressor is keyed by another bus") }
             guard Self.rendersBefore(key, bus) else {
@@ -65,7 +68,9 @@ extension Soundtrack {
                 }
                 unit = spec.configure(CompressorEffect(sideChain: sideChain))
             } else {
-                unit = spec.makeUnit()
+                do throws(EffectSpecError) { unit = try spec.makeUnit(sampleRate: configuration.sampleRate, maxFrames: configuration.maxFrames) } catch {
+                    throw SoundtrackError(error.kind, "effect \(error)")
+                }
             }
             let effect = BusEffect(bus: bus, index: chain.units.count, spec: spec)
             chain.append(unit)
@@ -98,8 +103,8 @@ extension Soundtrack {
     /// The index of `effect`'s parameter `name`, checking `value` (when given) against its range.
     func parameterIndex(of effect: BusEffect, _ name: String, value: Double? = nil) throws(SoundtrackError) -> Int {
         guard state.withLock({ $0.busEffects[effect.bus]?.contains(effect) == true }) else { throw Self.noEffect(effect) }
-        let parameters = BuiltInEffect.named(effect.spec.name)!.parameters
-        guard let index = parameters.firstIndex(where: { $0.name == name.lowercased() }) else {
+        let parameters = effect.spec.parameters
+        guard let index = parameters.firstIndex(where: { $0.name == name }) ?? parameters.firstIndex(where: { $0.name.lowercased() == name.lowercased() }) else {
             throw SoundtrackError(.argument, "effect \(effect): no parameter '\(name)' (it has \(parameters.map(\.name).joined(separator: ", ")))")
         }
         if let value {

@@ -32,14 +32,16 @@ func effectsBenchmark(song: String, font: String) throws -> [Figure] {
         unit.prepare(sampleRate: 48_000, maxFrames: slice)
         if glides { unit.setParameter(0, to: 200, rampFrames: frames) }
         let cpu = measure { unit.process($0) }
-        print(String(format: "  %-34@ %7.3f s CPU  %6.0f× real time  %5.1f ns a frame", name as NSString, cpu, 60 / cpu, cpu / Double(frames) * 1e9))
+        print("  " + name.padding(toLength: 34, withPad: " ", startingAt: 0) + String(format: " %7.3f s CPU  %6.0f× real time  %5.1f ns a frame", cpu, 60 / cpu, cpu / Double(frames) * 1e9))
         figures.append(Figure(measure: "effect \(name): speed on one core", value: String(format: "%.0f× real time", 60 / cpu)))
     }
     let reverb = Reverb(sampleRate: 48_000), chorus = Chorus(sampleRate: 48_000)
     let reverbCPU = measure { reverb.process($0.left, addingTo: $0.left, $0.right, frames: $0.frames) }
     let chorusCPU = measure { chorus.process($0.left, addingTo: $0.left, $0.right, frames: $0.frames) }
-    print(String(format: "  %-34@ %7.3f s CPU  %6.0f× real time", "reverb (the synthesizer's send)" as NSString, reverbCPU, 60 / reverbCPU))
-    print(String(format: "  %-34@ %7.3f s CPU  %6.0f× real time", "chorus (the synthesizer's send)" as NSString, chorusCPU, 60 / chorusCPU))
+    for (name, cpu) in [("reverb (the synthesizer's send)", reverbCPU), ("chorus (the synthesizer's send)", chorusCPU)] {
+        print("  " + name.padding(toLength: 34, withPad: " ", startingAt: 0) + String(format: " %7.3f s CPU  %6.0f× real time  %5.1f ns a frame", cpu, 60 / cpu, cpu / Double(frames) * 1e9))
+        figures.append(Figure(measure: "\(name): speed on one core", value: String(format: "%.0f× real time", 60 / cpu)))
+    }
 
     // What turning each on adds to a song's render, on each synthesizer (median of 3 rounds).
     let sequence = MusicSequence(file: try MIDIFile(contentsOf: song))

@@ -9,7 +9,7 @@ public struct PianolaCommand: ParsableCommand {
         commandName: "pianola",
         abstract: "A MIDI sequencer and SoundFont synthesizer for Linux.",
         version: PIANOLA_VERSION_STRING,   // the project's one version number (Tools/version.sh)
-        subcommands: [Convert.self, Devices.self, Effects.self, Info.self, Play.self, Ports.self, Receive.self, Record.self, Render.self, Roll.self, Send.self]
+        subcommands: [Convert.self, Devices.self, Effects.self, Info.self, Play.self, Plugins.self, Ports.self, Receive.self, Record.self, Render.self, Roll.self, Send.self]
     )
 
     /// An empty command: ArgumentParser fills it in. Any thread.

@@ -55,6 +55,9 @@ struct Play: ParsableCommand {
 
     func run() throws {
         try audio.check()
+        if let spec = try options.effectSpecs().first(where: { !$0.isHardRealTime }) {
+            throw fail("--fx '\(spec)': LV2 plugin '\(spec.name)' does not say it is hard real-time capable (lv2:hardRTCapable); it can render (pianola render) but not play live")
+        }
         let interruption = Interruption()
         let keys = KeyReader()
         defer { keys?.restore() }

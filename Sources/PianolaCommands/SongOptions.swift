@@ -57,7 +57,7 @@ struct SongOptions: ParsableArguments {
 
     @OptionGroup var choice: SongChoice
 
-    @Option(name: .customLong("fx"), help: ArgumentHelp("An effect on the output: a built-in and its parameters after commas ('lowpass,cutoff=800', 'peak,frequency=2.5kHz,gain=-6dB'); repeat for a chain, in order. 'pianola effects' lists them.", valueName: "spec"))
+    @Option(name: .customLong("fx"), help: ArgumentHelp("An effect on the output: a built-in or an LV2 plugin (its URI or name) and its parameters after commas ('lowpass,cutoff=800', 'peak,frequency=2.5kHz,gain=-6dB', 'http://drobilla.net/plugins/mda/Delay,l_delay=0.3'); repeat for a chain, in order. 'pianola effects' and 'pianola plugins' list them.", valueName: "spec"))
     var effects: [String] = []
 
     @Option(name: .customLong("with"), help: ArgumentHelp("An audio file to play with the song (WAV, FLAC, Ogg, Opus, MP3…), from its start or from @POSITION (seconds or bar:beat). Repeatable.", valueName: "file[@position]"))

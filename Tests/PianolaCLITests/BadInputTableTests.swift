@@ -148,6 +148,29 @@ struct BadInputTableTests {
             ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", font,
              "--sample-rate", "22050", "--fx", "lowpass,cutoff=15kHz"]
         }, says: "--fx 'lowpass,cutoff=15kHz': cutoff 15000 Hz is not below half the sample rate (22050 Hz)"),
+        Row(description: "an LV2 plugin that is not installed", arguments: {
+            ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", font,
+             "--fx", "http://example.org/plugins/nothing,gain=1"]
+        }, says: "no LV2 plugin 'http://example.org/plugins/nothing' is installed"),
+        Row(description: "an LV2 plugin whose control port does not exist", arguments: {
+            ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", font,
+             "--fx", "mda delay,l_delai=0.3"]
+        }, says: "--fx 'mda delay,l_delai=0.3': MDA Delay has no parameter 'l_delai' (it has l_delay, r_delay, feedback, fb_tone, fx_mix, output)"),
+        Row(description: "an LV2 control value out of the port's range", arguments: {
+            ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", font,
+             "--fx", "http://drobilla.net/plugins/mda/Delay,feedback=2"]
+        }, says: "feedback 2 is out of range: use 0 to 1"),
+        Row(description: "an LV2 plugin whose message port must be connected", arguments: {
+            ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", font,
+             "--fx", "http://gareus.org/oss/lv2/fil4#stereo"]
+        }, says: "its atom port 'control' must be connected, which Pianola's effects do not do yet"),
+        Row(description: "an instrument plugin as an effect", arguments: {
+            ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", font,
+             "--fx", "mda piano"]
+        }, says: "LV2 plugin 'MDA Piano' is an instrument (MIDI in, no audio in), not an effect"),
+        Row(description: "a plugin that is not hard real-time, played live", arguments: {
+            ["play", try $0.write("song.mid", RenderCommandTests.song()), "--soundfont", font, "--fx", "http://plugin.org.uk/swh-plugins/zm1"]
+        }, says: "does not say it is hard real-time capable (lv2:hardRTCapable); it can render (pianola render) but not play live"),
         Row(description: "a SoundFont that is a directory", arguments: {
             ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", $0.url.path]
         }, says: "cannot load SoundFont: is a directory"),

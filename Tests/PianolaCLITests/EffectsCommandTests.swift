@@ -63,6 +63,48 @@ struct EffectsCommandTests {
         #expect((0..<min(dry.count, wet.count - 18_000)).allSatisfy { wet[$0 + 18_000] == dry[$0] }, "the echo is the sound itself")
     }
 
+    @Test("an LV2 plugin on the output (MDA Overdrive) sounds as lv2apply makes the dry render sound, and a built-in after it still applies")
+    func lv2OnTheOutput() throws {
+        let scratch = try Scratch()
+        let song = RenderCommandTests.root.appendingPathComponent("songs/ode-to-joy.mid").path
+        let dryPath = scratch.url.appendingPathComponent("dry.wav").path, wetPath = scratch.url.appendingPathComponent("wet.wav").path
+        let appliedPath = scratch.url.appendingPathComponent("applied.wav").path
+        let common = ["render", song, "--soundfont", RenderCommandTests.testFont, "--bits", "32f", "--tail", "0", "--to", "8"]
+        let dryRun = try CLIRun.pianola(common + ["-o", dryPath])
+        let wetRun = try CLIRun.pianola(common + ["-o", wetPath, "--fx", "mda overdrive,drive=0.6,muffle=0.2,output=0.4"])
+        #expect(dryRun.status == 0 && wetRun.status == 0, "\(dryRun.stderr)\(wetRun.stderr)")
+        let lv2apply = Process()
+        lv2apply.executableURL = URL(fileURLWithPath: "/usr/bin/lv2apply")
+        lv2apply.arguments = ["-i", dryPath, "-o", appliedPath, "-c", "drive", "0.6", "-c", "muffle", "0.2", "-c", "output", "0.4",
+                              "http://drobilla.net/plugins/mda/Overdrive"]
+        try lv2apply.run()
+        lv2apply.waitUntilExit()
+        #expect(lv2apply.terminationStatus == 0)
+        let applied = try Self.read(appliedPath), wet = try Self.read(wetPath)
+        var signal = 0.0, error = 0.0
+        for i in 0..<min(applied.left.count, wet.left.count) {
+            for (expected, got) in [(applied.left[i], wet.left[i]), (applied.right[i], wet.right[i])] {
+                signal += Double(expected * expected)
+                error += Double((expected - got) * (expected - got))
+            }
+        }
+        let snr = 10 * log10(signal / max(error, 1e-30))
+        print("--fx 'mda overdrive': \(String(format: "%.1f", snr)) dB SNR against lv2apply on the dry render")
+        #expect(applied.left.count == wet.left.count && snr >= 90)
+    }
+
+    @Test("pianola plugins lists the installed LV2 plugins, and one plugin's ports and presets")
+    func plugins() throws {
+        let all = try CLIRun.pianola("plugins")
+        #expect(all.status == 0)
+        #expect(all.stdout.contains("MDA Delay  <http://drobilla.net/plugins/mda/Delay>  [Delay Plugin]  2 in, 2 out, 6 parameters\n"))
+        #expect(all.stdout.contains("MDA JX10  <http://drobilla.net/plugins/mda/JX10>  [Instrument Plugin]  0 in, 2 out, 24 parameters, 52 presets, takes MIDI\n"))
+        let one = try CLIRun.pianola("plugins", "mda jx10")
+        #expect(one.stdout.contains("  in  control osc_mix 0..1 (default 1): OSC Mix\n"))
+        #expect(one.stdout.contains("  not usable as --fx: LV2 plugin 'MDA JX10' is an instrument (MIDI in, no audio in), not an effect\n"))
+        #expect(one.stdout.contains("  preset: "))
+    }
+
     @Test("stems with an effect on still sum to the mix")
     func stemsWithEffects() throws {
         let scratch = try Scratch()

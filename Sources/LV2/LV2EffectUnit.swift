@@ -1,0 +1,260 @@
+import CLilv
+import DSP
+
+/// An LV2 plugin as an insert: instantiated through lilv at a sample rate, with the features
+/// Pianola offers (urid:map and unmap, options with the sample rate and block lengths,
+/// bounded block lengths), its audio ports on the bus — a stereo plugin once, a mono one
+/// twice (one a side), one input and two outputs on the sum of the sides — and its control
+/// inputs as parameters by symbol, which glide in 32-frame steps. Allocates only at init.
+/// Render thread only, after `init` (but `parameters`).
+public final class LV2EffectUnit: EffectUnit {
+    /// The plugin. Any thread.
+    public let plugin: LV2PluginInfo
+    /// Its control inputs, by symbol, with their ranges and defaults. Any thread.
+    public let parameters: [EffectParameter]
+    /// What a render keeps going for after its input falls silent: a second, as a plugin
+    /// does not say how long it rings. Any thread.
+    public let tailFrames: Int
+    private let instances: [UnsafeMutablePointer<LilvInstance>]
+    private let controls: [UnsafeMutablePointer<Float>]          // per instance: a value per port
+    private let inputs: [[UnsafeMutablePointer<Float>]]         // per instance: its audio inputs
+    private let outputs: [[UnsafeMutablePointer<Float>]]        // per instance: its audio outputs
+    private let controlPorts: [Int]                               // port index of each parameter
+    private let latencyPort: Int?
+    private var glides: [ParameterGlide]
+    private let maxFrames: Int
+    private let sampleRate: Int
+    private let features: Features
+
+    /// Features passed to the plugin, kept alive as long as it lives.
+    private final class Features {
+        let strings: [UnsafeMutablePointer<CChar>]
+        let list: UnsafeMutablePointer<UnsafePointer<LV2_Feature>?>
+        let items: UnsafeMutablePointer<LV2_Feature>
+        let options: UnsafeMutablePointer<LV2_Options_Option>
+        let values: UnsafeMutablePointer<Int32>
+        let rate: UnsafeMutablePointer<Float>
+
+        init(sampleRate: Int, maxFrames: Int) {
+            rate = .allocate(capacity: 1)
+            rate.initialize(to: Float(sampleRate))
+            values = .allocate(capacity: 3)
+            values.initialize(from: [1, Int32(maxFrames), Int32(maxFrames)], count: 3)
+            let int = URIDMap.id("http://lv2plug.in/ns/ext/atom#Int"), float = URIDMap.id("http://lv2plug.in/ns/ext/atom#Float")
+            let size = UInt32(MemoryLayout<Int32>.size)
+            options = .allocate(capacity: 5)
+            let instance = LV2_OPTIONS_INSTANCE
+            options.initialize(from: [
+                LV2_Options_Option(context: instance, subject: 0, key: URIDMap.id("http://lv2plug.in/ns/lv2core#sampleRate"), size: size, type: float, value: rate),
+                LV2_Options_Option(context: instance, subject: 0, key: URIDMap.id("http://lv2plug.in/ns/ext/buf-size#minBlockLength"), size: size, type: int, value: values),
+                LV2_Options_Option(context: instance, subject: 0, key: URIDMap.id("http://lv2plug.in/ns/ext/buf-size#maxBlockLength"), size: size, type: int, value: values + 1),
+                LV2_Options_Option(context: instance, subject: 0, key: URIDMap.id("http://lv2plug.in/ns/ext/buf-size#nominalBlockLength"), size: size, type: int, value: values + 2),
+                LV2_Options_Option(context: instance, subject: 0, key: 0, size: 0, type: 0, value: nil),
+            ], count: 5)
+            let uris = LV2EffectUnit.offeredFeatures
+            strings = uris.map { strdup($0) }
+            items = .allocate(capacity: uris.count)
+            let data: [UnsafeMutableRawPointer?] = [UnsafeMutableRawPointer(URIDMap.map), UnsafeMutableRawPointer(URIDMap.unmap), UnsafeMutableRawPointer(options), nil, nil]
+            items.initialize(from: zip(strings, data).map { LV2_Feature(URI: $0.0, data: $0.1) }, count: uris.count)
+            list = .allocate(capacity: uris.count + 1)
+            for i in 0..<uris.count { list[i] = UnsafePointer(items + i) }
+            list[uris.count] = nil
+        }
+
+        deinit {
+            for string in strings { free(string) }
+            list.deallocate()
+            items.deallocate()
+            options.deallocate()
+            values.deallocate()
+            rate.deallocate()
+        }
+    }
+
+    /// The features Pianola gives plugins; any other a plugin requires makes it refused. Any thread.
+    public static let offeredFeatures = [
+        "http://lv2plug.in/ns/ext/urid#map", "http://lv2plug.in/ns/ext/urid#unmap", "http://lv2plug.in/ns/ext/options#options",
+        "http://lv2plug.in/ns/ext/buf-size#boundedBlockLength", "http://lv2plug.in/ns/lv2core#isLive",
+    ]
+    /// Required "features" that are promises the host keeps without data. Any thread.
+    static let keptPromises = ["http://lv2plug.in/ns/lv2core#inPlaceBroken", "http://lv2plug.in/ns/lv2core#hardRTCapable"]
+
+    /// The parameters `plugin`'s control inputs make, by symbol, with their ranges and
+    /// defaults; throws one line for a plugin Pianola cannot host as an effect (a feature or a
+    /// port it does not give, audio ports a stereo bus cannot take). Any thread.
+    public static func parameters(of plugin: LV2PluginInfo) throws(LV2Error) -> [EffectParameter] {
+        let (ins, outs) = (plugin.audioInputs.count, plugin.audioOutputs.count)
+        guard (1...2).contains(ins) && (1...2).contains(outs) else {
+            if ins == 0 && plugin.takesMIDI { throw LV2Error(.argument, "LV2 plugin '\(plugin.name)' is an instrument (MIDI in, no audio in), not an effect") }
+            throw LV2Error(.argument, "LV2 plugin '\(plugin.name)' has \(ins) audio inputs and \(outs) outputs; an effect on a stereo bus takes 1 or 2 of each")
+        }
+        let missing = plugin.requiredFeatures.filter { !offeredFeatures.contains($0) && !keptPromises.contains($0) }
+        guard missing.isEmpty else {
+            throw LV2Error(.argument, "LV2 plugin '\(plugin.name)' needs \(missing.joined(separator: ", ")), which Pianola does not offer yet")
+        }
+        if let port = plugin.ports.first(where: { !$0.isOptional && ($0.kind == .atom || $0.kind == .cv || $0.kind == .other) }) {
+            throw LV2Error(.argument, "LV2 plugin '\(plugin.name)': its \(port.kind.rawValue) port '\(port.symbol)' must be connected, which Pianola's effects do not do yet")
+        }
+        return plugin.controlInputs.map { port in
+            let low = port.minimum.isNaN ? -Double(Float.greatestFiniteMagnitude) : Double(port.minimum)
+            let high = port.maximum.isNaN ? Double(Float.greatestFiniteMagnitude) : Double(port.maximum)
+            return EffectParameter(name: port.symbol, minimum: min(low, high), maximum: max(low, high),
+                                   defaultValue: port.defaultValue.isNaN ? 0 : Double(port.defaultValue), summary: port.name)
+        }
+    }
+
+    /// Instantiates `plugin` at `sampleRate` for slices of at most `maxFrames`, and activates
+    /// it; throws one line for a plugin that needs a feature or port Pianola does not give,
+    /// has audio ports it cannot put on a stereo bus, or fails to instantiate. Control thread.
+    public init(_ plugin: LV2PluginInfo, sampleRate: Int, maxFrames: Int = 8_192) throws(LV2Error) {
+        self.plugin = plugin
+        self.sampleRate = sampleRate
+        self.maxFrames = maxFrames
+        tailFrames = sampleRate
+        parameters = try Self.parameters(of: plugin)
+        let (ins, outs) = (plugin.audioInputs.count, plugin.audioOutputs.count)
+        let copies = ins == 1 && outs == 1 ? 2 : 1
+        let features = Features(sampleRate: sampleRate, maxFrames: maxFrames)
+        self.features = features
+        controlPorts = plugin.controlInputs.map(\.index)
+        glides = parameters.map { ParameterGlide($0.defaultValue, glide: .linear) }
+        let world = LV2World.shared
+        var made: [UnsafeMutablePointer<LilvInstance>] = []
+        world.lock.withLock { _ in
+            let uri = lilv_new_uri(world.world, plugin.uri)
+            defer { lilv_node_free(uri) }
+            guard let lilvPlugin = lilv_plugins_get_by_uri(lilv_world_get_all_plugins(world.world), uri) else { return }
+            for _ in 0..<copies {
+                guard let instance = lilv_plugin_instantiate(lilvPlugin, Double(sampleRate), features.list) else { return }
+                made.append(instance)
+            }
+        }
+        guard made.count == copies else {
+            for instance in made { lilv_instance_free(instance) }
+            throw LV2Error(.file, "LV2 plugin '\(plugin.name)' (\(plugin.uri)) failed to instantiate at \(sampleRate) Hz")
+        }
+        instances = made
+        let portCount = plugin.ports.count
+        latencyPort = plugin.ports.first { $0.kind == .control && !$0.isInput && $0.symbol == "latency" }?.index
+        controls = made.map { _ in
+            let values = UnsafeMutablePointer<Float>.allocate(capacity: max(1, portCount))
+            values.initialize(from: plugin.ports.map { $0.defaultValue.isNaN ? 0 : $0.defaultValue }, count: portCount)
+            return values
+        }
+        func buffers(_ count: Int) -> [UnsafeMutablePointer<Float>] {
+            (0..<count).map { _ in
+                let buffer = UnsafeMutablePointer<Float>.allocate(capacity: maxFrames)
+                buffer.initialize(repeating: 0, count: maxFrames)
+                return buffer
+            }
+        }
+        inputs = made.map { _ in buffers(ins) }
+        outputs = made.map { _ in buffers(outs) }
+        for (k, instance) in made.enumerated() {
+            var (i, o) = (0, 0)
+            for port in plugin.ports {
+                switch port.kind {
+                case .control: lilv_instance_connect_port(instance, UInt32(port.index), controls[k] + port.index)
+                case .audio where port.isInput:
+                    lilv_instance_connect_port(instance, UInt32(port.index), inputs[k][i])
+                    i += 1
+                case .audio:
+                    lilv_instance_connect_port(instance, UInt32(port.index), outputs[k][o])
+                    o += 1
+                default: lilv_instance_connect_port(instance, UInt32(port.index), nil)
+                }
+            }
+            lilv_instance_activate(instance)
+        }
+    }
+
+    deinit {
+        for instance in instances {
+            lilv_instance_deactivate(instance)
+            lilv_instance_free(instance)
+        }
+        for buffer in controls + inputs.flatMap { $0 } + outputs.flatMap { $0 } { buffer.deallocate() }
+    }
+
+    /// Frames of delay the plugin reports on its `latency` output. Any thread (read between renders).
+    public var latencyFrames: Int { latencyPort.map { Int(controls[0][$0]) } ?? 0 }
+
+    /// Checks the format: the plugin was instantiated for its sample rate and block length. Control thread.
+    public func prepare(sampleRate: Int, maxFrames: Int) {
+        precondition(sampleRate == self.sampleRate && maxFrames <= self.maxFrames,
+                     "LV2 plugin made for \(self.sampleRate) Hz and \(self.maxFrames) frames, prepared for \(sampleRate) Hz and \(maxFrames)")
+    }
+
+    /// Moves control input `index` (in `parameters`' order). Render thread only.
+    public func setParameter(_ index: Int, to value: Double, rampFrames: Int) {
+        guard glides.indices.contains(index) else { return }
+        glides[index].move(to: min(max(value, parameters[index].minimum), parameters[index].maximum), frames: rampFrames)
+        if !glides[index].isGliding { write(index) }
+    }
+
+    /// Runs the plugin over `audio` in place. Render thread only.
+    public func process(_ audio: StereoSlice) {
+        var done = 0
+        while done < audio.frames {
+            var count = min(audio.frames - done, maxFrames)
+            if isGliding {
+                count = min(count, Self.glideStep)
+                for k in glides.indices {
+                    for _ in 0..<count { _ = glides[k].advance() }
+                    write(k)
+                }
+            }
+            run(audio.dropFirst(done, count: count))
+            done += count
+        }
+    }
+
+    /// Frames between two control values along a glide.
+    static let glideStep = 32
+
+    private var isGliding: Bool {
+        for k in glides.indices where glides[k].isGliding { return true }
+        return false
+    }
+
+    private func write(_ index: Int) {
+        let value = Float(glides[index].value)
+        for k in controls.indices { controls[k][controlPorts[index]] = value }
+    }
+
+    private func run(_ audio: StereoSlice) {
+        let frames = audio.frames
+        switch (inputs[0].count, outputs[0].count, instances.count) {
+        case (1, 1, _):
+            inputs[0][0].update(from: audio.left, count: frames)
+            inputs[1][0].update(from: audio.right, count: frames)
+            lilv_instance_run(instances[0], UInt32(frames))
+            lilv_instance_run(instances[1], UInt32(frames))
+            audio.left.update(from: outputs[0][0], count: frames)
+            audio.right.update(from: outputs[1][0], count: frames)
+        case (1, _, _):
+            for i in 0..<frames { inputs[0][0][i] = 0.5 * (audio.left[i] + audio.right[i]) }
+            lilv_instance_run(instances[0], UInt32(frames))
+            audio.left.update(from: outputs[0][0], count: frames)
+            audio.right.update(from: outputs[0][1], count: frames)
+        default:
+            inputs[0][0].update(from: audio.left, count: frames)
+            inputs[0][1].update(from: audio.right, count: frames)
+            lilv_instance_run(instances[0], UInt32(frames))
+            audio.left.update(from: outputs[0][0], count: frames)
+            audio.right.update(from: outputs[0][outputs[0].count - 1], count: frames)
+        }
+    }
+
+    /// Forgets what the plugin has heard: deactivated and activated again (LV2's reset). Render thread only.
+    public func reset() {
+        for instance in instances {
+            lilv_instance_deactivate(instance)
+            lilv_instance_activate(instance)
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

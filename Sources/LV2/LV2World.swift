@@ -1,0 +1,193 @@
+import CLilv
+import Faults
+import Synchronization
+
+/// One port of an LV2 plugin, as its Turtle describes it. Any thread.
+public struct LV2Port: Hashable, Sendable {
+    /// What flows through a port. Any thread.
+    public enum Kind: String, Hashable, Sendable {
+        /// Audio samples.
+        case audio
+        /// One float a block: a knob.
+        case control
+        /// Atom sequences: MIDI, patch messages.
+        case atom
+        /// Control voltage: a float a frame.
+        case cv
+        /// Something Pianola does not connect.
+        case other
+    }
+
+    /// Its index in the plugin. Any thread.
+    public let index: Int
+    /// Its symbol: how a spec names it (`l_delay`). Any thread.
+    public let symbol: String
+    /// Its human name. Any thread.
+    public let name: String
+    /// What flows through it. Any thread.
+    public let kind: Kind
+    /// Whether the plugin reads it (else it writes it). Any thread.
+    public let isInput: Bool
+    /// Whether it may be left unconnected. Any thread.
+    public let isOptional: Bool
+    /// Whether it carries MIDI events (an atom port that supports midi:MidiEvent). Any thread.
+    public let carriesMIDI: Bool
+    /// Smallest, largest and default value (NaN where the plugin says none). Any thread.
+    public let minimum: Float, maximum: Float, defaultValue: Float
+}
+
+/// An installed LV2 plugin, as its Turtle describes it. Any thread.
+public struct LV2PluginInfo: Hashable, Sendable {
+    /// Its URI. Any thread.
+    public let uri: String
+    /// Its human name (`mda Delay`). Any thread.
+    public let name: String
+    /// Its class's label (`Delay`, `Instrument`), empty when it has none. Any thread.
+    public let className: String
+    /// Its ports, by index. Any thread.
+    public let ports: [LV2Port]
+    /// The features it cannot run without. Any thread.
+    public let requiredFeatures: [String]
+    /// Whether it says it runs in bounded time (lv2:hardRTCapable). Any thread.
+    public let isHardRealTime: Bool
+    /// Its presets: label and URI. Any thread.
+    public let presets: [LV2Preset]
+
+    /// Its audio input ports. Any thread.
+    public var audioInputs: [LV2Port] { ports.filter { $0.kind == .audio && $0.isInput } }
+    /// Its audio output ports. Any thread.
+    public var audioOutputs: [LV2Port] { ports.filter { $0.kind == .audio && !$0.isInput } }
+    /// Its control input ports: the parameters a spec sets. Any thread.
+    public var controlInputs: [LV2Port] { ports.filter { $0.kind == .control && $0.isInput } }
+    /// Whether it takes MIDI (an atom input): an instrument. Any thread.
+    public var takesMIDI: Bool { ports.contains { $0.carriesMIDI && $0.isInput } }
+}
+
+/// A preset of a plugin. Any thread.
+public struct LV2Preset: Hashable, Sendable {
+    /// Its label. Any thread.
+    public let label: String
+    /// Its URI. Any thread.
+    public let uri: String
+}
+
+/// A plugin that cannot be found, loaded or run: which, and why, in one line. Any thread.
+public struct LV2Error: Fault, Hashable, Sendable {
+    /// What kind of fault it is. Any thread.
+    public let kind: FaultKind
+    /// The line. Any thread.
+    public let description: String
+
+    /// A fault of `kind` saying `description`. Any thread.
+    public init(_ kind: FaultKind, _ description: String) {
+        self.kind = kind
+        self.description = description
+    }
+}
+
+/// The LV2 plugins installed on this machine (LV2_PATH, else ~/.lv2, /usr/local/lib/lv2 and
+/// /usr/lib/lv2), found once by lilv and described. Its lilv world is used under one lock.
+/// Any thread.
+public final class LV2World: @unchecked Sendable {
+    // @unchecked Sendable: `world` and its nodes are used only under `lock`.
+    let world: OpaquePointer
+    let lock = Mutex<Void>(())
+    /// Every plugin installed, by name. Any thread.
+    public let plugins: [LV2PluginInfo]
+
+    /// The world of this process, loaded at its first use. Any thread.
+    public static let shared = LV2World()
+
+    private init() {
+        world = lilv_world_new()
+        lilv_world_load_all(world)
+        plugins = Self.describe(world)
+    }
+
+    /// The plugin `text` names: its URI, or its name (any case); throws one line when none
+    /// (or more than one) is. Any thread.
+    public func plugin(_ text: String) throws(LV2Error) -> LV2PluginInfo {
+        if let plugin = plugins.first(where: { $0.uri == text }) { return plugin }
+        let named = plugins.filter { $0.name.lowercased() == text.lowercased() }
+        if named.count == 1 { return named[0] }
+        if named.count > 1 { throw LV2Error(.argument, "LV2 plugin '\(text)': \(named.count) plugins have that name; give one's URI (\(named.map(\.uri).joined(separator: ", ")))") }
+        let near = plugins.filter { $0.name.lowercased().contains(text.lowercased()) }.prefix(3).map { "'\($0.name)'" }
+        throw LV2Error(.argument, "no LV2 plugin '\(text)' is installed (\(plugins.count) are\(near.isEmpty ? "" : "; near: \(near.joined(separator: ", "))"); 'pianola plugins' lists them)")
+    }
+
+    private static func describe(_ world: OpaquePointer) -> [LV2PluginInfo] {
+        func uri(_ text: String) -> OpaquePointer { lilv_new_uri(world, text) }
+        let input = uri("http://lv2plug.in/ns/lv2core#InputPort"), audio = uri("http://lv2plug.in/ns/lv2core#AudioPort")
+        let control = uri("http://lv2plug.in/ns/lv2core#ControlPort"), cv = uri("http://lv2plug.in/ns/lv2core#CVPort")
+        let atom = uri("http://lv2plug.in/ns/ext/atom#AtomPort"), optional = uri("http://lv2plug.in/ns/lv2core#connectionOptional")
+        let hardRT = uri("http://lv2plug.in/ns/lv2core#hardRTCapable"), preset = uri("http://lv2plug.in/ns/ext/presets#Preset")
+        let label = uri("http://www.w3.org/2000/01/rdf-schema#label"), midi = uri("http://lv2plug.in/ns/ext/midi#MidiEvent")
+        defer { for node in [input, audio, control, cv, atom, optional, hardRT, preset, label, midi] { lilv_node_free(node) } }
+        var result: [LV2PluginInfo] = []
+        let all = lilv_world_get_all_plugins(world)
+        var iterator = lilv_plugins_begin(all)
+        while !lilv_plugins_is_end(all, iterator) {
+            defer { iterator = lilv_plugins_next(all, iterator) }
+            guard let plugin = lilv_plugins_get(all, iterator) else { continue }
+            let count = Int(lilv_plugin_get_num_ports(plugin))
+            var minimums = [Float](repeating: .nan, count: count), maximums = minimums, defaults = minimums
+            lilv_plugin_get_port_ranges_float(plugin, &minimums, &maximums, &defaults)
+            let ports = (0..<count).map { index -> LV2Port in
+                let port = lilv_plugin_get_port_by_index(plugin, UInt32(index))
+                let kind: LV2Port.Kind = lilv_port_is_a(plugin, port, audio) ? .audio : lilv_port_is_a(plugin, port, control) ? .control
+                    : lilv_port_is_a(plugin, port, atom) ? .atom : lilv_port_is_a(plugin, port, cv) ? .cv : .other
+                let name = lilv_port_get_name(plugin, port)
+                defer { lilv_node_free(name) }
+                return LV2Port(index: index, symbol: string(lilv_port_get_symbol(plugin, port)), name: string(name), kind: kind,
+                               isInput: lilv_port_is_a(plugin, port, input), isOptional: lilv_port_has_property(plugin, port, optional),
+                               carriesMIDI: kind == .atom && lilv_port_supports_event(plugin, port, midi),
+                               minimum: minimums[index], maximum: maximums[index], defaultValue: defaults[index])
+            }
+            let required = lilv_plugin_get_required_features(plugin)
+            let features = strings(required)
+            lilv_nodes_free(required)
+            let optionalFeatures = lilv_plugin_get_optional_features(plugin)
+            let hard = lilv_nodes_contains(optionalFeatures, hardRT) || lilv_nodes_contains(required, hardRT)
+            lilv_nodes_free(optionalFeatures)
+            var presets: [LV2Preset] = []
+            if let related = lilv_plugin_get_related(plugin, preset) {
+                var at = lilv_nodes_begin(related)
+                while !lilv_nodes_is_end(related, at) {
+                    if let node = lilv_nodes_get(related, at) {
+                        lilv_world_load_resource(world, node)
+                        let labels = lilv_world_find_nodes(world, node, label, nil)
+                        let text = labels.flatMap { lilv_nodes_get_first($0) }.map { string($0) } ?? string(node)
+                        lilv_nodes_free(labels)
+                        presets.append(LV2Preset(label: text, uri: string(node)))
+                    }
+                    at = lilv_nodes_next(related, at)
+                }
+                lilv_nodes_free(related)
+            }
+            let name = lilv_plugin_get_name(plugin)
+            defer { lilv_node_free(name) }
+            let className = lilv_plugin_class_get_label(lilv_plugin_get_class(plugin)).map { string($0) } ?? ""
+            result.append(LV2PluginInfo(uri: string(lilv_plugin_get_uri(plugin)), name: string(name), className: className, ports: ports,
+                                        requiredFeatures: features, isHardRealTime: hard, presets: presets.sorted { $0.label < $1.label }))
+        }
+        return result.sorted { ($0.name.lowercased(), $0.uri) < ($1.name.lowercased(), $1.uri) }
+    }
+}
+
+/// A node's text (a URI's, a string's), empty for none.
+func string(_ node: OpaquePointer?) -> String {
+    guard let node, let text = lilv_node_as_string(node) else { return "" }
+    return String(cString: text)
+}
+
+/// The texts of a node collection.
+func strings(_ nodes: UnsafeRawPointer?) -> [String] {
+    guard let nodes else { return [] }
+    var result: [String] = []
+    var at = lilv_nodes_begin(nodes)
+    while !lilv_nodes_is_end(nodes, at) {
+        result.append(string(lilv_nodes_get(nodes, at)))
+        at = lilv_nodes_next(nodes, at)
+    }
+    return result
+}

@@ -1,0 +1,46 @@
+import ArgumentParser
+import Pianola
+
+/// `pianola plugins`: the LV2 plugins installed, and what `--fx` can set on one.
+struct Plugins: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the installed LV2 plugins, or one plugin's ports, ranges and presets.",
+        discussion: "Plugins are found where LV2_PATH says, else in ~/.lv2, /usr/local/lib/lv2 and /usr/lib/lv2. --fx takes one by URI or name, its control ports by symbol: --fx 'mda Delay,l_delay=0.3'.")
+
+    @Argument(help: ArgumentHelp("A plugin's URI or name: show its ports and presets.", valueName: "plugin"))
+    var plugin: String?
+
+    func run() throws {
+        let world = LV2World.shared
+        guard let plugin else {
+            for info in world.plugins { print(Self.line(info)) }
+            print("\(world.plugins.count) LV2 plugins")
+            return
+        }
+        let info: LV2PluginInfo
+        do { info = try world.plugin(plugin) } catch { throw fail(error.description) }
+        print(Self.line(info))
+        do { _ = try EffectSpec(info.uri) } catch { print("  not usable as --fx: \(error.reason)") }
+        for port in info.ports {
+            let direction = port.isInput ? "in " : "out"
+            var range = ""
+            if port.kind == .control {
+                range = " " + [port.minimum, port.maximum].map { $0.isNaN ? "?" : Self.number($0) }.joined(separator: "..")
+                    + (port.defaultValue.isNaN ? "" : " (default \(Self.number(port.defaultValue)))")
+            }
+            print("  \(direction) \(port.kind.rawValue + String(repeating: " ", count: max(0, 7 - port.kind.rawValue.count))) \(port.symbol)\(range): \(port.name)\(port.isOptional ? " (optional)" : "")")
+        }
+        for preset in info.presets { print("  preset: \(preset.label)  <\(preset.uri)>") }
+    }
+
+    /// Name, URI, class and the shape of a plugin, on one line.
+    static func line(_ info: LV2PluginInfo) -> String {
+        var notes = ["\(info.audioInputs.count) in", "\(info.audioOutputs.count) out", "\(info.controlInputs.count) parameters"]
+        if !info.presets.isEmpty { notes.append("\(info.presets.count) presets") }
+        if info.takesMIDI { notes.append("takes MIDI") }
+        if !info.isHardRealTime { notes.append("not hard real-time") }
+        return "\(info.name)  <\(info.uri)>\(info.className.isEmpty ? "" : "  [\(info.className)]")  \(notes.joined(separator: ", "))"
+    }
+
+    private static func number(_ value: Float) -> String { value == value.rounded() && abs(value) < 1e9 ? String(Int(value)) : String(value) }
+}
