@@ -415,7 +415,7 @@ struct NewUserTests {
         let rendr = try CLIRun.pianola("rendr")
         #expect(rendr.status == 1 && rendr.stderr == "pianola: unknown command 'rendr'; did you mean 'render'?\n")
         let xyzzy = try CLIRun.pianola("xyzzy")
-        #expect(xyzzy.status == 1 && xyzzy.stderr == "pianola: unknown command 'xyzzy'; the commands are convert, devices, info, play, ports, receive, record, render, roll, send, or give MIDI files to play\n")
+        #expect(xyzzy.status == 1 && xyzzy.stderr == "pianola: unknown command 'xyzzy'; the commands are convert, devices, effects, info, play, plugins, ports, receive, record, render, roll, send, or give MIDI files to play\n")
         let scratch = try Scratch()
         let song = try scratch.write("song.mid", Self.fourBars())
         let played = try CLIRun.pianola(song, "--device", "null", "--soundfont", Self.font, "--quiet")
