@@ -25,13 +25,15 @@ let package = Package(
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
-        .systemLibrary(name: "CLilv", pkgConfig: "lilv-0", providers: [.apt(["liblilv-dev", "lv2-dev"])]),
         .target(name: "CJack", dependencies: ["CLazyLibrary"]),
         // libpipewire-0.3 (Debian's libpipewire-0.3-dev): not a system library with pkg-config,
         // whose -D_REENTRANT SwiftPM refuses with a warning in every package that depends on
         // Pianola; include/ links to the headers' folders instead, and shim.c holds what
         // Swift cannot call (SPA's macros and variadic builders).
         .target(name: "CPipeWire", dependencies: ["CLazyLibrary"]),
+        // lilv (Debian's liblilv-dev and lv2-dev): include/lilv links to its header folder,
+        // and it is opened on first use, as libfluidsynth is.
+        .target(name: "CLilv", dependencies: ["CLazyLibrary"]),
         // What Swift cannot do with them: catch alsa-lib's and libfluidsynth's error messages.
         .target(name: "CShims", dependencies: ["CALSA", "CFluidSynth"]),
 

@@ -118,7 +118,7 @@ public final class LV2EffectUnit: EffectUnit {
         self.features = features
         controlPorts = plugin.controlInputs.map(\.index)
         glides = parameters.map { ParameterGlide($0.defaultValue, glide: .linear) }
-        let world = LV2World.shared
+        let world = try LV2World.shared()
         var made: [UnsafeMutablePointer<LilvInstance>] = []
         world.lock.withLock { _ in
             let uri = lilv_new_uri(world.world, plugin.uri)
@@ -173,7 +173,7 @@ public final class LV2EffectUnit: EffectUnit {
             lilv_instance_deactivate(instance)
             lilv_instance_free(instance)
         }
-        for buffer in controls + inputs.flatMap { $0 } + outputs.flatMap { $0 } { buffer.deallocate() }
+        for buffer in controls + inputs.joined() + outputs.joined() { buffer.deallocate() }
     }
 
     /// Frames of delay the plugin reports on its `latency` output. Any thread (read between renders).

@@ -95,8 +95,14 @@ public final class LV2World: @unchecked Sendable {
     /// Every plugin installed, by name. Any thread.
     public let plugins: [LV2PluginInfo]
 
-    /// The world of this process, loaded at its first use. Any thread.
-    public static let shared = LV2World()
+    private static let loaded: Result<LV2World, LV2Error> = {
+        if let problem = clilv_open() { return .failure(LV2Error(.file, String(cString: problem))) }
+        return .success(LV2World())
+    }()
+
+    /// The world of this process, loaded at its first use; throws one line when lilv is not
+    /// installed. Any thread.
+    public static func shared() throws(LV2Error) -> LV2World { try loaded.get() }
 
     private init() {
         world = lilv_world_new()

@@ -35,7 +35,7 @@ public struct EffectSpec: Hashable, Sendable, CustomStringConvertible {
             (name, plugin, parameters) = (effect.name, nil, effect.parameters)
         } else {
             let plugin: LV2PluginInfo
-            do { plugin = try LV2World.shared.plugin(first) } catch {
+            do { plugin = try LV2World.shared().plugin(first) } catch {
                 let lv2 = first.contains(":") ? error.description : "nor an LV2 plugin of that name"
                 throw EffectSpecError(spec: text, reason: "no built-in effect '\(first)' (built in: \(Self.names); 'pianola effects' lists their parameters), \(lv2)")
             }

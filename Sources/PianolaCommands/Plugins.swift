@@ -11,7 +11,8 @@ struct Plugins: ParsableCommand {
     var plugin: String?
 
     func run() throws {
-        let world = LV2World.shared
+        let world: LV2World
+        do { world = try LV2World.shared() } catch { throw fail(error.description) }
         guard let plugin else {
             for info in world.plugins { print(Self.line(info)) }
             print("\(world.plugins.count) LV2 plugins")

@@ -64,7 +64,7 @@ struct LV2ApplyTests {
         ("http://gareus.org/oss/lv2/darc#stereo", ["threshold": -20, "Ratio": 0.6], "x42-plugins"),
     ])
     func againstLV2Apply(uri: String, controls: [String: Double], package: String) throws {
-        let plugin = try LV2World.shared.plugin(uri)
+        let plugin = try LV2World.shared().plugin(uri)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pianola-lv2-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -123,7 +123,7 @@ struct LV2ChainTests {
         mixer.connect(Noise())
         for uri in ["http://drobilla.net/plugins/mda/Overdrive", "http://plugin.org.uk/swh-plugins/dj_eq", "http://gareus.org/oss/lv2/darc#stereo",
                     "http://drobilla.net/plugins/mda/Delay"] {
-            mixer.inserts.append(try LV2EffectUnit(LV2World.shared.plugin(uri), sampleRate: 48_000, maxFrames: 512))
+            mixer.inserts.append(try LV2EffectUnit(try LV2World.shared().plugin(uri), sampleRate: 48_000, maxFrames: 512))
         }
         for name in ["lowpass", "peak", "delay", "compressor"] { mixer.inserts.append(BuiltInEffect.named(name)!.makeUnit()) }
         let buffer = AudioBuffer(capacity: 512)
