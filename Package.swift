@@ -71,7 +71,7 @@ let package = Package(
         .target(name: "Engine", dependencies: ["MIDI", "DSP"]),
         // Synthesis in the graph: the sampler node over a synthesizer, the split sampler that
         // spreads a song over cores, preset preloading. Pianola's own synthesizer goes here too.
-        .target(name: "Synthesis", dependencies: ["DSP", "Engine", "FluidSynth", "MIDI"]),
+        .target(name: "Synthesis", dependencies: ["DSP", "Engine", "FluidSynth", "LV2", "MIDI"]),
         // Pianola's own SoundFont synthesizer, in Swift for this engine's rules: voices that play
         // a SoundFontModel's regions as libfluidsynth does, every event on its exact frame.
         .target(name: "SoundFontSynth", dependencies: ["DSP", "Engine", "SoundFontModel"]),
@@ -133,7 +133,7 @@ let package = Package(
         // Test support in Swift: the seeded random generator the tests share.
         .target(name: "TestSupport", dependencies: ["Engine"], path: "Tests/Support/TestSupport"),
         .testTarget(name: "DSPTests", dependencies: ["DSP"]),
-        .testTarget(name: "LV2Tests", dependencies: ["LV2", "DSP", "Engine", "AudioFile", "AllocationCounter"]),
+        .testTarget(name: "LV2Tests", dependencies: ["LV2", "DSP", "Engine", "Synthesis", "AudioFile", "AllocationCounter"]),
         .testTarget(name: "MIDITests", dependencies: ["MIDI", "Sequencing", "TestSupport"]),
         .testTarget(name: "SequencingTests", dependencies: ["Sequencing", "MIDI", "SongBook", "TestSupport"]),
         // Test support: a sequence rendered through a player, the test font's sampler and a mixer.

@@ -24,60 +24,8 @@ public final class LV2EffectUnit: EffectUnit {
     private var glides: [ParameterGlide]
     private let maxFrames: Int
     private let sampleRate: Int
-    private let features: Features
+    private let features: LV2Features
 
-    /// Features passed to the plugin, kept alive as long as it lives.
-    private final class Features {
-        let strings: [UnsafeMutablePointer<CChar>]
-        let list: UnsafeMutablePointer<UnsafePointer<LV2_Feature>?>
-        let items: UnsafeMutablePointer<LV2_Feature>
-        let options: UnsafeMutablePointer<LV2_Options_Option>
-        let values: UnsafeMutablePointer<Int32>
-        let rate: UnsafeMutablePointer<Float>
-
-        init(sampleRate: Int, maxFrames: Int) {
-            rate = .allocate(capacity: 1)
-            rate.initialize(to: Float(sampleRate))
-            values = .allocate(capacity: 3)
-            values.initialize(from: [1, Int32(maxFrames), Int32(maxFrames)], count: 3)
-            let int = URIDMap.id("http://lv2plug.in/ns/ext/atom#Int"), float = URIDMap.id("http://lv2plug.in/ns/ext/atom#Float")
-            let size = UInt32(MemoryLayout<Int32>.size)
-            options = .allocate(capacity: 5)
-            let instance = LV2_OPTIONS_INSTANCE
-            options.initialize(from: [
-                LV2_Options_Option(context: instance, subject: 0, key: URIDMap.id("http://lv2plug.in/ns/lv2core#sampleRate"), size: size, type: float, value: rate),
-                LV2_Options_Option(context: instance, subject: 0, key: URIDMap.id("http://lv2plug.in/ns/ext/buf-size#minBlockLength"), size: size, type: int, value: values),
-                LV2_Options_Option(context: instance, subject: 0, key: URIDMap.id("http://lv2plug.in/ns/ext/buf-size#maxBlockLength"), size: size, type: int, value: values + 1),
-                LV2_Options_Option(context: instance, subject: 0, key: URIDMap.id("http://lv2plug.in/ns/ext/buf-size#nominalBlockLength"), size: size, type: int, value: values + 2),
-                LV2_Options_Option(context: instance, subject: 0, key: 0, size: 0, type: 0, value: nil),
-            ], count: 5)
-            let uris = LV2EffectUnit.offeredFeatures
-            strings = uris.map { strdup($0) }
-            items = .allocate(capacity: uris.count)
-            let data: [UnsafeMutableRawPointer?] = [UnsafeMutableRawPointer(URIDMap.map), UnsafeMutableRawPointer(URIDMap.unmap), UnsafeMutableRawPointer(options), nil, nil]
-            items.initialize(from: zip(strings, data).map { LV2_Feature(URI: $0.0, data: $0.1) }, count: uris.count)
-            list = .allocate(capacity: uris.count + 1)
-            for i in 0..<uris.count { list[i] = UnsafePointer(items + i) }
-            list[uris.count] = nil
-        }
-
-        deinit {
-            for string in strings { free(string) }
-            list.deallocate()
-            items.deallocate()
-            options.deallocate()
-            values.deallocate()
-            rate.deallocate()
-        }
-    }
-
-    /// The features Pianola gives plugins; any other a plugin requires makes it refused. Any thread.
-    public static let offeredFeatures = [
-        "http://lv2plug.in/ns/ext/urid#map", "http://lv2plug.in/ns/ext/urid#unmap", "http://lv2plug.in/ns/ext/options#options",
-        "http://lv2plug.in/ns/ext/buf-size#boundedBlockLength", "http://lv2plug.in/ns/lv2core#isLive",
-    ]
-    /// Required "features" that are promises the host keeps without data. Any thread.
-    static let keptPromises = ["http://lv2plug.in/ns/lv2core#inPlaceBroken", "http://lv2plug.in/ns/lv2core#hardRTCapable"]
 
     /// The parameters `plugin`'s control inputs make, by symbol, with their ranges and
     /// defaults; throws one line for a plugin Pianola cannot host as an effect (a feature or a
@@ -88,7 +36,7 @@ public final class LV2EffectUnit: EffectUnit {
             if ins == 0 && plugin.takesMIDI { throw LV2Error(.argument, "LV2 plugin '\(plugin.name)' is an instrument (MIDI in, no audio in), not an effect") }
             throw LV2Error(.argument, "LV2 plugin '\(plugin.name)' has \(ins) audio inputs and \(outs) outputs; an effect on a stereo bus takes 1 or 2 of each")
         }
-        let missing = plugin.requiredFeatures.filter { !offeredFeatures.contains($0) && !keptPromises.contains($0) }
+        let missing = plugin.requiredFeatures.filter { !LV2Features.offered.contains($0) && !LV2Features.keptPromises.contains($0) }
         guard missing.isEmpty else {
             throw LV2Error(.argument, "LV2 plugin '\(plugin.name)' needs \(missing.joined(separator: ", ")), which Pianola does not offer yet")
         }
@@ -114,25 +62,11 @@ public final class LV2EffectUnit: EffectUnit {
         parameters = try Self.parameters(of: plugin)
         let (ins, outs) = (plugin.audioInputs.count, plugin.audioOutputs.count)
         let copies = ins == 1 && outs == 1 ? 2 : 1
-        let features = Features(sampleRate: sampleRate, maxFrames: maxFrames)
+        let features = LV2Features(sampleRate: sampleRate, maxFrames: maxFrames)
         self.features = features
         controlPorts = plugin.controlInputs.map(\.index)
         glides = parameters.map { ParameterGlide($0.defaultValue, glide: .linear) }
-        let world = try LV2World.shared()
-        var made: [UnsafeMutablePointer<LilvInstance>] = []
-        world.lock.withLock { _ in
-            let uri = lilv_new_uri(world.world, plugin.uri)
-            defer { lilv_node_free(uri) }
-            guard let lilvPlugin = lilv_plugins_get_by_uri(lilv_world_get_all_plugins(world.world), uri) else { return }
-            for _ in 0..<copies {
-                guard let instance = lilv_plugin_instantiate(lilvPlugin, Double(sampleRate), features.list) else { return }
-                made.append(instance)
-            }
-        }
-        guard made.count == copies else {
-            for instance in made { lilv_instance_free(instance) }
-            throw LV2Error(.file, "LV2 plugin '\(plugin.name)' (\(plugin.uri)) failed to instantiate at \(sampleRate) Hz")
-        }
+        let made = try LV2World.shared().instantiate(plugin, copies: copies, sampleRate: sampleRate, features: features)
         instances = made
         let portCount = plugin.ports.count
         latencyPort = plugin.ports.first { $0.kind == .control && !$0.isInput && $0.symbol == "latency" }?.index

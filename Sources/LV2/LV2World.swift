@@ -121,6 +121,26 @@ public final class LV2World: @unchecked Sendable {
         throw LV2Error(.argument, "no LV2 plugin '\(text)' is installed (\(plugins.count) are\(near.isEmpty ? "" : "; near: \(near.joined(separator: ", "))"); 'pianola plugins' lists them)")
     }
 
+    /// `copies` instances of `plugin` at `sampleRate` with `features`; throws one line when
+    /// one cannot be made (none is left then). Control thread.
+    func instantiate(_ plugin: LV2PluginInfo, copies: Int, sampleRate: Int, features: LV2Features) throws(LV2Error) -> [UnsafeMutablePointer<LilvInstance>] {
+        var made: [UnsafeMutablePointer<LilvInstance>] = []
+        lock.withLock { _ in
+            let uri = lilv_new_uri(world, plugin.uri)
+            defer { lilv_node_free(uri) }
+            guard let lilvPlugin = lilv_plugins_get_by_uri(lilv_world_get_all_plugins(world), uri) else { return }
+            for _ in 0..<copies {
+                guard let instance = lilv_plugin_instantiate(lilvPlugin, Double(sampleRate), features.list) else { return }
+                made.append(instance)
+            }
+        }
+        guard made.count == copies else {
+            for instance in made { lilv_instance_free(instance) }
+            throw LV2Error(.file, "LV2 plugin '\(plugin.name)' (\(plugin.uri)) failed to instantiate at \(sampleRate) Hz")
+        }
+        return made
+    }
+
     private static func describe(_ world: OpaquePointer) -> [LV2PluginInfo] {
         func uri(_ text: String) -> OpaquePointer { lilv_new_uri(world, text) }
         let input = uri("http://lv2plug.in/ns/lv2core#InputPort"), audio = uri("http://lv2plug.in/ns/lv2core#AudioPort")

@@ -65,12 +65,31 @@ public final class SongGraph {
         public var audioFiles: [AudioAttachment] = []
         /// Effects on the song's output, in order (its master inserts). Any thread.
         public var effects: [EffectSpec] = []
+        /// Tracks played by LV2 instruments instead of the SoundFont, each with its own. Any thread.
+        public var instruments: [InstrumentRoute] = []
         /// Start the player when the graph is built; off when something else starts it (a
         /// `ClockFollower`). Any thread.
         public var startsPlaying = true
 
         /// The defaults. Any thread.
         public init() {}
+    }
+
+    /// Tracks (0-based) whose events an LV2 instrument plays instead of the synthesizer. Any thread.
+    public struct InstrumentRoute: Hashable, Sendable {
+        /// The tracks. Any thread.
+        public var tracks: Set<Int>
+        /// The instrument. Any thread.
+        public var plugin: LV2PluginInfo
+        /// Its control inputs set, by symbol (the others stand at their defaults). Any thread.
+        public var values: [String: Double]
+
+        /// `tracks` to `plugin` with `values` set. Any thread.
+        public init(tracks: Set<Int>, plugin: LV2PluginInfo, values: [String: Double] = [:]) {
+            self.tracks = tracks
+            self.plugin = plugin
+            self.values = values
+        }
     }
 
     /// An audio file played with the song, from the song position `tick` (its frame under the
@@ -191,7 +210,17 @@ public final class SongGraph {
         mixer = MixerNode()
         for unit in effectUnits { mixer.inserts.append(unit) }
         graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: settings.sampleRate), maxFrames: maxFrames)
-        let routes = routing.destinations(trackCount: sequence.tracks.count, synth: synth, external: external)
+        let instrumentNodes = try settings.instruments.map { route throws(LV2Error) in
+            let instrument = try LV2Instrument(route.plugin, sampleRate: settings.sampleRate, maxFrames: maxFrames)
+            for (symbol, value) in route.values.sorted(by: { $0.key < $1.key }) { try instrument.set(symbol, to: value) }
+            return LV2InstrumentNode(instrument: instrument, maxFrames: maxFrames)
+        }
+        // An instrument's tracks go to it whatever else the routing says.
+        var routing = routing
+        routing.rules.insert(contentsOf: settings.instruments.enumerated().flatMap { index, route in
+            route.tracks.sorted().map { Routing.Rule(tracks: $0...$0, target: .external(external.count + index)) }
+        }, at: 0)
+        let routes = routing.destinations(trackCount: sequence.tracks.count, synth: synth, external: external + instrumentNodes)
         let bus = MixerNode()
         player = Player(sequence: sequence, sampleRate: settings.sampleRate, destinations: routes.destinations,
                         trackDestinations: routes.trackDestinations, parameters: bus, sync: sync)
@@ -210,7 +239,7 @@ public final class SongGraph {
             musicFrames = max(musicFrames, node.endTime ?? 0)
         }
         filePlayers = players
-        mixer.connect(SongNode(player: player, bus: bus, sources: [synth] + players))
+        mixer.connect(SongNode(player: player, bus: bus, sources: [synth] + players + instrumentNodes))
         self.musicFrames = musicFrames
         settings.configure(player, for: sequence)
         if settings.startsPlaying { player.start() }

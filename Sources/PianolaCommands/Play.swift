@@ -89,11 +89,19 @@ struct Play: ParsableCommand {
         if !skipped.isEmpty { throw fail("\(skipped.count) of \(playlist.count) songs could not be played (each said above)") }
     }
 
+    /// The line for an LV2 instrument in `settings` that does not say it is hard real-time, if any.
+    static func notLive(_ settings: SongGraph.Settings) -> String? {
+        settings.instruments.first { !$0.plugin.isHardRealTime }.map {
+            "--instrument: LV2 plugin '\($0.plugin.name)' does not say it is hard real-time capable (lv2:hardRTCapable); it can render (pianola render) but not play live"
+        }
+    }
+
     /// Plays one song until it ends, a key moves on, or a signal arrives. A song that cannot
     /// be read or set up is skipped after its one line, unless it is the only one.
     func play(_ song: String, position: String?, interruption: Interruption, keys: KeyReader?, volume: inout Float) throws -> Outcome {
         var sequence: MusicSequence, font: SoundFontChoice, settings: SongGraph.Settings
         do { (sequence, font, settings) = try options.load(song) } catch where position != nil { return .skipped }
+        if let line = Self.notLive(settings) { throw fail(line) }
         let midi = try midiOptions.open(trackCount: sequence.tracks.count, sampleRate: settings.sampleRate, interruption: interruption)
         let (playback, status) = try Play.start(sequence: sequence, title: StatusLine.title(of: sequence, file: song), position: position, font: font,
                                                 settings: &settings, midi: midi, audio: audio, followingTransport: jackTransport, quiet: quiet,

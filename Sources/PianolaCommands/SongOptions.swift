@@ -57,6 +57,9 @@ struct SongOptions: ParsableArguments {
 
     @OptionGroup var choice: SongChoice
 
+    @Option(help: ArgumentHelp("Play these tracks (as --mute names them) on an LV2 instrument instead of the SoundFont: TRACKS=PLUGIN[,SYMBOL=VALUE…], the plugin by URI or name and its control ports by symbol ('2,Piano=mda piano,random_detuning=0', '3=lv2:http://drobilla.net/plugins/mda/JX10'); repeatable.", valueName: "tracks=plugin"))
+    var instrument: [String] = []
+
     @Option(name: .customLong("fx"), help: ArgumentHelp("An effect on the output: a built-in or an LV2 plugin (its URI or name) and its parameters after commas ('lowpass,cutoff=800', 'peak,frequency=2.5kHz,gain=-6dB', 'http://drobilla.net/plugins/mda/Delay,l_delay=0.3'); repeat for a chain, in order. 'pianola effects' and 'pianola plugins' list them.", valueName: "spec"))
     var effects: [String] = []
 
@@ -111,6 +114,7 @@ struct SongOptions: ParsableArguments {
         if let to { settings.toTick = try position(to, "--to", in: sequence) }
         if let end = settings.toTick, end <= settings.fromTick { throw fail("--to \(to!) is not after --from \(from ?? "0")") }
         settings.effects = try effectSpecs(secondsPerQuarter: settings.secondsPerQuarter(in: sequence))
+        settings.instruments = try instrument.map { text in try instrumentRoute(text, tracks: tracks) }
         for text in audioFiles {
             // FILE@POSITION when what follows the last @ is a position; else the whole is the file.
             if let at = text.lastIndex(of: "@"), let tick = quietPosition(String(text[text.index(after: at)...]), in: sequence) {
@@ -124,6 +128,34 @@ struct SongOptions: ParsableArguments {
             }
         }
         return settings
+    }
+
+    /// One `--instrument TRACKS=PLUGIN[,SYMBOL=VALUE…]`, its tracks found in the song and its
+    /// plugin and values checked; one line for what is wrong.
+    func instrumentRoute(_ text: String, tracks: TrackSelection) throws -> SongGraph.InstrumentRoute {
+        guard let split = text.firstIndex(of: "="), split != text.startIndex else {
+            throw fail("--instrument \(text): give TRACKS=PLUGIN, e.g. 2=mda piano")
+        }
+        let fields = text[text.index(after: split)...].split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmed }
+        var name = fields[0]
+        if name.hasPrefix("lv2:") { name.removeFirst(4) }
+        let plugin: LV2PluginInfo
+        do { plugin = try LV2World.shared().plugin(name) } catch { throw fail("--instrument \(text): \(error)") }
+        guard plugin.takesMIDI else { throw fail("--instrument \(text): LV2 plugin '\(plugin.name)' takes no MIDI: it is not an instrument") }
+        var values: [String: Double] = [:]
+        for field in fields.dropFirst() {
+            let parts = field.split(separator: "=", maxSplits: 1).map { String($0).trimmed }
+            let symbols = plugin.controlInputs.map(\.symbol)
+            guard parts.count == 2, let port = plugin.controlInputs.first(where: { $0.symbol.lowercased() == parts[0].lowercased() }) else {
+                throw fail("--instrument \(text): \(plugin.name) has no parameter '\(parts[0])' (it has \(symbols.joined(separator: ", ")))")
+            }
+            guard let value = Double(parts[1]), value.isFinite,
+                  port.minimum.isNaN || value >= Double(port.minimum), port.maximum.isNaN || value <= Double(port.maximum) else {
+                throw fail("--instrument \(text): \(port.symbol) '\(parts[1])': use a number from \(port.minimum) to \(port.maximum)")
+            }
+            values[port.symbol] = value
+        }
+        return SongGraph.InstrumentRoute(tracks: try tracks.tracks([String(text[..<split])]), plugin: plugin, values: values)
     }
 
     /// Fails in one line on a number out of its range, before any file is read.

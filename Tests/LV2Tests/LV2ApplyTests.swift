@@ -4,6 +4,7 @@ import DSP
 import Engine
 import Foundation
 import LV2
+import Synthesis
 import Testing
 
 /// LV2 plugins run by Pianola against the same plugins run by lilv's own `lv2apply`, an
@@ -139,5 +140,31 @@ struct LV2ChainTests {
         }
         #expect(allocations == 0, "\(allocations) allocations in 900 render cycles")
         #expect((0..<512).allSatisfy { buffer.left[$0].isFinite })
+    }
+}
+
+@Suite("LV2 instruments in the graph")
+struct LV2InstrumentTests {
+    @Test("MDA Piano played a note, a controller and a bend every cycle allocates nothing on the render thread, and sounds")
+    func noAllocation() throws {
+        let instrument = try LV2Instrument(LV2World.shared().plugin("http://drobilla.net/plugins/mda/Piano"), sampleRate: 48_000, maxFrames: 512)
+        let node = LV2InstrumentNode(instrument: instrument, maxFrames: 512)
+        node.prepare(format: AudioFormat(sampleRate: 48_000), maxFrames: 512)
+        let buffer = AudioBuffer(capacity: 512)
+        var allocations = 0, loudest: Float = 0
+        for cycle in 0..<1_000 {
+            let time = SampleTime(cycle * 512)
+            let key = UInt8(48 + cycle % 24)
+            node.schedule(ScheduledMIDI(time: time + 17, status: 0x90, data1: key, data2: 90))
+            node.schedule(ScheduledMIDI(time: time + 300, status: 0xB0, data1: 64, data2: UInt8(cycle % 2 * 127)))
+            node.schedule(ScheduledMIDI(time: time + 400, status: 0x80, data1: key, data2: 0))
+            if cycle >= 100 { pianola_allocations_start() }
+            node.render(buffer.slice(frames: 512), at: time)
+            if cycle >= 100 { allocations += pianola_allocations_stop() }
+            for i in 0..<512 { loudest = max(loudest, abs(buffer.left[i])) }
+        }
+        #expect(allocations == 0, "\(allocations) allocations in 900 render cycles")
+        #expect(loudest > 0.05 && loudest.isFinite, "the piano sounds (peak \(loudest))")
+        #expect(instrument.droppedEvents == 0)
     }
 }

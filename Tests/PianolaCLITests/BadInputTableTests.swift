@@ -171,6 +171,22 @@ struct BadInputTableTests {
         Row(description: "a plugin that is not hard real-time, played live", arguments: {
             ["play", try $0.write("song.mid", RenderCommandTests.song()), "--soundfont", font, "--fx", "http://plugin.org.uk/swh-plugins/zm1"]
         }, says: "does not say it is hard real-time capable (lv2:hardRTCapable); it can render (pianola render) but not play live"),
+        Row(description: "an effect plugin as an instrument", arguments: {
+            ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", font,
+             "--instrument", "1=mda delay"]
+        }, says: "--instrument 1=mda delay: LV2 plugin 'MDA Delay' takes no MIDI: it is not an instrument"),
+        Row(description: "an instrument parameter that does not exist", arguments: {
+            ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", font,
+             "--instrument", "1=mda piano,detune=0"]
+        }, says: "--instrument 1=mda piano,detune=0: MDA Piano has no parameter 'detune' (it has env_decay, "),
+        Row(description: "an instrument without its tracks", arguments: {
+            ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", font,
+             "--instrument", "mda piano"]
+        }, says: "--instrument mda piano: give TRACKS=PLUGIN, e.g. 2=mda piano"),
+        Row(description: "an instrument for a track the song has not", arguments: {
+            ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", font,
+             "--instrument", "4=mda piano"]
+        }, says: "track 4 does not exist"),
         Row(description: "a SoundFont that is a directory", arguments: {
             ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", $0.url.path]
         }, says: "cannot load SoundFont: is a directory"),

@@ -1,0 +1,140 @@
+import CLilv
+
+/// An LV2 instrument (MDA Piano, JX10, setBfree…): MIDI in through its atom input as an
+/// event sequence with each message's frame offset, so every note lands on its exact frame;
+/// its one or two audio outputs out. Its control inputs stand at their defaults. Allocates
+/// only at init. Render thread only, after `init`.
+public final class LV2Instrument {
+    /// The plugin. Any thread.
+    public let plugin: LV2PluginInfo
+    private let instance: UnsafeMutablePointer<LilvInstance>
+    private let features: LV2Features
+    private let controls: UnsafeMutablePointer<Float>
+    private let outputs: [UnsafeMutablePointer<Float>]
+    private let midiIn: UnsafeMutableRawPointer            // an atom:Sequence
+    private let atomOuts: [UnsafeMutableRawPointer]        // atom:Chunks the plugin writes into
+    private let maxFrames: Int
+    private var used = 0                                    // bytes of events in `midiIn`
+    private let sequenceType = URIDMap.id("http://lv2plug.in/ns/ext/atom#Sequence")
+    private let chunkType = URIDMap.id("http://lv2plug.in/ns/ext/atom#Chunk")
+    private let midiType = URIDMap.id("http://lv2plug.in/ns/ext/midi#MidiEvent")
+    /// Bytes of MIDI events one run can carry. Any thread.
+    public static let sequenceCapacity = 1 << 16
+    /// MIDI messages dropped because a run's sequence was full (should stay 0). Render thread only.
+    public private(set) var droppedEvents = 0
+
+    /// Instantiates `plugin` at `sampleRate` for runs of at most `maxFrames`, and activates it;
+    /// throws one line for a plugin that takes no MIDI, has no audio output or more than two,
+    /// needs a feature or port Pianola does not give, or fails to instantiate. Control thread.
+    public init(_ plugin: LV2PluginInfo, sampleRate: Int, maxFrames: Int = 8_192) throws(LV2Error) {
+        self.plugin = plugin
+        self.maxFrames = maxFrames
+        guard let midiPort = plugin.ports.first(where: { $0.carriesMIDI && $0.isInput }) else {
+            throw LV2Error(.argument, "LV2 plugin '\(plugin.name)' takes no MIDI: it is not an instrument")
+        }
+        let outs = plugin.audioOutputs
+        guard (1...2).contains(outs.count), plugin.audioInputs.isEmpty || plugin.audioInputs.allSatisfy(\.isOptional) else {
+            throw LV2Error(.argument, "LV2 plugin '\(plugin.name)' has \(plugin.audioInputs.count) audio inputs and \(outs.count) outputs; an instrument here has none and 1 or 2")
+        }
+        let missing = plugin.requiredFeatures.filter { !LV2Features.offered.contains($0) && !LV2Features.keptPromises.contains($0) }
+        guard missing.isEmpty else {
+            throw LV2Error(.argument, "LV2 plugin '\(plugin.name)' needs \(missing.joined(separator: ", ")), which Pianola does not offer yet")
+        }
+        if let port = plugin.ports.first(where: { !$0.isOptional && $0.index != midiPort.index && ($0.kind == .cv || $0.kind == .other || ($0.kind == .atom && $0.isInput)) }) {
+            throw LV2Error(.argument, "LV2 plugin '\(plugin.name)': its \(port.kind.rawValue) port '\(port.symbol)' must be connected, which Pianola does not do yet")
+        }
+        let features = LV2Features(sampleRate: sampleRate, maxFrames: maxFrames)
+        self.features = features
+        instance = try LV2World.shared().instantiate(plugin, copies: 1, sampleRate: sampleRate, features: features)[0]
+        controls = .allocate(capacity: max(1, plugin.ports.count))
+        controls.initialize(from: plugin.ports.map { $0.defaultValue.isNaN ? 0 : $0.defaultValue }, count: plugin.ports.count)
+        outputs = outs.map { _ in
+            let buffer = UnsafeMutablePointer<Float>.allocate(capacity: maxFrames)
+            buffer.initialize(repeating: 0, count: maxFrames)
+            return buffer
+        }
+        midiIn = .allocate(byteCount: Self.sequenceCapacity + 16, alignment: 8)
+        midiIn.initializeMemory(as: UInt8.self, repeating: 0, count: Self.sequenceCapacity + 16)
+        atomOuts = plugin.ports.filter { $0.kind == .atom && !$0.isInput }.map { _ in
+            let buffer = UnsafeMutableRawPointer.allocate(byteCount: Self.sequenceCapacity, alignment: 8)
+            buffer.initializeMemory(as: UInt8.self, repeating: 0, count: Self.sequenceCapacity)
+            return buffer
+        }
+        var (o, a) = (0, 0)
+        for port in plugin.ports {
+            switch port.kind {
+            case .control: lilv_instance_connect_port(instance, UInt32(port.index), controls + port.index)
+            case .audio where !port.isInput:
+                lilv_instance_connect_port(instance, UInt32(port.index), outputs[o])
+                o += 1
+            case .atom where port.index == midiPort.index: lilv_instance_connect_port(instance, UInt32(port.index), midiIn)
+            case .atom where !port.isInput:
+                lilv_instance_connect_port(instance, UInt32(port.index), atomOuts[a])
+                a += 1
+            default: lilv_instance_connect_port(instance, UInt32(port.index), nil)
+            }
+        }
+        beginRun()
+        lilv_instance_activate(instance)
+    }
+
+    deinit {
+        lilv_instance_deactivate(instance)
+        lilv_instance_free(instance)
+        controls.deallocate()
+        for buffer in outputs { buffer.deallocate() }
+        midiIn.deallocate()
+        for buffer in atomOuts { buffer.deallocate() }
+    }
+
+    /// Sets control input `symbol` to `value` (held to its range); throws one line for a
+    /// symbol the plugin has not. Control thread, before rendering.
+    public func set(_ symbol: String, to value: Double) throws(LV2Error) {
+        guard let port = plugin.controlInputs.first(where: { $0.symbol == symbol }) ?? plugin.controlInputs.first(where: { $0.symbol.lowercased() == symbol.lowercased() }) else {
+            throw LV2Error(.argument, "\(plugin.name) has no parameter '\(symbol)' (it has \(plugin.controlInputs.map(\.symbol).joined(separator: ", ")))")
+        }
+        var held = Float(value)
+        if !port.minimum.isNaN { held = max(held, port.minimum) }
+        if !port.maximum.isNaN { held = min(held, port.maximum) }
+        controls[port.index] = held
+    }
+
+    /// Empties the event sequence for the next run. Render thread only.
+    private func beginRun() {
+        used = 0
+        midiIn.storeBytes(of: UInt32(8), toByteOffset: 0, as: UInt32.self)          // atom.size: the body alone
+        midiIn.storeBytes(of: sequenceType, toByteOffset: 4, as: UInt32.self)
+        midiIn.storeBytes(of: UInt32(0), toByteOffset: 8, as: UInt32.self)          // body.unit: frames
+        midiIn.storeBytes(of: UInt32(0), toByteOffset: 12, as: UInt32.self)
+    }
+
+    /// Adds a MIDI message (1 to 3 bytes in `bytes`, or a sysex's, F0…F7) for the next run, at
+    /// `frame` frames into it; messages go in time order. Render thread only.
+    public func add(_ bytes: UnsafeRawBufferPointer, atFrame frame: Int) {
+        let size = (16 + bytes.count + 7) & ~7
+        guard used + size <= Self.sequenceCapacity, !bytes.isEmpty else {
+            droppedEvents += 1
+            return
+        }
+        let event = midiIn + 16 + used
+        event.storeBytes(of: Int64(frame), toByteOffset: 0, as: Int64.self)
+        event.storeBytes(of: UInt32(bytes.count), toByteOffset: 8, as: UInt32.self)
+        event.storeBytes(of: midiType, toByteOffset: 12, as: UInt32.self)
+        (event + 16).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+        used += size
+        midiIn.storeBytes(of: UInt32(8 + used), toByteOffset: 0, as: UInt32.self)
+    }
+
+    /// Runs `frames` frames (at most `maxFrames`) with the messages added since the last run,
+    /// writing its output into `left` and `right` (a mono instrument's to both). Render thread only.
+    public func run(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
+        for buffer in atomOuts {
+            buffer.storeBytes(of: UInt32(Self.sequenceCapacity - 8), toByteOffset: 0, as: UInt32.self)
+            buffer.storeBytes(of: chunkType, toByteOffset: 4, as: UInt32.self)
+        }
+        lilv_instance_run(instance, UInt32(frames))
+        left.update(from: outputs[0], count: frames)
+        right.update(from: outputs[outputs.count - 1], count: frames)
+        beginRun()
+    }
+}
