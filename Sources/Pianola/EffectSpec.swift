@@ -150,7 +150,7 @@ public struct EffectSpecError: Fault, Hashable, Sendable {
     public var description: String { "'\(spec)': \(reason)" }
 }
 
-private extension StringProtocol {
+extension StringProtocol {
     /// Without the spaces around it.
     var trimmed: String { String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed()) }
 }

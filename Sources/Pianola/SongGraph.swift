@@ -80,15 +80,12 @@ public final class SongGraph {
         /// The tracks. Any thread.
         public var tracks: Set<Int>
         /// The instrument. Any thread.
-        public var plugin: LV2PluginInfo
-        /// Its control inputs set, by symbol (the others stand at their defaults). Any thread.
-        public var values: [String: Double]
+        public var instrument: InstrumentSpec
 
-        /// `tracks` to `plugin` with `values` set. Any thread.
-        public init(tracks: Set<Int>, plugin: LV2PluginInfo, values: [String: Double] = [:]) {
+        /// `tracks` to `instrument`. Any thread.
+        public init(tracks: Set<Int>, instrument: InstrumentSpec) {
             self.tracks = tracks
-            self.plugin = plugin
-            self.values = values
+            self.instrument = instrument
         }
     }
 
@@ -210,10 +207,8 @@ public final class SongGraph {
         mixer = MixerNode()
         for unit in effectUnits { mixer.inserts.append(unit) }
         graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: settings.sampleRate), maxFrames: maxFrames)
-        let instrumentNodes = try settings.instruments.map { route throws(LV2Error) in
-            let instrument = try LV2Instrument(route.plugin, sampleRate: settings.sampleRate, maxFrames: maxFrames)
-            for (symbol, value) in route.values.sorted(by: { $0.key < $1.key }) { try instrument.set(symbol, to: value) }
-            return LV2InstrumentNode(instrument: instrument, maxFrames: maxFrames)
+        let instrumentNodes = try settings.instruments.map { route throws(EffectSpecError) in
+            LV2InstrumentNode(instrument: try route.instrument.makeInstrument(sampleRate: settings.sampleRate, maxFrames: maxFrames), maxFrames: maxFrames)
         }
         // An instrument's tracks go to it whatever else the routing says.
         var routing = routing

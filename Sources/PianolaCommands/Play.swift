@@ -91,8 +91,8 @@ struct Play: ParsableCommand {
 
     /// The line for an LV2 instrument in `settings` that does not say it is hard real-time, if any.
     static func notLive(_ settings: SongGraph.Settings) -> String? {
-        settings.instruments.first { !$0.plugin.isHardRealTime }.map {
-            "--instrument: LV2 plugin '\($0.plugin.name)' does not say it is hard real-time capable (lv2:hardRTCapable); it can render (pianola render) but not play live"
+        settings.instruments.first { !$0.instrument.plugin.isHardRealTime }.map {
+            "--instrument: LV2 plugin '\($0.instrument.plugin.name)' does not say it is hard real-time capable (lv2:hardRTCapable); it can render (pianola render) but not play live"
         }
     }
 

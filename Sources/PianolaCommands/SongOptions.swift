@@ -136,26 +136,9 @@ struct SongOptions: ParsableArguments {
         guard let split = text.firstIndex(of: "="), split != text.startIndex else {
             throw fail("--instrument \(text): give TRACKS=PLUGIN, e.g. 2=mda piano")
         }
-        let fields = text[text.index(after: split)...].split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmed }
-        var name = fields[0]
-        if name.hasPrefix("lv2:") { name.removeFirst(4) }
-        let plugin: LV2PluginInfo
-        do { plugin = try LV2World.shared().plugin(name) } catch { throw fail("--instrument \(text): \(error)") }
-        guard plugin.takesMIDI else { throw fail("--instrument \(text): LV2 plugin '\(plugin.name)' takes no MIDI: it is not an instrument") }
-        var values: [String: Double] = [:]
-        for field in fields.dropFirst() {
-            let parts = field.split(separator: "=", maxSplits: 1).map { String($0).trimmed }
-            let symbols = plugin.controlInputs.map(\.symbol)
-            guard parts.count == 2, let port = plugin.controlInputs.first(where: { $0.symbol.lowercased() == parts[0].lowercased() }) else {
-                throw fail("--instrument \(text): \(plugin.name) has no parameter '\(parts[0])' (it has \(symbols.joined(separator: ", ")))")
-            }
-            guard let value = Double(parts[1]), value.isFinite,
-                  port.minimum.isNaN || value >= Double(port.minimum), port.maximum.isNaN || value <= Double(port.maximum) else {
-                throw fail("--instrument \(text): \(port.symbol) '\(parts[1])': use a number from \(port.minimum) to \(port.maximum)")
-            }
-            values[port.symbol] = value
-        }
-        return SongGraph.InstrumentRoute(tracks: try tracks.tracks([String(text[..<split])]), plugin: plugin, values: values)
+        let spec: InstrumentSpec
+        do { spec = try InstrumentSpec(String(text[text.index(after: split)...])) } catch { throw fail("--instrument \(text): \(error.reason)") }
+        return SongGraph.InstrumentRoute(tracks: try tracks.tracks([String(text[..<split])]), instrument: spec)
     }
 
     /// Fails in one line on a number out of its range, before any file is read.
