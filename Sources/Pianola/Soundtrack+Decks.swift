@@ -90,10 +90,21 @@ extension Soundtrack {
         }
         let stemNames = song.description.stems.keys.sorted()
         for (i, name) in stemNames.enumerated() { layers[name.lowercased()] = samplers.count + i }
+        let instruments = try content.instrumentTracks.map { entry throws(SoundtrackError) in
+            do throws(EffectSpecError) {
+                return LV2InstrumentNode(instrument: try entry.instrument.makeInstrument(sampleRate: configuration.sampleRate, maxFrames: configuration.maxFrames),
+                                         maxFrames: configuration.maxFrames)
+            } catch {
+                throw SoundtrackError(error.kind, "instrument \(error)")
+            }
+        }
+        for (index, entry) in content.instrumentTracks.enumerated() {
+            for track in entry.tracks { trackDestinations[track] = samplers.count + index }
+        }
         let bus = MixerNode()
-        let busInputs = song.description.controllersDriveLayers ? samplers.indices.map { $0 == 0 ? -1 : $0 } : nil
+        let busInputs = song.description.controllersDriveLayers ? samplers.indices.map { $0 == 0 ? -1 : $0 } + instruments.map { _ in -1 } : nil
         let modulation = DeckModulation(mappings, layers: layers, sections: content.sections, board: parameterBoard)
-        let player = Player(sequence: content.sequence, sampleRate: configuration.sampleRate, destinations: samplers,
+        let player = Player(sequence: content.sequence, sampleRate: configuration.sampleRate, destinations: samplers + instruments,
                             trackDestinations: trackDestinations, parameters: bus, busInputs: busInputs, controllers: modulation,
                             sections: modulation?.choosesSections == true ? modulation : nil)
         if let loop = content.loop { player.setLoop(startTick: loop.startTick, endTick: loop.endTick, count: loop.count) }
@@ -117,7 +128,7 @@ extension Soundtrack {
                 throw SoundtrackError(.file, "stem '\(name)': \(error)")
             }
         }
-        let node = SongNode(player: player, bus: bus, sources: samplers + stems)
+        let node = SongNode(player: player, bus: bus, sources: samplers + stems + instruments)
         node.modulation = modulation
         var settings = MixerNode.InputSettings()
         settings.volume = fadeIn > 0 ? 0 : volume

@@ -90,6 +90,15 @@ extension Soundtrack {
             guard !tracks.isEmpty else { throw SoundtrackError(.argument, "\(description.midi.name): no track is named '\(name)'") }
             layerTracks.append(tracks)
         }
+        var instrumentTracks: [(tracks: [Int], instrument: InstrumentSpec)] = []
+        for (name, instrument) in description.instruments.sorted(by: { $0.key.lowercased() < $1.key.lowercased() }) {
+            let tracks = sequence.tracks.indices.filter { sequence.tracks[$0].name?.lowercased() == name.lowercased() }
+            guard !tracks.isEmpty else { throw SoundtrackError(.argument, "\(description.midi.name): no track is named '\(name)'") }
+            guard instrument.plugin.isHardRealTime else {
+                throw SoundtrackError(.argument, "instrument '\(instrument)': LV2 plugin '\(instrument.plugin.name)' does not say it is hard real-time capable (lv2:hardRTCapable), and a soundtrack plays live")
+            }
+            instrumentTracks.append((tracks, instrument))
+        }
         for (name, source) in description.stems {
             do { _ = try source.audioFileReader() } catch { throw SoundtrackError(.file, "stem '\(name)': \(error)") }
         }
@@ -97,7 +106,8 @@ extension Soundtrack {
         do { font = try description.soundFont.soundFont.resolved(for: engine).source } catch { throw SoundtrackError(.file, "\(error)") }
         let synthesizers = try makeSynthesizers(count: 1 + layerTracks.count, font: font, for: sequence, configuration: configuration)
         return Song.Content(sequence: sequence, loop: SongLoop.find(in: sequence, conventions: description.loopConventions),
-                            sections: try sections(of: sequence, description), layerTracks: layerTracks, soundFont: font, spare: ControlLock([synthesizers]))
+                            sections: try sections(of: sequence, description), layerTracks: layerTracks, instrumentTracks: instrumentTracks,
+                            soundFont: font, spare: ControlLock([synthesizers]))
     }
 
     static func makeSynthesizers(count: Int, font: SoundFontSource, for sequence: MusicSequence,

@@ -95,7 +95,7 @@ extension Soundtrack {
                 phrase = phrase.startingAtTempo(microsecondsPerQuarter: live)
                 transpose = deck.transpose
             }
-            let played = Song.Content(sequence: phrase, loop: nil, sections: [], layerTracks: content.layerTracks,
+            let played = Song.Content(sequence: phrase, loop: nil, sections: [], layerTracks: content.layerTracks, instrumentTracks: content.instrumentTracks,
                                       soundFont: content.soundFont, spare: content.spare)
             let deck = try makeDeck(stinger, content: played, synthesizers: try takeSynthesizers(of: content), startingAt: time, fadeIn: 0,
                                     volume: volume, transpose: transpose, reportsBeats: false, mappings: state.mappings)

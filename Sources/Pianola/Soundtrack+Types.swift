@@ -63,6 +63,10 @@ extension Soundtrack {
         /// When true, a track layer's channel volume and pan (CC7, CC10) move the layer's own
         /// fader instead of its synthesizer's channel (times the volume `setLayer` gives it). Any thread.
         public var controllersDriveLayers = false
+        /// Tracks (by their track-name meta event, any case) played by an LV2 instrument
+        /// instead of the SoundFont, each deck with instances of its own; the plugins must be
+        /// hard real-time capable. Any thread.
+        public var instruments: [String: InstrumentSpec] = [:]
 
         /// `midi` played with `soundFont`. Any thread.
         public init(midi: FileSource, soundFont: FileSource) {
@@ -111,6 +115,7 @@ extension Soundtrack {
             let loop: SongLoop?
             let sections: [SongSection]
             let layerTracks: [[Int]]                          // per track layer: its tracks
+            var instrumentTracks: [(tracks: [Int], instrument: InstrumentSpec)] = []   // tracks an LV2 instrument plays
             let soundFont: SoundFontSource                    // as the engine plays it (`SoundFontSource.resolved`)
             let spare: ControlLock<[[SongSynthesizer]]>       // sets of (main + one per layer) ready to play
         }

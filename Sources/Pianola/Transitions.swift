@@ -149,7 +149,7 @@ extension Soundtrack {
             if let segment = rule.segment {
                 let segmentContent = try Self.ready(segment.song)
                 let span = try segment.section.map { n throws(SoundtrackError) in try section(n, of: segment.song).ticks } ?? 0..<segmentContent.sequence.length
-                let once = Song.Content(sequence: segmentContent.sequence, loop: nil, sections: segmentContent.sections, layerTracks: segmentContent.layerTracks,
+                let once = Song.Content(sequence: segmentContent.sequence, loop: nil, sections: segmentContent.sections, layerTracks: segmentContent.layerTracks, instrumentTracks: segmentContent.instrumentTracks,
                                         soundFont: segmentContent.soundFont, spare: segmentContent.spare)
                 state.segments.append(try makeDeck(segment.song, content: once, synthesizers: try takeSynthesizers(of: segmentContent),
                                                    startingAt: leave, fadeIn: 0, span: span, mappings: state.mappings))

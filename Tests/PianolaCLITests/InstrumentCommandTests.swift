@@ -1,5 +1,6 @@
 import Foundation
 import MIDI
+import TestSupport
 import Testing
 
 @Suite("pianola render --instrument: tracks played by an LV2 instrument")
@@ -19,27 +20,6 @@ struct InstrumentCommandTests {
         return MIDIFile(format: 0, division: .ticksPerQuarter(480), tracks: [.init(events: events)]).serialized()
     }
 
-    /// Where the strongest partial of `samples` (48 kHz, Hann-windowed) lies within a
-    /// semitone either side of `near` Hz, to a tenth of a cent: the DFT's magnitude evaluated
-    /// on that grid. A note a semitone off would put it at an edge of the search.
-    static func partial(_ samples: [Float], near: Double) -> Double {
-        let count = samples.count
-        let windowed = (0..<count).map { Double(samples[$0]) * (0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(count - 1))) }
-        var best = (cents: -100.0, magnitude: 0.0)
-        for step in -1_000...1_000 {
-            let cents = Double(step) / 10
-            let w = 2 * Double.pi * near * pow(2, cents / 1_200) / 48_000
-            var re = 0.0, im = 0.0
-            for n in 0..<count {
-                re += windowed[n] * cos(w * Double(n))
-                im -= windowed[n] * sin(w * Double(n))
-            }
-            let magnitude = re * re + im * im
-            if magnitude > best.magnitude { best = (cents, magnitude) }
-        }
-        return near * pow(2, best.cents / 1_200)
-    }
-
     @Test("MDA Piano plays each note from its exact frame (the render with it against the render without it), its fundamental at the note's pitch")
     func pianoOnsetsAndPitches() throws {
         let scratch = try Scratch()
@@ -57,7 +37,7 @@ struct InstrumentCommandTests {
             let onset = with.indices.first { $0 >= without.count || with[$0] != without[$0] }!
             let frame = note.tick * 50       // 120 bpm at 480 ticks: 50 frames a tick
             let expected = 440 * pow(2, (Double(note.key) - 69) / 12)
-            let heard = Self.partial((onset..<onset + 9_600).map { with[$0] - ($0 < without.count ? without[$0] : 0) }, near: expected)
+            let heard = strongestPartial((onset..<onset + 9_600).map { with[$0] - ($0 < without.count ? without[$0] : 0) }, near: expected)
             let cents = 1_200 * log2(heard / expected)
             print("mda piano, key \(note.key): onset frame \(onset) (the song's \(frame)), \(String(format: "%.2f", heard)) Hz (\(String(format: "%+.1f", cents)) cents)")
             #expect(onset == frame, "key \(note.key) starts at \(onset), the song puts it at \(frame)")
