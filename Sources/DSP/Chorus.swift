@@ -35,6 +35,7 @@ public final class Chorus {
     private let sampleRate: Double
     private var voices = 0
     private var phases: UnsafeMutablePointer<Double>
+    private let lfos: UnsafeMutablePointer<SIMD4<Double>>   // per voice, while processing: the phasors
     private var phaseStep = 0.0, centre = 0.0, sweep = 0.0
     private var gain: Float = 0
     /// The settings in force. Render thread only.
@@ -51,12 +52,15 @@ public final class Chorus {
         mask = size - 1
         phases = .allocate(capacity: 99)
         phases.initialize(repeating: 0, count: 99)
+        lfos = .allocate(capacity: 99)
+        lfos.initialize(repeating: .zero, count: 99)
         set(settings)
     }
 
     deinit {
         line.deallocate()
         phases.deallocate()
+        lfos.deallocate()
     }
 
     /// Changes the settings; the copies' LFOs restart spread evenly. Render thread only.
@@ -73,25 +77,41 @@ public final class Chorus {
     /// Empties the delay line. Render thread only.
     public func clear() { line.update(repeating: 0, count: mask + 1) }
 
-    /// Adds the chorus of `frames` frames of the mono `input` to `left` and `right`. Render thread only.
+    /// Adds the chorus of `frames` frames of the mono `input` to `left` and `right`. Render
+    /// thread only. Each LFO is a phasor turned by one step a frame (a complex multiplication,
+    /// not a sine a frame), set afresh from its phase at the start of every call.
     public func process(_ input: UnsafePointer<Float>, addingTo left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, frames: Int) {
-        let line = self.line, mask = self.mask, phases = self.phases
-        var write = self.write
-        for frame in 0..<frames {
-            line[write] = input[frame]
-            var l: Float = 0, r: Float = 0
+        let line = self.line, mask = self.mask, phases = self.phases, voices = self.voices
+        let turn = SIMD2(cos(2 * Double.pi * phaseStep), sin(2 * Double.pi * phaseStep))
+        // Per voice: (cos, sin) of the left copy's phase and of the right's, a 200th of a sweep on.
+        do {
+            let lfos = self.lfos
             for voice in 0..<voices {
-                let phase = phases[voice]
-                l += read(centre + sweep * sin(2 * Double.pi * phase), write, line, mask)
-                r -= read(centre + sweep * sin(2 * Double.pi * (phase + 0.005)), write, line, mask)
-                let next = phase + phaseStep
-                phases[voice] = next >= 1 ? next - 1 : next
+                let a = 2 * Double.pi * phases[voice], b = 2 * Double.pi * (phases[voice] + 0.005)
+                lfos[voice] = SIMD4(cos(a), sin(a), cos(b), sin(b))
             }
-            left[frame] += gain * l
-            right[frame] += gain * r
-            write = (write + 1) & mask
+            var write = self.write
+            for frame in 0..<frames {
+                line[write] = input[frame]
+                var l: Float = 0, r: Float = 0
+                for voice in 0..<voices {
+                    let p = lfos[voice]
+                    l += read(centre + sweep * p.y, write, line, mask)
+                    r -= read(centre + sweep * p.w, write, line, mask)
+                    // Turn both phasors by one step: (c, s) × (cos Δ, sin Δ).
+                    lfos[voice] = SIMD4(p.x * turn.x - p.y * turn.y, p.y * turn.x + p.x * turn.y,
+                                        p.z * turn.x - p.w * turn.y, p.w * turn.x + p.z * turn.y)
+                }
+                left[frame] += gain * l
+                right[frame] += gain * r
+                write = (write + 1) & mask
+            }
+            self.write = write
         }
-        self.write = write
+        for voice in 0..<voices {
+            let next = phases[voice] + phaseStep * Double(frames)
+            phases[voice] = next - next.rounded(.down)
+        }
     }
 
     /// The line `delay` frames behind `write`, between its two points linearly.
