@@ -17,6 +17,8 @@ public struct BuiltInEffect: Sendable {
         let name = shape == .peaking ? "peak" : shape.rawValue.lowercased()
         return BuiltInEffect(name: name, summary: summary(of: shape), parameters: FilterEffect(shape).parameters) { FilterEffect(shape) }
     } + [
+        BuiltInEffect(name: "eq", summary: "parametric EQ: low shelf, three peaks, high shelf (RBJ cookbook), flat until set",
+                      parameters: ParametricEQ().parameters) { ParametricEQ() },
         BuiltInEffect(name: "delay", summary: "feedback delay: echoes, exact to the frame, in time with the song", parameters: DelayEffect().parameters) { DelayEffect() },
         BuiltInEffect(name: "compressor", summary: "compressor: turns down what passes the threshold (keyed by another bus: ducking)",
                       parameters: CompressorEffect().parameters) { CompressorEffect() },

@@ -82,6 +82,36 @@ struct FilterTests {
         print("\(shape) \(frequency) Hz q \(q) gain \(gain) dB: largest difference from the cookbook \(String(format: "%.4f", worst)) dB")
     }
 
+    @Test("The parametric EQ's response is its five bands' (the cookbook's) in series, within 0.1 dB; flat at its defaults")
+    func parametricEQ() {
+        let flat = ParametricEQ()
+        flat.prepare(sampleRate: Self.sampleRate, maxFrames: 512)
+        #expect(Self.frequencies.allSatisfy { abs(Self.measuredGainDB(of: flat, at: $0)) < 0.001 })
+        let eq = ParametricEQ()
+        eq.prepare(sampleRate: Self.sampleRate, maxFrames: 512)
+        let bands: [(name: String, shape: Biquad.Shape, frequency: Double, q: Double, gain: Double)] = [
+            ("low", .lowShelf, 120, 0.7071, 6), ("mid1", .peaking, 400, 2, -4), ("mid2", .peaking, 1_500, 1, 3),
+            ("mid3", .peaking, 5_000, 4, -8), ("high", .highShelf, 9_000, 0.7071, -6),
+        ]
+        func set(_ name: String, _ value: Double) { eq.setParameter(eq.parameters.firstIndex { $0.name == name }!, to: value, rampFrames: 0) }
+        for band in bands {
+            set("\(band.name)_freq", band.frequency)
+            set("\(band.name)_gain", band.gain)
+            if band.shape == .peaking { set("\(band.name)_q", band.q) }
+        }
+        var worst = 0.0
+        for f in Self.frequencies {
+            let expected = bands.reduce(0.0) { sum, band in
+                let omega = tan(Double.pi * Double(f) / Double(Self.sampleRate)) / tan(Double.pi * band.frequency / Double(Self.sampleRate))
+                return sum + 20 * log10(Self.prototype(band.shape, omega: omega, q: band.q, gainDB: band.gain))
+            }
+            let measured = Self.measuredGainDB(of: eq, at: f)
+            worst = max(worst, abs(measured - expected))
+            #expect(abs(measured - expected) <= 0.1, "\(f) Hz: \(measured) dB, the bands' \(expected) dB")
+        }
+        print("parametric EQ: largest difference from its bands' product \(String(format: "%.4f", worst)) dB")
+    }
+
     /// A 100 Hz sine at −6 dBFS through a low-pass gliding over `rampFrames` from 20 kHz to
     /// 500 Hz, and the loudest of what an 8th-order 2 kHz high-pass finds in it after: the
     /// sine and its slow changes are far below that; any step of the filter's is not.
