@@ -20,6 +20,10 @@ public struct BuiltInEffect: Sendable {
         BuiltInEffect(name: "eq", summary: "parametric EQ: low shelf, three peaks, high shelf (RBJ cookbook), flat until set",
                       parameters: ParametricEQ().parameters) { ParametricEQ() },
         BuiltInEffect(name: "delay", summary: "feedback delay: echoes, exact to the frame, in time with the song", parameters: DelayEffect().parameters) { DelayEffect() },
+        BuiltInEffect(name: "reverb", summary: "reverb: a feedback delay network with libfluidsynth's settings, on the sides' sum",
+                      parameters: SendEffect(.reverb).parameters) { SendEffect(.reverb) },
+        BuiltInEffect(name: "chorus", summary: "chorus: swept delays with libfluidsynth's settings, on the sides' sum",
+                      parameters: SendEffect(.chorus).parameters) { SendEffect(.chorus) },
         BuiltInEffect(name: "compressor", summary: "compressor: turns down what passes the threshold (keyed by another bus: ducking)",
                       parameters: CompressorEffect().parameters) { CompressorEffect() },
     ]
