@@ -39,7 +39,10 @@
     F(const LilvPlugins *, lilv_world_get_all_plugins, (const LilvWorld *a), (a)) \
     V(lilv_world_load_all, (LilvWorld *a), (a)) \
     F(int, lilv_world_load_resource, (LilvWorld *a, const LilvNode *b), (a, b)) \
-    F(LilvWorld *, lilv_world_new, (void), ())
+    F(LilvWorld *, lilv_world_new, (void), ()) \
+    F(LilvState *, lilv_state_new_from_world, (LilvWorld *a, LV2_URID_Map *b, const LilvNode *c), (a, b, c)) \
+    V(lilv_state_emit_port_values, (const LilvState *a, LilvSetPortValueFunc b, void *c), (a, b, c)) \
+    V(lilv_state_free, (LilvState *a), (a))
 
 #define LAZY_LIBRARY_NAME lilv
 LAZY_LIBRARY(lilv, "liblilv-0.so.0", "liblilv-0-0", FUNCTIONS)

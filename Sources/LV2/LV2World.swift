@@ -121,6 +121,41 @@ public final class LV2World: @unchecked Sendable {
         throw LV2Error(.argument, "no LV2 plugin '\(text)' is installed (\(plugins.count) are\(near.isEmpty ? "" : "; near: \(near.joined(separator: ", "))"); 'pianola plugins' lists them)")
     }
 
+    /// The control values `plugin`'s preset `text` (its label, any case, or its URI) sets, by
+    /// port symbol; throws one line naming the presets there are when it has none of that name.
+    /// Control thread.
+    public func presetValues(_ plugin: LV2PluginInfo, preset text: String) throws(LV2Error) -> [String: Double] {
+        guard let preset = plugin.presets.first(where: { $0.uri == text }) ?? plugin.presets.first(where: { $0.label.lowercased() == text.lowercased() }) else {
+            let names = plugin.presets.map { "'\($0.label)'" }
+            throw LV2Error(.argument, "\(plugin.name) has no preset '\(text)' (\(names.isEmpty ? "it has none" : "it has \(names.prefix(12).joined(separator: ", "))\(names.count > 12 ? "…" : "")"))")
+        }
+        final class Collected { var values: [String: Double] = [:] }
+        let collected = Collected()
+        let loaded: Bool = lock.withLock { _ in
+            let node = lilv_new_uri(world, preset.uri)
+            defer { lilv_node_free(node) }
+            guard let state = lilv_state_new_from_world(world, URIDMap.map, node) else { return false }
+            defer { lilv_state_free(state) }
+            let float = URIDMap.id("http://lv2plug.in/ns/ext/atom#Float"), double = URIDMap.id("http://lv2plug.in/ns/ext/atom#Double")
+            let int = URIDMap.id("http://lv2plug.in/ns/ext/atom#Int")
+            withExtendedLifetime(collected) {
+                let context = (Unmanaged.passUnretained(collected).toOpaque(), float, double, int)
+                withUnsafePointer(to: context) { pointer in
+                    lilv_state_emit_port_values(state, { symbol, userData, value, size, type in
+                        guard let symbol, let value, let userData else { return }
+                        let (box, float, double, int) = userData.assumingMemoryBound(to: (UnsafeMutableRawPointer, UInt32, UInt32, UInt32).self).pointee
+                        let number: Double? = type == float && size == 4 ? Double(value.load(as: Float.self))
+                            : type == double && size == 8 ? value.load(as: Double.self) : type == int && size == 4 ? Double(value.load(as: Int32.self)) : nil
+                        if let number { Unmanaged<Collected>.fromOpaque(box).takeUnretainedValue().values[String(cString: symbol)] = number }
+                    }, UnsafeMutableRawPointer(mutating: pointer))
+                }
+            }
+            return true
+        }
+        guard loaded else { throw LV2Error(.file, "\(plugin.name)'s preset '\(preset.label)' (\(preset.uri)) cannot be read") }
+        return collected.values
+    }
+
     /// `copies` instances of `plugin` at `sampleRate` with `features`; throws one line when
     /// one cannot be made (none is left then). Control thread.
     func instantiate(_ plugin: LV2PluginInfo, copies: Int, sampleRate: Int, features: LV2Features) throws(LV2Error) -> [UnsafeMutablePointer<LilvInstance>] {

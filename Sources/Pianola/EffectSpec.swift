@@ -7,7 +7,8 @@ import LV2
 /// Values are numbers, optionally followed by the parameter's unit (Hz, kHz, dB, s, ms); a time
 /// may be a note value (1/8, 1/8. dotted, 1/8t triplet), which the song's tempo turns into
 /// seconds. An LV2 plugin is named by its URI or its name (`pianola plugins` lists them), its
-/// parameters by its control ports' symbols. Checked when made, so a spec that exists makes a
+/// parameters by its control ports' symbols, and `preset=LABEL` sets those of a preset (the
+/// ones given beside it win). Checked when made, so a spec that exists makes a
 /// unit. Any thread.
 public struct EffectSpec: Hashable, Sendable, CustomStringConvertible {
     /// The built-in effect's name, or the LV2 plugin's. Any thread.
@@ -42,12 +43,16 @@ public struct EffectSpec: Hashable, Sendable, CustomStringConvertible {
             do { parameters = try LV2EffectUnit.parameters(of: plugin) } catch { throw EffectSpecError(spec: text, reason: error.description) }
             (name, self.plugin) = (plugin.name, plugin)
         }
-        var values: [Int: Double] = [:], noteValues: [Int: Double] = [:]
+        var values: [Int: Double] = [:], noteValues: [Int: Double] = [:], preset: [String: Double] = [:]
         for field in fields.dropFirst() {
             let parts = field.split(separator: "=", maxSplits: 1).map(\.trimmed)
             let have = parameters.map(\.name).joined(separator: ", ")
             guard parts.count == 2, !parts[0].isEmpty else {
                 throw EffectSpecError(spec: text, reason: "'\(field)' is not name=value (\(name) has \(have))")
+            }
+            if let plugin, parts[0].lowercased() == "preset", !parameters.contains(where: { $0.name == parts[0] }) {
+                do { preset = try LV2World.shared().presetValues(plugin, preset: parts[1]) } catch { throw EffectSpecError(spec: text, reason: error.description) }
+                continue
             }
             guard let index = parameters.firstIndex(where: { $0.name == parts[0] }) ?? parameters.firstIndex(where: { $0.name.lowercased() == parts[0].lowercased() }) else {
                 throw EffectSpecError(spec: text, reason: "\(name) has no parameter '\(parts[0])' (it has \(have))")
@@ -69,6 +74,10 @@ public struct EffectSpec: Hashable, Sendable, CustomStringConvertible {
                 throw EffectSpecError(spec: text, reason: "\(parameter.name) \(value.formatted)\(parameter.unit.isEmpty ? "" : " \(parameter.unit)") is out of range: use \(parameter.minimum.formatted) to \(parameter.maximum.formatted)\(parameter.unit.isEmpty ? "" : " \(parameter.unit)")")
             }
             values[index] = value
+        }
+        // A preset's values under the ones given.
+        for (symbol, value) in preset {
+            if let index = parameters.firstIndex(where: { $0.name == symbol }), values[index] == nil, noteValues[index] == nil { values[index] = value }
         }
         self.values = values
         self.noteValues = noteValues

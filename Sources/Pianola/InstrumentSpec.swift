@@ -2,7 +2,8 @@ import Faults
 import LV2
 
 /// An LV2 instrument as a user writes it: the plugin by URI or name (an `lv2:` before a URI
-/// is allowed), then its control ports by symbol after commas (`mda piano,random_detuning=0`).
+/// is allowed), then its control ports by symbol after commas (`mda piano,random_detuning=0`),
+/// and `preset=LABEL` for a preset's values (the ones given beside it win).
 /// Checked when made. Any thread.
 public struct InstrumentSpec: Hashable, Sendable, CustomStringConvertible {
     /// The plugin. Any thread.
@@ -22,9 +23,13 @@ public struct InstrumentSpec: Hashable, Sendable, CustomStringConvertible {
         let plugin: LV2PluginInfo
         do { plugin = try LV2World.shared().plugin(name) } catch { throw EffectSpecError(spec: text, reason: error.description) }
         guard plugin.takesMIDI else { throw EffectSpecError(spec: text, reason: "LV2 plugin '\(plugin.name)' takes no MIDI: it is not an instrument") }
-        var values: [String: Double] = [:]
+        var values: [String: Double] = [:], preset: [String: Double] = [:]
         for field in fields.dropFirst() {
             let parts = field.split(separator: "=", maxSplits: 1).map { String($0).trimmed }
+            if parts.count == 2, parts[0].lowercased() == "preset", !plugin.controlInputs.contains(where: { $0.symbol == parts[0] }) {
+                do { preset = try LV2World.shared().presetValues(plugin, preset: parts[1]) } catch { throw EffectSpecError(spec: text, reason: error.description) }
+                continue
+            }
             let symbols = plugin.controlInputs.map(\.symbol)
             guard parts.count == 2, let port = plugin.controlInputs.first(where: { $0.symbol.lowercased() == parts[0].lowercased() }) else {
                 throw EffectSpecError(spec: text, reason: "\(plugin.name) has no parameter '\(parts[0])' (it has \(symbols.joined(separator: ", ")))")
@@ -36,7 +41,7 @@ public struct InstrumentSpec: Hashable, Sendable, CustomStringConvertible {
             values[port.symbol] = value
         }
         self.plugin = plugin
-        self.values = values
+        self.values = preset.filter { symbol, _ in plugin.controlInputs.contains { $0.symbol == symbol } }.merging(values) { _, given in given }
     }
 
     /// The instrument, instantiated for `sampleRate` and runs of at most `maxFrames`, with these

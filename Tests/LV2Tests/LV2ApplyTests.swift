@@ -168,3 +168,27 @@ struct LV2InstrumentTests {
         #expect(instrument.droppedEvents == 0)
     }
 }
+
+@Suite("LV2 presets")
+struct LV2PresetTests {
+    @Test("A preset's values are the ones its Turtle file gives, read by lilv; a preset that does not exist is one line naming those that do")
+    func presetValues() throws {
+        let plugin = try LV2World.shared().plugin("http://drobilla.net/plugins/mda/Detune")
+        let values = try LV2World.shared().presetValues(plugin, preset: "out of tune")
+        // The preset as mda-lv2 writes it: lv2:symbol "detune" ; pset:value 0.8 …
+        let turtle = try String(contentsOfFile: "/usr/lib/lv2/mda.lv2/Detune-presets.ttl", encoding: .utf8)
+        let block = turtle.components(separatedBy: "<http://drobilla.net/plugins/mda/presets#Detune-out-of-tune>")[1].components(separatedBy: " .\n")[0]
+        var written: [String: Double] = [:]
+        let pairs = block.components(separatedBy: "lv2:symbol \"").dropFirst()
+        for pair in pairs {
+            let symbol = String(pair.prefix { $0 != "\"" })
+            let value = pair.components(separatedBy: "pset:value ")[1].prefix { "0123456789.-e".contains($0) }
+            written[symbol] = Double(value)
+        }
+        #expect(!written.isEmpty && values.mapValues(Float.init) == written.mapValues(Float.init), "lilv \(values), the file \(written)")
+        #expect(throws: LV2Error.self) { try LV2World.shared().presetValues(plugin, preset: "Cathedral") }
+        do { _ = try LV2World.shared().presetValues(plugin, preset: "Cathedral") } catch {
+            #expect(error.description == "MDA Detune has no preset 'Cathedral' (it has 'Out Of Tune', 'Stereo Detune', 'Symphonic')")
+        }
+    }
+}

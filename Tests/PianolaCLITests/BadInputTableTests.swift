@@ -187,6 +187,10 @@ struct BadInputTableTests {
             ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", font,
              "--instrument", "4=mda piano"]
         }, says: "track 4 does not exist"),
+        Row(description: "an LV2 preset that does not exist", arguments: {
+            ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", font,
+             "--fx", "mda detune,preset=Cathedral"]
+        }, says: "--fx 'mda detune,preset=Cathedral': MDA Detune has no preset 'Cathedral' (it has 'Out Of Tune', 'Stereo Detune', 'Symphonic')"),
         Row(description: "a SoundFont that is a directory", arguments: {
             ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", $0.url.path]
         }, says: "cannot load SoundFont: is a directory"),
