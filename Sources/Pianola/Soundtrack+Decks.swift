@@ -128,7 +128,28 @@ extension Soundtrack {
                 throw SoundtrackError(.file, "stem '\(name)': \(error)")
             }
         }
-        let node = SongNode(player: player, bus: bus, sources: samplers + stems + instruments)
+        var sources: [any AudioNode] = samplers + stems + instruments
+        let secondsPerQuarter = Double(content.sequence.tempoMap.segment(atTick: span?.lowerBound ?? 0).microsecondsPerQuarter) / 1_000_000
+        func units(_ specs: [EffectSpec]) throws(SoundtrackError) -> [any EffectUnit] {
+            try specs.map { spec throws(SoundtrackError) in
+                do throws(EffectSpecError) {
+                    return try spec.makeUnit(sampleRate: configuration.sampleRate, maxFrames: configuration.maxFrames, secondsPerQuarter: secondsPerQuarter)
+                } catch {
+                    throw SoundtrackError(error.kind, "effect \(error)")
+                }
+            }
+        }
+        // A layer with effects gets a bus of its own, in the slot its source had.
+        for (name, specs) in song.description.layerEffects.sorted(by: { $0.key < $1.key }) {
+            guard let input = layers[name.lowercased()] else { continue }
+            let layerBus = MixerNode(capacity: 1)
+            for unit in try units(specs) { layerBus.inserts.append(unit) }
+            layerBus.prepare(format: AudioFormat(sampleRate: configuration.sampleRate), maxFrames: configuration.maxFrames)
+            layerBus.connect(sources[input])
+            sources[input] = layerBus
+        }
+        for unit in try units(song.description.effects) { bus.inserts.append(unit) }
+        let node = SongNode(player: player, bus: bus, sources: sources)
         node.modulation = modulation
         var settings = MixerNode.InputSettings()
         settings.volume = fadeIn > 0 ? 0 : volume

@@ -99,6 +99,19 @@ extension Soundtrack {
             }
             instrumentTracks.append((tracks, instrument))
         }
+        let layerNames = Set(description.trackLayers.map { $0.lowercased() } + description.stems.keys.map { $0.lowercased() })
+        for name in description.layerEffects.keys where !layerNames.contains(name.lowercased()) {
+            throw SoundtrackError(.argument, "\(description.midi.name): effects for layer '\(name)', which is no track layer or stem of the song")
+        }
+        for spec in description.effects + description.layerEffects.values.joined() {
+            let secondsPerQuarter = Double(sequence.tempoMap.segment(atTick: 0).microsecondsPerQuarter) / 1_000_000
+            if let problem = spec.problem(atSampleRate: Int(configuration.sampleRate), secondsPerQuarter: secondsPerQuarter) {
+                throw SoundtrackError(.argument, "effect \(problem)")
+            }
+            guard spec.isHardRealTime else {
+                throw SoundtrackError(.argument, "effect '\(spec)': LV2 plugin '\(spec.name)' does not say it is hard real-time capable (lv2:hardRTCapable), and a soundtrack plays live")
+            }
+        }
         for (name, source) in description.stems {
             do { _ = try source.audioFileReader() } catch { throw SoundtrackError(.file, "stem '\(name)': \(error)") }
         }

@@ -67,6 +67,10 @@ extension Soundtrack {
         /// instead of the SoundFont, each deck with instances of its own; the plugins must be
         /// hard real-time capable. Any thread.
         public var instruments: [String: InstrumentSpec] = [:]
+        /// Effects on the song's own bus, in order: every play of the song gets its own. Any thread.
+        public var effects: [EffectSpec] = []
+        /// Effects on one layer (a track layer or a stem, by name, any case), in order. Any thread.
+        public var layerEffects: [String: [EffectSpec]] = [:]
 
         /// `midi` played with `soundFont`. Any thread.
         public init(midi: FileSource, soundFont: FileSource) {

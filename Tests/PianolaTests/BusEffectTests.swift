@@ -99,6 +99,52 @@ struct BusEffectTests {
         #expect(abs(release - 14_400 - 480) <= 240 + 16, "release \(release) frames")
     }
 
+    /// The level in dB above (`above`) or below 4 kHz of `samples` from frame 24,000 on, by an
+    /// 8th-order high- or low-pass.
+    static func band(_ samples: [Float], above: Bool) -> Double {
+        var ear = [Biquad](repeating: Biquad(), count: 4)
+        for k in ear.indices { ear[k].coefficients = Biquad.Coefficients(above ? .highpass : .lowpass, frequency: 4_000, q: 0.7071, sampleRate: 48_000) }
+        var power = 0.0
+        for (i, x) in samples.enumerated() {
+            var y = SIMD2(Double(x), Double(x))
+            for k in ear.indices { y = ear[k].process(y) }
+            if i >= 24_000 { power += y.x * y.x }
+        }
+        return 10 * log10(power / Double(samples.count - 24_000))
+    }
+
+    @Test("A song's own effects and a layer's: a low-pass on the stem layer takes its highs, a high-pass on the song's bus its lows; a layer the song has not is one line")
+    func songAndLayerEffects() async throws {
+        let fixture = try SoundtrackFixture()
+        var random = SystemRandomNumberGenerator()
+        let noise = (0..<(3 * 48_000)).map { _ in Float.random(in: -0.25...0.25, using: &random) }
+        let (midi, bed) = (try fixture.write(Self.silence(bars: 2), as: "rest.mid"), try fixture.writeWAV(noise, as: "bed.wav"))
+        func play(_ configure: (inout Soundtrack.SongDescription) throws -> Void) async throws -> [Float] {
+            let soundtrack = Soundtrack(configuration: dryConfiguration())
+            var description = Soundtrack.SongDescription(midiPath: midi, soundFontPath: SoundtrackFixture.testFont)
+            description.stems = ["bed": .path(bed)]
+            try configure(&description)
+            try soundtrack.play(try await soundtrack.load(description))
+            var pull = Puller(soundtrack)
+            pull.pull(96_000)
+            return pull.left
+        }
+        let plain = try await play { _ in }
+        let layer = try await play { $0.layerEffects = ["Bed": [try EffectSpec("lowpass,cutoff=500")]] }
+        let song = try await play { $0.effects = [try EffectSpec("highpass,cutoff=8kHz")] }
+        let (highs, lows) = (Self.band(plain, above: true), Self.band(plain, above: false))
+        print("song and layer effects: highs \(highs) dB, through the layer's low-pass \(Self.band(layer, above: true)) dB; lows \(lows) dB, through the song's high-pass \(Self.band(song, above: false)) dB")
+        #expect(highs - Self.band(layer, above: true) > 30)
+        #expect(lows - Self.band(song, above: false) > 12)
+        #expect(highs - Self.band(song, above: true) < lows - Self.band(song, above: false) - 6, "the high-pass leaves more of the highs")
+        let soundtrack = Soundtrack(configuration: dryConfiguration())
+        var description = Soundtrack.SongDescription(midiPath: try fixture.write(Self.silence(bars: 2), as: "rest2.mid"), soundFontPath: SoundtrackFixture.testFont)
+        description.layerEffects = ["strings": [try EffectSpec("lowpass")]]
+        var line = ""
+        do { _ = try await soundtrack.load(description) } catch { line = error.description }
+        #expect(line.hasSuffix("rest2.mid: effects for layer 'strings', which is no track layer or stem of the song"), "\(line)")
+    }
+
     /// What `body` throws, as its one line; nil when it does not throw.
     static func refusal(_ body: () throws -> Void) -> String? {
         do { try body() } catch { return "\(error)" }
