@@ -66,6 +66,22 @@ struct BatchRenderTests {
         }
     }
 
+    @Test("with effects on (a delay in the song's tempo and an EQ), each file of a batch matches a single render with them to the byte")
+    func effects() throws {
+        let scratch = try Scratch()
+        let songs = try Self.songFolder(scratch)
+        let out = scratch.url.appendingPathComponent("out").path
+        let fx = ["--fx", "delay,time=1/8.,feedback=0.4", "--fx", "eq,low_gain=4,mid2_gain=-6,high_gain=3"]
+        let run = try CLIRun.pianola(["render", songs, "-o", out + "/", "--soundfont", Self.font, "--threads", "2"] + fx)
+        #expect(run.status == 0, "\(run.stderr)")
+        for (name, path) in [("greensleeves", "greensleeves.wav"), ("town", "sub/town.wav")] {
+            let single = scratch.url.appendingPathComponent("\(name).wav").path
+            let alone = try CLIRun.pianola(["render", Self.root.appendingPathComponent("songs/\(name).mid").path, "-o", single, "--soundfont", Self.font, "--whole-font"] + fx)
+            #expect(alone.status == 0, "\(alone.stderr)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: single)) == Data(contentsOf: URL(fileURLWithPath: out + "/" + path)), "\(name)")
+        }
+    }
+
     @Test("outputs that exist are refused before anything renders; --skip-existing keeps them and renders the rest; --force replaces them")
     func existing() throws {
         let scratch = try Scratch()
