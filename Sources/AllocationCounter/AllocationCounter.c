@@ -7,7 +7,9 @@
 #  endif
 #endif
 #include "AllocationCounter.h"
+#include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <link.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,6 +23,7 @@ extern void *__libc_memalign(size_t, size_t);
 static _Thread_local int counting;
 static _Thread_local long count;
 static _Thread_local long openmp_count;
+static _Thread_local long lock_count;
 static uintptr_t gomp_start, gomp_end;
 
 static int find_gomp(struct dl_phdr_info *info, size_t size, void *data) {
@@ -36,12 +39,32 @@ static int find_gomp(struct dl_phdr_info *info, size_t size, void *data) {
     return 1;
 }
 
+static int (*real_mutex_lock)(pthread_mutex_t *);
+static int (*real_mutex_trylock)(pthread_mutex_t *);
+static int (*real_rwlock_rdlock)(pthread_rwlock_t *);
+static int (*real_rwlock_wrlock)(pthread_rwlock_t *);
+
+static void find_locks(void) {
+    if (real_mutex_lock) return;
+    real_mutex_trylock = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_trylock");
+    real_rwlock_rdlock = (int (*)(pthread_rwlock_t *))dlsym(RTLD_NEXT, "pthread_rwlock_rdlock");
+    real_rwlock_wrlock = (int (*)(pthread_rwlock_t *))dlsym(RTLD_NEXT, "pthread_rwlock_wrlock");
+    real_mutex_lock = (int (*)(pthread_mutex_t *))dlsym(RTLD_NEXT, "pthread_mutex_lock");
+}
+
 void pianola_allocations_start(void) {
     if (!gomp_end) dl_iterate_phdr(find_gomp, NULL);
+    find_locks();
     count = 0;
     openmp_count = 0;
+    lock_count = 0;
     counting = 1;
 }
+#ifdef PIANOLA_NO_COUNTING
+long pianola_locks_taken(void) { return -1; }
+#else
+long pianola_locks_taken(void) { return lock_count; }
+#endif
 #ifdef PIANOLA_NO_COUNTING
 long pianola_allocations_stop(void) { counting = 0; return -1; }
 #else
@@ -53,6 +76,28 @@ long pianola_allocations_by_openmp(void) { return openmp_count; }
 #define COUNT() do { if (counting) { \
     uintptr_t caller = (uintptr_t)__builtin_return_address(0); \
     if (caller >= gomp_start && caller < gomp_end) openmp_count++; else count++; } } while (0)
+
+/* Locks taken while counting, each passed on to glibc's (found by dlsym at the first). */
+int pthread_mutex_lock(pthread_mutex_t *m) {
+    if (counting) lock_count++;
+    if (!real_mutex_lock) find_locks();
+    return real_mutex_lock(m);
+}
+int pthread_mutex_trylock(pthread_mutex_t *m) {
+    if (counting) lock_count++;
+    if (!real_mutex_trylock) find_locks();
+    return real_mutex_trylock(m);
+}
+int pthread_rwlock_rdlock(pthread_rwlock_t *l) {
+    if (counting) lock_count++;
+    if (!real_rwlock_rdlock) find_locks();
+    return real_rwlock_rdlock(l);
+}
+int pthread_rwlock_wrlock(pthread_rwlock_t *l) {
+    if (counting) lock_count++;
+    if (!real_rwlock_wrlock) find_locks();
+    return real_rwlock_wrlock(l);
+}
 
 void *malloc(size_t n) { COUNT(); return __libc_malloc(n); }
 void *calloc(size_t a, size_t b) { COUNT(); return __libc_calloc(a, b); }

@@ -13,6 +13,18 @@ struct EffectChainTests {
         return unit
     }
 
+    @Test("the lock counter sees a lock taken (so zero below means zero)")
+    func lockCounterWorks() {
+        var mutex = pthread_mutex_t()
+        pthread_mutex_init(&mutex, nil)
+        pianola_allocations_start()
+        pthread_mutex_lock(&mutex)
+        pthread_mutex_unlock(&mutex)
+        _ = pianola_allocations_stop()
+        #expect(pianola_locks_taken() == 1)
+        pthread_mutex_destroy(&mutex)
+    }
+
     @Test("A parameter change lands on its frame, in the middle of a render slice")
     func exactFrame() {
         let out = MixerTests.render(inputs: [0.5], frames: 48_000) { mixer, _ in
@@ -76,7 +88,7 @@ struct EffectChainTests {
         #expect(abs(levels[11] - 0.5) < 1e-4, "the change waiting for the second unit reached it as the first: \(levels[11])")
     }
 
-    @Test("Every built-in effect (eight or more) gliding, changed and bypassed every cycle allocate nothing on the render thread")
+    @Test("Every built-in effect (eight or more) gliding, changed and bypassed every cycle allocate nothing and take no lock on the render thread")
     func noAllocation() {
         let mixer = MixerNode()
         let graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: 48_000), maxFrames: 512)
@@ -84,7 +96,7 @@ struct EffectChainTests {
         for effect in BuiltInEffect.all { mixer.inserts.append(effect.makeUnit()) }
         #expect(mixer.inserts.units.count >= 8)
         let buffer = AudioBuffer(capacity: 512)
-        var allocations = 0
+        var allocations = 0, locks = 0
         for cycle in 0..<1_000 {
             let time = graph.sampleTime + 100
             mixer.inserts.set(parameter: 0, ofEffect: cycle % mixer.inserts.units.count, to: Double(200 + cycle * 10), at: time, rampFrames: 300)
@@ -92,9 +104,13 @@ struct EffectChainTests {
             if cycle % 10 == 0 { mixer.inserts.setBypassed(cycle % 20 == 0, effect: cycle % 8, at: time) }
             if cycle >= 100 { pianola_allocations_start() }
             graph.render(into: buffer.slice(frames: 512))
-            if cycle >= 100 { allocations += pianola_allocations_stop() }
+            if cycle >= 100 {
+                allocations += pianola_allocations_stop()
+                locks += pianola_locks_taken()
+            }
         }
         #expect(allocations == 0, "\(allocations) allocations in 900 render cycles")
+        #expect(locks == 0, "\(locks) locks taken in 900 render cycles")
         let peak = (0..<512).map { abs(buffer.left[$0]) }.max()!
         #expect(peak > 0 && peak.isFinite, "the chain still passes sound (\(peak))")
     }

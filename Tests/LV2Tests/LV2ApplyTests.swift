@@ -106,7 +106,7 @@ struct LV2ApplyTests {
 
 @Suite("LV2 plugins in an insert chain")
 struct LV2ChainTests {
-    @Test("Four LV2 plugins and four built-ins, gliding, changed and bypassed every cycle, allocate nothing on the render thread")
+    @Test("Four LV2 plugins and four built-ins, gliding, changed and bypassed every cycle, allocate nothing and take no lock on the render thread")
     func noAllocation() throws {
         let mixer = MixerNode()
         let graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: 48_000), maxFrames: 512)
@@ -128,7 +128,7 @@ struct LV2ChainTests {
         }
         for name in ["lowpass", "peak", "delay", "compressor"] { mixer.inserts.append(BuiltInEffect.named(name)!.makeUnit()) }
         let buffer = AudioBuffer(capacity: 512)
-        var allocations = 0
+        var allocations = 0, locks = 0
         for cycle in 0..<1_000 {
             let time = graph.sampleTime + 100
             let effect = cycle % 8
@@ -136,22 +136,26 @@ struct LV2ChainTests {
             if cycle % 10 == 0 { mixer.inserts.setBypassed(cycle % 20 == 0, effect: (cycle / 10) % 8, at: time) }
             if cycle >= 100 { pianola_allocations_start() }
             graph.render(into: buffer.slice(frames: 512))
-            if cycle >= 100 { allocations += pianola_allocations_stop() }
+            if cycle >= 100 {
+                allocations += pianola_allocations_stop()
+                locks += pianola_locks_taken()
+            }
         }
         #expect(allocations == 0, "\(allocations) allocations in 900 render cycles")
+        #expect(locks == 0, "\(locks) locks taken in 900 render cycles")
         #expect((0..<512).allSatisfy { buffer.left[$0].isFinite })
     }
 }
 
 @Suite("LV2 instruments in the graph")
 struct LV2InstrumentTests {
-    @Test("MDA Piano played a note, a controller and a bend every cycle allocates nothing on the render thread, and sounds")
+    @Test("MDA Piano played a note, a controller and a bend every cycle allocates nothing and takes no lock on the render thread, and sounds")
     func noAllocation() throws {
         let instrument = try LV2Instrument(LV2World.shared().plugin("http://drobilla.net/plugins/mda/Piano"), sampleRate: 48_000, maxFrames: 512)
         let node = LV2InstrumentNode(instrument: instrument, maxFrames: 512)
         node.prepare(format: AudioFormat(sampleRate: 48_000), maxFrames: 512)
         let buffer = AudioBuffer(capacity: 512)
-        var allocations = 0, loudest: Float = 0
+        var allocations = 0, locks = 0, loudest: Float = 0
         for cycle in 0..<1_000 {
             let time = SampleTime(cycle * 512)
             let key = UInt8(48 + cycle % 24)
@@ -160,10 +164,14 @@ struct LV2InstrumentTests {
             node.schedule(ScheduledMIDI(time: time + 400, status: 0x80, data1: key, data2: 0))
             if cycle >= 100 { pianola_allocations_start() }
             node.render(buffer.slice(frames: 512), at: time)
-            if cycle >= 100 { allocations += pianola_allocations_stop() }
+            if cycle >= 100 {
+                allocations += pianola_allocations_stop()
+                locks += pianola_locks_taken()
+            }
             for i in 0..<512 { loudest = max(loudest, abs(buffer.left[i])) }
         }
         #expect(allocations == 0, "\(allocations) allocations in 900 render cycles")
+        #expect(locks == 0, "\(locks) locks taken in 900 render cycles")
         #expect(loudest > 0.05 && loudest.isFinite, "the piano sounds (peak \(loudest))")
         #expect(instrument.droppedEvents == 0)
     }

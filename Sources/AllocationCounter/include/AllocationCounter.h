@@ -10,4 +10,8 @@ void pianola_allocations_start(void);
 long pianola_allocations_stop(void);
 /// The allocations libgomp made on the calling thread between the last start and stop.
 long pianola_allocations_by_openmp(void);
+/// The locks (pthread mutexes and read-write locks: C libraries' locks, and malloc's) the
+/// calling thread took between the last start and stop; -1 where nothing is counted. Swift's
+/// own `Mutex` takes futexes directly and is not seen here.
+long pianola_locks_taken(void);
 #endif
