@@ -69,6 +69,13 @@ public final class EffectChain: @unchecked Sendable {
     /// Frames the units in use may sound after the bus falls silent. Control thread.
     public var tailFrames: Int { zip(units, bypassed).reduce(0) { $0 + ($1.1 ? 0 : $1.0.tailFrames) } }
 
+    /// Frames the units in use delay the bus by, as they report it now. Render thread only.
+    public var renderLatency: Int {
+        var sum = 0
+        for index in 0..<count where slots[index].target > 0 { sum += slots[index].unit?.latencyFrames ?? 0 }
+        return sum
+    }
+
     /// Adds `unit` (prepared here if the chain is) at the end, from the next render cycle.
     /// Control thread.
     public func append(_ unit: any EffectUnit) {

@@ -11,7 +11,7 @@ import Synchronization
 /// (`inserts`) before its output gain, as a console's bus does. A player on the render thread automates the
 /// inputs' and the output's volume and pan on top of their settings (`scheduleParameter`).
 /// Core Audio's multichannel mixer.
-public final class MixerNode: AudioNode, ParameterDestination, @unchecked Sendable {
+public final class MixerNode: AudioNode, ParameterDestination, LatencyReporting, @unchecked Sendable {
     // @unchecked Sendable: `inputs`, `scratch` and `outputGain` belong to the render thread
     // once rendering starts; the control thread talks to it only through the two queues.
 
@@ -37,15 +37,20 @@ public final class MixerNode: AudioNode, ParameterDestination, @unchecked Sendab
     }
 
     private enum Change {
-        case connect(slot: Int, node: any AudioNode, gain: StereoGain)
+        case connect(slot: Int, node: any AudioNode, gain: StereoGain, latent: (any LatencyReporting)?, delay: CompensationDelay?)
         case gain(slot: Int, GainTimeline.Change)      // slot -1: the output gain
         case disconnect(slot: Int)
         case limiter(Bool)
     }
 
     private var inputs: [(node: (any AudioNode)?, gain: GainTimeline)]
+    private var latencies: [(latent: (any LatencyReporting)?, delay: CompensationDelay?)]   // per input: who reports, and its compensation
+    private var inputLatency = 0                  // the largest input latency in the last cycle
+    /// The longest lag between inputs a mixer compensates (43 ms at 48 kHz; more is left as it
+    /// is): 16 KB of delay line an input. Any thread.
+    public static let maxCompensation = 2_047
     private let changes: SPSCQueue<Change>
-    private let released: SPSCQueue<any AudioNode>
+    private let released: SPSCQueue<AnyObject>          // nodes and their compensating delays, let go of
     private var scratch: AudioBuffer?
     private var format: AudioFormat?
     private var maxFrames = 0
@@ -69,10 +74,11 @@ public final class MixerNode: AudioNode, ParameterDestination, @unchecked Sendab
     public init(capacity: Int = 64, metering: Bool = false) {
         self.metering = metering
         inputs = (0..<capacity).map { _ in (nil, GainTimeline()) }   // each its own list: a shared one would be copied on the render thread at its first change
+        latencies = Array(repeating: (nil, nil), count: capacity)
         settings = Array(repeating: nil, count: capacity)
         automation = (0...capacity).map { _ in Automation() }
         changes = SPSCQueue(capacity: 256)
-        released = SPSCQueue(capacity: capacity + 256)
+        released = SPSCQueue(capacity: 2 * capacity + 512)
     }
 
     /// Allocates the mixing buffer. Control thread, before rendering.
@@ -93,7 +99,10 @@ public final class MixerNode: AudioNode, ParameterDestination, @unchecked Sendab
         node.prepare(format: format, maxFrames: maxFrames)
         let wasSoloed = anySoloed
         self.settings[slot] = settings
-        send(.connect(slot: slot, node: node, gain: settings.gain(anySoloed: anySoloed)))
+        // A node that may lag (a bus) reports it; every input gets room to be delayed to meet it.
+        let latent = node as? any LatencyReporting
+        send(.connect(slot: slot, node: node, gain: settings.gain(anySoloed: anySoloed), latent: latent,
+                      delay: CompensationDelay(frames: Self.maxCompensation)))
         if anySoloed != wasSoloed { regain(at: nil, rampFrames: 0, except: slot) }
         return slot
     }
@@ -148,6 +157,10 @@ public final class MixerNode: AudioNode, ParameterDestination, @unchecked Sendab
     /// Frames of delay the limiter adds while on. Any thread.
     public var limiterLatency: Int { PeakLimiter.defaultLookahead - 1 }
 
+    /// Frames the output lags its inputs by: the most lagging input (the others are delayed to
+    /// meet it), the inserts' reported latency, and the limiter's while on. Render thread only.
+    public var latencyFrames: Int { inputLatency + inserts.renderLatency + (limiting ? limiterLatency : 0) }
+
     /// The output's peak (largest absolute sample of either side) and RMS (both sides) over the
     /// last render cycle, after the limiter; zeros unless made with `metering`. Any thread.
     public var meters: (peak: Float, rms: Float) {
@@ -175,14 +188,17 @@ public final class MixerNode: AudioNode, ParameterDestination, @unchecked Sendab
     public func render(_ output: StereoSlice, at time: SampleTime) {
         while let change = changes.pop() {
             switch change {
-            case .connect(let slot, let node, let gain):
+            case .connect(let slot, let node, let gain, let latent, let delay):
                 inputs[slot].node = node
                 inputs[slot].gain.reset(to: gain)
+                latencies[slot] = (latent, delay)
             case .gain(let slot, let change):
                 if slot < 0 { outputGain.schedule(change) } else { inputs[slot].gain.schedule(change) }
             case .disconnect(let slot):
                 if let node = inputs[slot].node { _ = released.push(node) }
+                if let delay = latencies[slot].delay { _ = released.push(delay) }
                 inputs[slot].node = nil
+                latencies[slot] = (nil, nil)
                 automation[slot].reset()
             case .limiter(let enabled):
                 limiting = enabled
@@ -190,11 +206,13 @@ public final class MixerNode: AudioNode, ParameterDestination, @unchecked Sendab
         }
         let frames = output.frames
         // A lone input at unity all through the cycle renders straight into the output: no copy, no sum.
-        var live = 0, lone = -1
+        var live = 0, lone = -1, lag = 0
         for index in inputs.indices where inputs[index].node != nil {
             live += 1
             lone = index
+            lag = max(lag, latencies[index].latent?.latencyFrames ?? 0)
         }
+        inputLatency = min(lag, Self.maxCompensation)
         let out = automation.count - 1
         if live == 1, !limiting, let node = inputs[lone].node, inputs[lone].gain.isSteady(at: .unity, from: time, frames: frames),
            outputGain.isSteady(at: .unity, from: time, frames: frames), automation[lone].isUnity(from: time, frames: frames),
@@ -210,6 +228,9 @@ public final class MixerNode: AudioNode, ParameterDestination, @unchecked Sendab
         for index in inputs.indices {
             guard let node = inputs[index].node else { continue }
             node.render(part, at: time)
+            // An input that lags less than the most lagging one waits for it.
+            let behind = inputLatency - min(latencies[index].latent?.latencyFrames ?? 0, inputLatency)
+            if behind > 0 { latencies[index].delay?.process(part, by: behind) }
             automation[index].apply(to: part, from: time)
             inputs[index].gain.process(from: time, frames: frames) { range, gain, step in
                 if gain == .silent && step == .silent { return }

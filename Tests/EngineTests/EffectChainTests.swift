@@ -115,3 +115,64 @@ struct EffectChainTests {
         #expect(peak > 0 && peak.isFinite, "the chain still passes sound (\(peak))")
     }
 }
+
+/// An effect that delays by `frames` and says so, as a look-ahead plugin does.
+final class LaggingEffect: EffectUnit {
+    let parameters: [EffectParameter] = []
+    let latencyFrames: Int
+    let tailFrames = 0
+    private var line: [Float]
+    private var lineRight: [Float]
+    private var at = 0
+    init(frames: Int) {
+        latencyFrames = frames
+        line = Array(repeating: 0, count: frames)
+        lineRight = line
+    }
+    func prepare(sampleRate: Int, maxFrames: Int) {}
+    func setParameter(_ index: Int, to value: Double, rampFrames: Int) {}
+    func process(_ audio: StereoSlice) {
+        for i in 0..<audio.frames {
+            (line[at], audio.left[i]) = (audio.left[i], line[at])
+            (lineRight[at], audio.right[i]) = (audio.right[i], lineRight[at])
+            at = (at + 1) % latencyFrames
+        }
+    }
+    func reset() {}
+}
+
+/// A click of 1 on frame 1,000, nothing else.
+final class ClickNode: AudioNode, @unchecked Sendable {
+    func prepare(format: AudioFormat, maxFrames: Int) {}
+    func render(_ output: StereoSlice, at time: SampleTime) {
+        output.clear()
+        if (time..<time + SampleTime(output.frames)).contains(1_000) {
+            output.left[Int(1_000 - time)] = 1
+            output.right[Int(1_000 - time)] = 1
+        }
+    }
+}
+
+@Suite("Latency compensation where parallel paths meet")
+struct LatencyCompensationTests {
+    @Test("A bus lagging 300 frames (a look-ahead effect) and a direct input meet: one click of 2 on frame 1,300; the mixer reports the lag")
+    func parallelPathsMeet() {
+        let master = MixerNode()
+        let graph = AudioGraph(root: master, format: AudioFormat(sampleRate: 48_000), maxFrames: 4_096)
+        let lagging = MixerNode()
+        lagging.prepare(format: AudioFormat(sampleRate: 48_000), maxFrames: 4_096)
+        lagging.connect(ClickNode())
+        lagging.inserts.append(LaggingEffect(frames: 300))
+        master.connect(lagging)
+        master.connect(ClickNode())
+        let buffer = AudioBuffer(capacity: 4_096)
+        var left: [Float] = []
+        for _ in 0..<3 {
+            graph.render(into: buffer.slice(frames: 777))
+            left += UnsafeBufferPointer(start: buffer.left, count: 777)
+        }
+        let loud = left.indices.filter { left[$0] != 0 }
+        #expect(loud == [1_300] && left[1_300] == 2, "clicks at \(loud.map { ($0, left[$0]) })")
+        #expect(master.latencyFrames == 300 && lagging.latencyFrames == 300)
+    }
+}
