@@ -387,8 +387,8 @@ pianola_status pianola_get_parameter(pianola_soundtrack *soundtrack, const char 
 
 /* ---------------------------------------------------------------- Effects */
 
-/** A bus of a soundtrack's mix, each with its chain of effects: the sound effects and the
-    music are summed, in that order, into the master. */
+/** A bus of a soundtrack's mix, each with its chain of effects: the sound effects, the music
+    and the aux return are summed, in that order, into the master. */
 typedef int32_t pianola_bus;
 enum {
     /** Everything, before the master volume and the limiter. */
@@ -397,6 +397,8 @@ enum {
     PIANOLA_BUS_MUSIC = 1,
     /** The sound effects: dialogue and one-shots. */
     PIANOLA_BUS_SOUNDS = 2,
+    /** The return bus: what the music and the sounds send to it (pianola_set_send). */
+    PIANOLA_BUS_AUX = 3,
     /** No bus: a compressor keyed by its own input. */
     PIANOLA_BUS_NONE = -1
 };
@@ -412,6 +414,10 @@ pianola_status pianola_add_effect(pianola_soundtrack *soundtrack, pianola_bus bu
     gliding over `seconds` (at least 20 ms). Any thread. */
 pianola_status pianola_set_effect_parameter(pianola_soundtrack *soundtrack, pianola_bus bus, int32_t index, const char *parameter,
                                             double value, double seconds);
+
+/** Sends `bus` (PIANOLA_BUS_MUSIC or PIANOLA_BUS_SOUNDS, after its effects) into the aux bus at
+    `level` (linear gain 0 to 16; 0 sends nothing), gliding over one render slice. Any thread. */
+pianola_status pianola_set_send(pianola_soundtrack *soundtrack, pianola_bus bus, float level);
 
 /** Bypasses effect `index` on `bus` (`bypassed` nonzero) or brings it back, fading over 5 ms. Any thread. */
 pianola_status pianola_set_effect_bypassed(pianola_soundtrack *soundtrack, pianola_bus bus, int32_t index, int32_t bypassed);

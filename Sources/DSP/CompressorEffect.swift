@@ -31,6 +31,8 @@ public final class CompressorEffect: EffectUnit {
     private var attackCoefficient = 0.0
     private var releaseCoefficient = 0.0
     private var lowestGain: Float = 1
+    private var keyWrites = -1                            // the side chain's slice being read, and where
+    private var keyFrame = 0
     private var blockPeaks: UnsafeMutablePointer<Float>?   // the last complete blocks' peaks, a ring
     private var blockCount = 0
     private var blockIndex = 0
@@ -107,7 +109,7 @@ public final class CompressorEffect: EffectUnit {
         let left = audio.left, right = audio.right
         for i in 0..<audio.frames {
             let threshold = values[0].advance(), ratio = values[1].advance(), knee = values[2].advance(), makeup = values[5].advance()
-            let key = held(sideChain?.nextLevel() ?? max(abs(left[i]), abs(right[i])), in: peaks)
+            let key = held(keyLevel() ?? max(abs(left[i]), abs(right[i])), in: peaks)
             let level = key > 1e-9 ? 20 * log10(Double(key)) : -180
             let target = Self.staticGain(level: level, threshold: threshold, ratio: ratio, knee: knee)
             let coefficient = target < reduction ? attackCoefficient : releaseCoefficient
@@ -118,6 +120,17 @@ public final class CompressorEffect: EffectUnit {
             left[i] *= gain
             right[i] *= gain
         }
+    }
+
+    /// The side chain's next frame (its slices may be read in several parts), nil without one.
+    @inline(__always) private func keyLevel() -> Float? {
+        guard let sideChain else { return nil }
+        if sideChain.writes != keyWrites {
+            keyWrites = sideChain.writes
+            keyFrame = 0
+        }
+        defer { keyFrame += 1 }
+        return sideChain.level(at: keyFrame)
     }
 
     /// Back to no reduction, nothing held. Render thread only.

@@ -1,12 +1,13 @@
 /// The audio of one bus handed to an effect on another in the same render cycle: a
-/// compressor on the music keyed by the dialogue (ducking). The bus that feeds it writes each
+/// compressor on the music keyed by the dialogue (ducking), or a send into a return bus. The bus that feeds it writes each
 /// slice as it renders; the bus that reads it must render after it in the cycle (its mixer
 /// input comes later). Memory is taken at `init`. Render thread only, after `init`.
 public final class SideChain: @unchecked Sendable {
     // @unchecked Sendable: made on the control thread, then written and read by the one render thread.
     private let buffer: AudioBuffer
     private var written = 0
-    private var read = 0
+    /// Slices written so far: a reader that sees it change starts the new slice from its first frame. Render thread only.
+    public private(set) var writes = 0
 
     /// Room for slices of up to `maxFrames`. Control thread.
     public init(maxFrames: Int = 8_192) {
@@ -18,14 +19,26 @@ public final class SideChain: @unchecked Sendable {
         written = min(audio.frames, buffer.capacity)
         buffer.left.update(from: audio.left, count: written)
         buffer.right.update(from: audio.right, count: written)
-        read = 0
+        writes &+= 1
     }
 
-    /// The louder side of the next frame of the slice last written (the reader may take it in
-    /// several parts), 0 once all of it has been read. Render thread only.
-    @inline(__always) public func nextLevel() -> Float {
-        guard read < written else { return 0 }
-        defer { read += 1 }
-        return max(abs(buffer.left[read]), abs(buffer.right[read]))
+    /// Adds the slice last written, times `gain` gliding to `target` over the slice, to `audio`
+    /// (up to the frames both have): a send into a return bus. Does not move the reader's
+    /// place. Render thread only.
+    public func mix(into audio: StereoSlice, gain: Float, target: Float) {
+        let count = min(written, audio.frames)
+        guard count > 0, gain != 0 || target != 0 else { return }
+        let step = (target - gain) / Float(count)
+        for i in 0..<count {
+            let g = gain + step * Float(i + 1)
+            audio.left[i] += g * buffer.left[i]
+            audio.right[i] += g * buffer.right[i]
+        }
+    }
+
+    /// The louder side of frame `i` of the slice last written, 0 past its end. Render thread only.
+    @inline(__always) public func level(at i: Int) -> Float {
+        guard i < written else { return 0 }
+        return max(abs(buffer.left[i]), abs(buffer.right[i]))
     }
 }

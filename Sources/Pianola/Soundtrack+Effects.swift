@@ -11,6 +11,9 @@ extension Soundtrack {
         case music
         /// The sound effects (`playSoundEffect`): dialogue and one-shots.
         case sounds
+        /// The return bus: what the music and sounds send to it (`setSend`), through its
+        /// effects (a reverb with `dry=0`, a delay), into the master after them.
+        case aux
     }
 
     /// An effect on a bus, as `addEffect` made it. Any thread.
@@ -31,6 +34,7 @@ extension Soundtrack {
         case .master: master
         case .music: music
         case .sounds: sounds
+        case .aux: aux
         }
     }
 
@@ -61,12 +65,7 @@ extension Soundtrack {
             }
             let unit: any EffectUnit
             if let key {
-                let sideChain = state.sideChains[key] ?? SideChain(maxFrames: configuration.maxFrames)
-                if state.sideChains[key] == nil {
-                    state.sideChains[key] = sideChain
-                    mixer(key).inserts.feed(sideChain)
-                }
-                unit = spec.configure(CompressorEffect(sideChain: sideChain))
+                unit = spec.configure(CompressorEffect(sideChain: taps[key]!))
             } else {
                 do throws(EffectSpecError) { unit = try spec.makeUnit(sampleRate: configuration.sampleRate, maxFrames: configuration.maxFrames) } catch {
                     throw SoundtrackError(error.kind, "effect \(error)")
@@ -77,6 +76,17 @@ extension Soundtrack {
             state.busEffects[bus, default: []].append(effect)
             return effect
         }
+    }
+
+    /// Sends `bus` (the music or the sounds, after their effects) into the aux return bus at
+    /// `level` (linear gain, 0 to 16; 0 sends nothing), from the next render slice, gliding
+    /// over it. Throws for another bus or a level out of range. Any thread.
+    public func setSend(from bus: Bus, level: Float) throws(SoundtrackError) {
+        guard let index = [Bus.music, .sounds].firstIndex(of: bus) else {
+            throw SoundtrackError(.argument, "send from \(bus.rawValue): only the music and the sounds send to the aux bus")
+        }
+        let level = try Self.gain(level, "send level")
+        returns.setLevel(level, source: index)
     }
 
     /// The effects on `bus`, in order. Any thread.
@@ -119,7 +129,7 @@ extension Soundtrack {
     /// Whether `key` is summed before `bus` is processed.
     private static func rendersBefore(_ key: Bus, _ bus: Bus) -> Bool {
         switch (key, bus) {
-        case (.sounds, .music), (.sounds, .master), (.music, .master): true
+        case (.sounds, .music), (.sounds, .master), (.music, .master), (.sounds, .aux), (.music, .aux), (.aux, .master): true
         default: false
         }
     }

@@ -55,7 +55,6 @@ public final class Soundtrack: Sendable {
         var delivery: Delivery?
         var events: [Event] = []             // reported, not yet polled, in time order
         var busEffects: [Bus: [BusEffect]] = [:]   // each bus's insert chain, in order
-        var sideChains: [Bus: SideChain] = [:]     // what a bus feeds the compressors keyed by it
 
         /// The stingers not yet ringing out (neither finished nor displaced).
         var soundingStingers: [Deck] { stingers.filter { $0.retireAt == nil } }
@@ -79,6 +78,12 @@ public final class Soundtrack: Sendable {
     let music = MixerNode()
     /// The sound effects' bus, into the master first.
     let sounds = MixerNode(capacity: 1)
+    /// The return bus, into the master last: what the music and sounds send (`setSend`).
+    let aux = MixerNode(capacity: 1)
+    /// The aux bus's input: the music's and the sounds' sends.
+    let returns: SendReturnNode
+    /// What the music and the sounds feed (sends, compressors keyed by them): set up front.
+    let taps: [Bus: SideChain]
     let effects: SoundEffectsNode
     let state = ControlLock(State())
     let scratch: AudioBuffer         // the interleaved renders' planar slice
@@ -91,11 +96,17 @@ public final class Soundtrack: Sendable {
         self.configuration = configuration
         scratch = AudioBuffer(capacity: configuration.maxFrames)
         effects = SoundEffectsNode(voices: configuration.effectVoices)
+        taps = [.music: SideChain(maxFrames: configuration.maxFrames), .sounds: SideChain(maxFrames: configuration.maxFrames),
+                .aux: SideChain(maxFrames: configuration.maxFrames)]
+        returns = SendReturnNode(music: taps[.music]!, sounds: taps[.sounds]!)
         clock = MusicClock(ParametersNode(board: parameterBoard, bindings: effectBindings, inner: master), fadeFrames: Int(configuration.pauseFadeSeconds * Double(configuration.sampleRate)))
         graph = AudioGraph(root: clock, format: AudioFormat(sampleRate: configuration.sampleRate), maxFrames: configuration.maxFrames)
         master.connect(sounds)
         master.connect(music)
+        master.connect(aux)
         sounds.connect(effects)
+        aux.connect(returns)
+        for (bus, tap) in taps { mixer(bus).inserts.feed(tap) }
         master.setLimiter(configuration.limiter)
     }
 }

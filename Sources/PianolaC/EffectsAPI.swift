@@ -10,7 +10,8 @@ func busNamed(_ code: pianola_bus, _ what: String) throws(APIError) -> Soundtrac
     case PIANOLA_BUS_MASTER: return .master
     case PIANOLA_BUS_MUSIC: return .music
     case PIANOLA_BUS_SOUNDS: return .sounds
-    default: throw APIError.argument("\(what) \(code): use PIANOLA_BUS_MASTER, PIANOLA_BUS_MUSIC or PIANOLA_BUS_SOUNDS")
+    case PIANOLA_BUS_AUX: return .aux
+    default: throw APIError.argument("\(what) \(code): use PIANOLA_BUS_MASTER, PIANOLA_BUS_MUSIC, PIANOLA_BUS_SOUNDS or PIANOLA_BUS_AUX")
     }
 }
 
@@ -43,6 +44,12 @@ public func pianolaSetEffectParameter(_ handle: OpaquePointer?, _ bus: pianola_b
         let soundtrack = try soundtrack(handle)
         try soundtrack.setEffectParameter(try busEffect(soundtrack, bus, index), try string(parameter, "parameter"), to: value, seconds: seconds)
     }
+}
+
+/// pianola_set_send: a bus's send into the aux bus. Any thread.
+@_cdecl("pianola_set_send")
+public func pianolaSetSend(_ handle: OpaquePointer?, _ bus: pianola_bus, _ level: Float) -> pianola_status {
+    status { try soundtrack(handle).setSend(from: try busNamed(bus, "bus"), level: level) }
 }
 
 /// pianola_set_effect_bypassed: an effect bypassed or back. Any thread.

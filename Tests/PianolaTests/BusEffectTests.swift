@@ -145,6 +145,32 @@ struct BusEffectTests {
         #expect(line.hasSuffix("rest2.mid: effects for layer 'strings', which is no track layer or stem of the song"), "\(line)")
     }
 
+    @Test("A send to the aux bus: the music at the send's level through the aux's effects (a delay of 100 ms, echoes only), beside the dry music")
+    func sendAndReturn() async throws {
+        let fixture = try SoundtrackFixture()
+        let bed = (0..<(3 * 48_000)).map { Float(0.25 * sin(2 * Double.pi * 100 * Double($0) / 48_000)) }
+        let (midi, wav) = (try fixture.write(Self.silence(bars: 2), as: "rest.mid"), try fixture.writeWAV(bed, as: "bed.wav"))
+        func play(send: Float?) async throws -> [Float] {
+            let soundtrack = Soundtrack(configuration: dryConfiguration())
+            var description = Soundtrack.SongDescription(midiPath: midi, soundFontPath: SoundtrackFixture.testFont)
+            description.stems = ["bed": .path(wav)]
+            try soundtrack.addEffect(try EffectSpec("delay,time=0.1,feedback=0,mix=1"), on: .aux)
+            if let send { try soundtrack.setSend(from: .music, level: send) }
+            try soundtrack.play(try await soundtrack.load(description))
+            var pull = Puller(soundtrack)
+            pull.pull(96_000)
+            return pull.left
+        }
+        let dry = try await play(send: nil), sent = try await play(send: 0.5)
+        // From the first slice on the send glides up over one slice; after that it is exact.
+        var worst: Float = 0
+        for i in 10_000..<96_000 { worst = max(worst, abs(sent[i] - dry[i] - 0.5 * dry[i - 4_800])) }
+        print("send and return: the aux's output is half the music 4,800 frames late, within \(worst)")
+        #expect(worst < 1e-5)
+        let soundtrack = Soundtrack(configuration: dryConfiguration())
+        #expect(Self.refusal { try soundtrack.setSend(from: .master, level: 1) } == "send from master: only the music and the sounds send to the aux bus")
+    }
+
     /// What `body` throws, as its one line; nil when it does not throw.
     static func refusal(_ body: () throws -> Void) -> String? {
         do { try body() } catch { return "\(error)" }

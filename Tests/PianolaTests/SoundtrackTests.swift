@@ -303,6 +303,8 @@ struct SoundtrackTests {
         try soundtrack.addEffect(try EffectSpec("compressor,threshold=-30"), on: .music, keyedBy: .sounds)
         try soundtrack.addEffect(try EffectSpec("delay,time=0.25"), on: .master)
         let shelf = try soundtrack.addEffect(try EffectSpec("highshelf,gain=-6"), on: .sounds)
+        try soundtrack.addEffect(try EffectSpec("reverb,dry=0"), on: .aux)
+        try soundtrack.setSend(from: .music, level: 0.3)
         try soundtrack.play(song)
         var pull = Puller(soundtrack)
         pull.slices = [512]
@@ -325,6 +327,7 @@ struct SoundtrackTests {
             if cycle % 50 == 25 { try soundtrack.setParameter("intensity", to: Double(cycle % 300) / 300, seconds: 0.3) }
             if cycle % 50 == 10 { try soundtrack.setEffectParameter(shelf, "frequency", to: Double(1_000 + cycle * 10), seconds: 0.1) }
             if cycle % 100 == 60 { try soundtrack.setEffectBypassed(shelf, cycle % 200 == 60) }
+            if cycle % 100 == 70 { try soundtrack.setSend(from: .sounds, level: Float(cycle % 300) / 300) }
             pianola_allocations_start()
             soundtrack.render(into: buffer.slice(frames: 512))
             allocations += pianola_allocations_stop()

@@ -413,6 +413,10 @@ static void bus_effects(pianola_soundtrack *soundtrack, pianola_song *song) {
     FAILS(pianola_set_effect_parameter(soundtrack, PIANOLA_BUS_MUSIC, 0, "frequency", 500, 0), PIANOLA_ERROR_ARGUMENT, "no parameter 'frequency'");
     FAILS(pianola_set_effect_parameter(soundtrack, PIANOLA_BUS_MASTER, 0, "cutoff", 500, 0), PIANOLA_ERROR_ARGUMENT, "effect 0 on the master bus");
     FAILS(pianola_set_effect_bypassed(soundtrack, PIANOLA_BUS_MUSIC, 2, 1), PIANOLA_ERROR_ARGUMENT, "it has 0 to 1");
+    FAILS(pianola_set_send(soundtrack, PIANOLA_BUS_AUX, 1), PIANOLA_ERROR_ARGUMENT, "only the music and the sounds send");
+    FAILS(pianola_set_send(soundtrack, PIANOLA_BUS_MUSIC, -1), PIANOLA_ERROR_ARGUMENT, "send level -1.0");
+    OK(pianola_add_effect(soundtrack, PIANOLA_BUS_AUX, "reverb,dry=0", PIANOLA_BUS_NONE, &index));
+    OK(pianola_set_send(soundtrack, PIANOLA_BUS_MUSIC, 0.3f));
     OK(pianola_define_parameter(soundtrack, "depth", 0, 1, 0));
     FAILS(pianola_map_parameter_to_effect(soundtrack, "depth", PIANOLA_BUS_MUSIC, 0, "cutoff", xs, xs, 2), PIANOLA_ERROR_ARGUMENT, "y in 10.0...24000.0");
     OK(pianola_map_parameter_to_effect(soundtrack, "depth", PIANOLA_BUS_MUSIC, 0, "cutoff", xs, cutoffs, 2));

@@ -478,11 +478,15 @@ class Soundtrack:
 
     def add_effect(self, spec: str, bus: str = "master", *, key: Optional[str] = None) -> BusEffect:
         """Adds the effect `spec` ('lowpass,cutoff=800'; `pianola effects` lists them) at the end of
-        `bus`'s chain ('master', 'music' or 'sounds'). A compressor with a `key` bus is turned down
+        `bus`'s chain ('master', 'music', 'sounds' or 'aux', the return bus `set_send` feeds). A compressor with a `key` bus is turned down
         by that bus's level: the music ducking under the sounds."""
         index = ctypes.c_int32()
         _check(_c.lib.pianola_add_effect(self._handle, _bus(bus, "bus"), spec.encode(), _bus(key, "key"), ctypes.byref(index)))
         return BusEffect(self, bus, index.value, spec)
+
+    def set_send(self, bus: str, level: float) -> None:
+        """Sends `bus` ('music' or 'sounds', after its effects) into the 'aux' bus at `level` (linear, 0 to 16)."""
+        _check(_c.lib.pianola_set_send(self._handle, _bus(bus, "bus"), level))
 
     def map_parameter(self, name: str, target: str, curve, *, layer: Optional[str] = None, controller: int = 0,
                       channels=(), sections=(), effect: Optional[BusEffect] = None, parameter: Optional[str] = None) -> None:

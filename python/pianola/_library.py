@@ -25,7 +25,7 @@ ENTRIES = {"section_start": 0, "same_position": 1, "cue": 2}
 FADE_SHAPES = {"linear": 0, "equal_power": 1}
 TARGETS = {"layer_volume": 0, "tempo": 1, "controller": 2, "transpose": 3, "next_section": 4}
 # The soundtrack's buses (pianola.h), by the names the module takes; None is no key.
-BUSES = {"master": 0, "music": 1, "sounds": 2}
+BUSES = {"master": 0, "music": 1, "sounds": 2, "aux": 3}
 BUS_NONE = -1
 EVENT_TEXT_SIZE = 256
 # Audio drivers (pianola.h), by the names `pianola play --driver` takes; None is the default choice.
@@ -153,6 +153,7 @@ _signatures = {
     "pianola_add_effect": (_status, [_handle, _c.c_int32, _c.c_char_p, _c.c_int32, _c.POINTER(_c.c_int32)]),
     "pianola_set_effect_parameter": (_status, [_handle, _c.c_int32, _c.c_int32, _c.c_char_p, _c.c_double, _c.c_double]),
     "pianola_set_effect_bypassed": (_status, [_handle, _c.c_int32, _c.c_int32, _c.c_int32]),
+    "pianola_set_send": (_status, [_handle, _c.c_int32, _c.c_float]),
     "pianola_map_parameter_to_effect": (_status, [_handle, _c.c_char_p, _c.c_int32, _c.c_int32, _c.c_char_p,
                                                   _c.POINTER(_c.c_double), _c.POINTER(_c.c_double), _c.c_size_t]),
     "pianola_get_parameter": (_status, [_handle, _c.c_char_p, _c.POINTER(_c.c_double)]),

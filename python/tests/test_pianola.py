@@ -223,7 +223,7 @@ def test_a_game_parameter_closes_a_low_pass_on_the_music_and_errors_say_what():
         assert abs(bypassed - open_) < 10
         with pytest.raises(pianola.ArgumentError, match="no built-in effect 'lopass'"):
             music.add_effect("lopass", "music")
-        with pytest.raises(pianola.ArgumentError, match=r"bus='drums': use one of master, music, sounds"):
+        with pytest.raises(pianola.ArgumentError, match=r"bus='drums': use one of master, music, sounds, aux"):
             music.add_effect("lowpass", "drums")
         with pytest.raises(pianola.ArgumentError, match="cutoff 30000.0 is out of range"):
             lowpass.set("cutoff", 30000)
@@ -231,3 +231,7 @@ def test_a_game_parameter_closes_a_low_pass_on_the_music_and_errors_say_what():
             music.add_effect("highpass", "music", key="sounds")
         ducker = music.add_effect("compressor,threshold=-30", "music", key="sounds")
         assert ducker.index == 1
+        music.add_effect("reverb,dry=0,room=0.6", "aux")
+        music.set_send("music", 0.4)
+        with pytest.raises(pianola.ArgumentError, match="only the music and the sounds send"):
+            music.set_send("master", 1)
