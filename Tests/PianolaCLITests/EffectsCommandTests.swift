@@ -93,30 +93,26 @@ struct EffectsCommandTests {
         #expect(applied.left.count == wet.left.count && snr >= 90)
     }
 
-    @Test("an LV2 preset by label sets the values its Turtle gives: the render equals the one with them written out; a value given beside it wins")
+    @Test("an LV2 preset by label sets the values lilv reads for it (a value given beside it wins), and a render with one plays")
     func lv2Preset() throws {
-        let scratch = try Scratch()
-        let song = try scratch.write("song.mid", RenderCommandTests.song())
-        func render(_ fx: String, _ name: String) throws -> Data {
-            let out = scratch.url.appendingPathComponent(name).path
-            let run = try CLIRun.pianola("render", song, "-o", out, "--soundfont", RenderCommandTests.testFont, "--bits", "32f", "--fx", fx)
-            #expect(run.status == 0, "\(run.stderr)")
-            return try Data(contentsOf: URL(fileURLWithPath: out))
-        }
-        // MDA Leslie (deterministic, unlike MDA Detune, whose output differs run to run).
+        // Compared as specs: some MDA plugins read memory they never cleared, so two renders of
+        // theirs differ whatever the values (MDA Detune, ThruZero, Leslie, Splitter).
         let plugin = try LV2World.shared().plugin("mda leslie")
         let label = plugin.presets[0].label
-        var values = try LV2World.shared().presetValues(plugin, preset: label)
-        func spelled(_ values: [String: Double]) -> String { values.sorted { $0.key < $1.key }.map { "\($0.key)=\(Float($0.value))" }.joined(separator: ",") }
-        let preset = try render("mda leslie,preset=\(label.lowercased())", "preset.wav")
-        let written = try render("mda leslie,\(spelled(values))", "written.wav")
-        let first = values.keys.sorted()[0]
-        values[first] = values[first]! > 0.5 ? 0.1 : 0.9
-        let overridden = try render("mda leslie,preset=\(label),\(first)=\(Float(values[first]!))", "overridden.wav")
-        let overriddenWritten = try render("mda leslie,\(spelled(values))", "overridden-written.wav")
+        let values = try LV2World.shared().presetValues(plugin, preset: label)
+        func spelled(_ values: [String: Double]) -> String { values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",") }
         #expect(values.count == plugin.controlInputs.count)
-        #expect(preset == written)
-        #expect(overridden == overriddenWritten && overridden != preset)
+        #expect(try EffectSpec("mda leslie,preset=\(label.lowercased())").values == EffectSpec("mda leslie,\(spelled(values))").values)
+        let first = values.keys.sorted()[0]
+        var changed = values
+        changed[first] = values[first]! > 0.5 ? 0.1 : 0.9
+        #expect(try EffectSpec("mda leslie,preset=\(label),\(first)=\(changed[first]!)").values == EffectSpec("mda leslie,\(spelled(changed))").values)
+        let scratch = try Scratch()
+        let out = scratch.url.appendingPathComponent("out.wav").path
+        let run = try CLIRun.pianola("render", try scratch.write("song.mid", RenderCommandTests.song()), "-o", out, "--soundfont", RenderCommandTests.testFont,
+                                    "--bits", "32f", "--fx", "mda leslie,preset=\(label)")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try Self.read(out).left.contains { abs($0) > 0.01 })
     }
 
     @Test("pianola plugins lists the installed LV2 plugins, and one plugin's ports and presets")
