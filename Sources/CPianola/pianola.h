@@ -405,28 +405,33 @@ enum {
 
 /** Adds the effect `spec` (a built-in and its parameters after commas, as `pianola effects`
     lists them: "lowpass,cutoff=800", "compressor,threshold=-30,ratio=4") at the end of `bus`'s
-    chain; `*index` receives its place there (0 first). A compressor given a `key` bus other
+    chain; `*effect_id` receives its number on the bus (0 for the first added there, then
+    counting up; kept while others are removed, never reused). A compressor given a `key` bus other
     than PIANOLA_BUS_NONE is turned down by that bus's level (the music ducking under the
     sounds); a key is summed before the bus it drives. At most 16 effects a bus. Any thread. */
-pianola_status pianola_add_effect(pianola_soundtrack *soundtrack, pianola_bus bus, const char *spec, pianola_bus key, int32_t *index);
+pianola_status pianola_add_effect(pianola_soundtrack *soundtrack, pianola_bus bus, const char *spec, pianola_bus key, int32_t *effect_id);
 
-/** Moves parameter `parameter` of effect `index` on `bus` to `value` (in the parameter's unit),
+/** Moves parameter `parameter` of effect `effect_id` on `bus` to `value` (in the parameter's unit),
     gliding over `seconds` (at least 20 ms). Any thread. */
-pianola_status pianola_set_effect_parameter(pianola_soundtrack *soundtrack, pianola_bus bus, int32_t index, const char *parameter,
+pianola_status pianola_set_effect_parameter(pianola_soundtrack *soundtrack, pianola_bus bus, int32_t effect_id, const char *parameter,
                                             double value, double seconds);
 
 /** Sends `bus` (PIANOLA_BUS_MUSIC or PIANOLA_BUS_SOUNDS, after its effects) into the aux bus at
     `level` (linear gain 0 to 16; 0 sends nothing), gliding over one render slice. Any thread. */
 pianola_status pianola_set_send(pianola_soundtrack *soundtrack, pianola_bus bus, float level);
 
-/** Bypasses effect `index` on `bus` (`bypassed` nonzero) or brings it back, fading over 5 ms. Any thread. */
-pianola_status pianola_set_effect_bypassed(pianola_soundtrack *soundtrack, pianola_bus bus, int32_t index, int32_t bypassed);
+/** Bypasses effect `effect_id` on `bus` (`bypassed` nonzero) or brings it back, fading over 5 ms. Any thread. */
+pianola_status pianola_set_effect_bypassed(pianola_soundtrack *soundtrack, pianola_bus bus, int32_t effect_id, int32_t bypassed);
 
-/** Makes game parameter `name` drive parameter `parameter` of effect `index` on `bus`, along
+/** Takes effect `effect_id` off `bus` from the next render, fading it out over 5 ms; game
+    parameters mapped to it let go of it. Any thread. */
+pianola_status pianola_remove_effect(pianola_soundtrack *soundtrack, pianola_bus bus, int32_t effect_id);
+
+/** Makes game parameter `name` drive parameter `parameter` of effect `effect_id` on `bus`, along
     straight lines through the `count` points (`xs[i]` in the game parameter's range, `ys[i]`
     in the effect parameter's), gliding with it: a low-pass opening as the player surfaces.
     Any thread. */
-pianola_status pianola_map_parameter_to_effect(pianola_soundtrack *soundtrack, const char *name, pianola_bus bus, int32_t index,
+pianola_status pianola_map_parameter_to_effect(pianola_soundtrack *soundtrack, const char *name, pianola_bus bus, int32_t effect_id,
                                                const char *parameter, const double *xs, const double *ys, size_t count);
 
 /** The output's peak and RMS (linear) over the last render, into `*peak` and `*rms`. Any thread. */

@@ -141,7 +141,7 @@ extension Soundtrack {
                     throw SoundtrackError(.argument, "parameter '\(name)': a soundtrack drives at most \(EffectBindings.capacity) effect parameters")
                 }
                 effectBindings.add(EffectBindings.Binding(parameter: parameter.index, curve: curve, chain: mixer(effect.bus).inserts,
-                                                          effect: effect.index, effectParameter: effectParameter))
+                                                          effect: effect.chainID, effectParameter: effectParameter))
                 return
             }
             state.mappings.append(ParameterMapping(parameter: parameter.index, target: target, curve: curve))
@@ -231,16 +231,17 @@ final class ParameterBoard: @unchecked Sendable {
 
 /// Game parameters bound to effects' parameters: each cycle in which a parameter glides (or
 /// its glide changed), the effect is sent where the curve puts the parameter at the cycle's
-/// end, gliding there over the cycle. Render thread once rendering (but `add`).
+/// end, gliding there over the cycle. Render thread once rendering (but `add` and `remove`).
 final class EffectBindings: @unchecked Sendable {
-    // @unchecked Sendable: `bindings` is the render thread's; the control side only pushes.
+    // @unchecked Sendable: `bindings` is the render thread's; the control side talks through
+    // the queues, and takes back the bindings let go of, to release them off the render thread.
 
     /// A game parameter driving an effect's parameter.
     struct Binding {
         let parameter: Int
         let curve: Soundtrack.ParameterCurve
         let chain: EffectChain
-        let effect: Int
+        let effect: EffectChain.ID
         let effectParameter: Int
         var sent = false
     }
@@ -249,24 +250,49 @@ final class EffectBindings: @unchecked Sendable {
     static let capacity = 64
     private var bindings: [Binding] = []
     private let added = SPSCQueue<Binding>(capacity: EffectBindings.capacity)
+    private let removed = SPSCQueue<(EffectChain, EffectChain.ID)>(capacity: EffectBindings.capacity)
+    private let released = SPSCQueue<Binding>(capacity: EffectBindings.capacity)
+    private var targets: [(chain: EffectChain, effect: EffectChain.ID)] = []
 
     /// No bindings. Control thread.
     init() { bindings.reserveCapacity(Self.capacity) }
 
-    /// Bindings added. Control thread (under the soundtrack's lock).
-    private(set) var count = 0
+    /// Bindings in place. Control thread (under the soundtrack's lock).
+    var count: Int { targets.count }
 
     /// Adds `binding` from the next cycle (at most `capacity` in all). Control thread (under
     /// the soundtrack's lock).
     func add(_ binding: Binding) {
         precondition(count < Self.capacity, "at most \(Self.capacity) effect bindings")
-        count += 1
+        while released.pop() != nil {}
+        targets.append((binding.chain, binding.effect))
         _ = added.push(binding)
+    }
+
+    /// Drops every binding to unit `effect` of `chain` from the next cycle. Control thread
+    /// (under the soundtrack's lock).
+    func remove(chain: EffectChain, effect: EffectChain.ID) {
+        while released.pop() != nil {}
+        guard targets.contains(where: { $0.chain === chain && $0.effect == effect }) else { return }
+        targets.removeAll { $0.chain === chain && $0.effect == effect }
+        while !removed.push((chain, effect)) { sched_yield() }
     }
 
     /// Sends the bound effects their values for the cycle `time ..< time + frames`. Render thread only.
     func apply(_ board: ParameterBoard, at time: SampleTime, frames: Int) {
         while let binding = added.pop() { bindings.append(binding) }   // within the capacity reserved: no allocation
+        while let gone = removed.pop() {
+            var kept = 0
+            for i in bindings.indices {
+                if bindings[i].chain === gone.0 && bindings[i].effect == gone.1 {
+                    _ = released.push(bindings[i])
+                } else {
+                    bindings.swapAt(kept, i)
+                    kept += 1
+                }
+            }
+            bindings.removeLast(bindings.count - kept)   // the ones left there were pushed back: no release here
+        }
         for i in bindings.indices {
             let glide = board.glide(bindings[i].parameter)
             if bindings[i].sent && glide.isSteady(from: time) && board.changedAt != time { continue }

@@ -20,12 +20,15 @@ extension Soundtrack {
     public struct BusEffect: Hashable, Sendable, CustomStringConvertible {
         /// The bus it is on. Any thread.
         public let bus: Bus
-        /// Its place in the bus's chain (0 first). Any thread.
-        public let index: Int
+        /// Its number on the bus: 0 for the first added there, then counting up, kept while
+        /// others are removed and never reused. Any thread.
+        public let id: Int
         /// The spec it was made from. Any thread.
         public let spec: EffectSpec
         /// `music: lowpass,cutoff=800` (the bus and the spec). Any thread.
         public var description: String { "\(bus.rawValue): \(spec)" }
+        /// Its identity in the bus's insert chain.
+        var chainID: EffectChain.ID { EffectChain.ID(id) }
     }
 
     /// The mixer of `bus`.
@@ -71,8 +74,7 @@ extension Soundtrack {
                     throw SoundtrackError(error.kind, "effect \(error)")
                 }
             }
-            let effect = BusEffect(bus: bus, index: chain.units.count, spec: spec)
-            chain.append(unit)
+            let effect = BusEffect(bus: bus, id: chain.append(unit).value, spec: spec)
             state.busEffects[bus, default: []].append(effect)
             return effect
         }
@@ -98,7 +100,7 @@ extension Soundtrack {
     public func setEffectParameter(_ effect: BusEffect, _ name: String, to value: Double, seconds: Double = 0) throws(SoundtrackError) {
         let glide = try frames(max(seconds, configuration.parameterGlideSeconds), "glide")
         let index = try parameterIndex(of: effect, name, value: value)
-        state.withLock { _ in mixer(effect.bus).inserts.set(parameter: index, ofEffect: effect.index, to: value, rampFrames: glide) }
+        state.withLock { _ in mixer(effect.bus).inserts.set(parameter: index, ofEffect: effect.chainID, to: value, rampFrames: glide) }
     }
 
     /// Bypasses `effect` (or brings it back) from the next render cycle, fading over 5 ms.
@@ -106,7 +108,18 @@ extension Soundtrack {
     public func setEffectBypassed(_ effect: BusEffect, _ bypassed: Bool) throws(SoundtrackError) {
         try state.withLock { state throws(SoundtrackError) in
             guard state.busEffects[effect.bus]?.contains(effect) == true else { throw Self.noEffect(effect) }
-            mixer(effect.bus).inserts.setBypassed(bypassed, effect: effect.index)
+            mixer(effect.bus).inserts.setBypassed(bypassed, effect: effect.chainID)
+        }
+    }
+
+    /// Takes `effect` off its bus from the next render cycle, fading it out over 5 ms; the
+    /// game parameters bound to it let go of it. Throws for an effect not on its bus. Any thread.
+    public func removeEffect(_ effect: BusEffect) throws(SoundtrackError) {
+        try state.withLock { state throws(SoundtrackError) in
+            guard state.busEffects[effect.bus]?.contains(effect) == true else { throw Self.noEffect(effect) }
+            effectBindings.remove(chain: mixer(effect.bus).inserts, effect: effect.chainID)
+            mixer(effect.bus).inserts.remove(effect.chainID)
+            state.busEffects[effect.bus]?.removeAll { $0 == effect }
         }
     }
 

@@ -15,34 +15,34 @@ func busNamed(_ code: pianola_bus, _ what: String) throws(APIError) -> Soundtrac
     }
 }
 
-/// Effect `index` on the bus `code` names.
-func busEffect(_ soundtrack: Soundtrack, _ code: pianola_bus, _ index: Int32) throws(APIError) -> Soundtrack.BusEffect {
+/// Effect `id` on the bus `code` names.
+func busEffect(_ soundtrack: Soundtrack, _ code: pianola_bus, _ id: Int32) throws(APIError) -> Soundtrack.BusEffect {
     let bus = try busNamed(code, "bus")
     let effects = soundtrack.effects(on: bus)
-    guard effects.indices.contains(Int(index)) else {
-        throw APIError.argument("effect \(index) on the \(bus.rawValue) bus: it has \(effects.isEmpty ? "none" : "0 to \(effects.count - 1)")")
+    guard let effect = effects.first(where: { $0.id == Int(id) }) else {
+        throw APIError.argument("effect \(id) is not on the \(bus.rawValue) bus (it has \(effects.isEmpty ? "none" : effects.map { String($0.id) }.joined(separator: ", ")))")
     }
-    return effects[Int(index)]
+    return effect
 }
 
 /// pianola_add_effect: an effect at the end of a bus's chain. Any thread.
 @_cdecl("pianola_add_effect")
 public func pianolaAddEffect(_ handle: OpaquePointer?, _ bus: pianola_bus, _ spec: UnsafePointer<CChar>?, _ key: pianola_bus,
-                             _ index: UnsafeMutablePointer<Int32>?) -> pianola_status {
+                             _ effectID: UnsafeMutablePointer<Int32>?) -> pianola_status {
     status {
-        let (soundtrack, out, text) = (try soundtrack(handle), try required(index, "index"), try string(spec, "spec"))
+        let (soundtrack, out, text) = (try soundtrack(handle), try required(effectID, "effect_id"), try string(spec, "spec"))
         let keyBus = Int(key) == PIANOLA_BUS_NONE ? nil : try busNamed(key, "key")
-        out.pointee = Int32(try soundtrack.addEffect(try EffectSpec(text), on: try busNamed(bus, "bus"), keyedBy: keyBus).index)
+        out.pointee = Int32(try soundtrack.addEffect(try EffectSpec(text), on: try busNamed(bus, "bus"), keyedBy: keyBus).id)
     }
 }
 
 /// pianola_set_effect_parameter: an effect's parameter to a value over a glide. Any thread.
 @_cdecl("pianola_set_effect_parameter")
-public func pianolaSetEffectParameter(_ handle: OpaquePointer?, _ bus: pianola_bus, _ index: Int32, _ parameter: UnsafePointer<CChar>?,
+public func pianolaSetEffectParameter(_ handle: OpaquePointer?, _ bus: pianola_bus, _ id: Int32, _ parameter: UnsafePointer<CChar>?,
                                       _ value: Double, _ seconds: Double) -> pianola_status {
     status {
         let soundtrack = try soundtrack(handle)
-        try soundtrack.setEffectParameter(try busEffect(soundtrack, bus, index), try string(parameter, "parameter"), to: value, seconds: seconds)
+        try soundtrack.setEffectParameter(try busEffect(soundtrack, bus, id), try string(parameter, "parameter"), to: value, seconds: seconds)
     }
 }
 
@@ -54,16 +54,25 @@ public func pianolaSetSend(_ handle: OpaquePointer?, _ bus: pianola_bus, _ level
 
 /// pianola_set_effect_bypassed: an effect bypassed or back. Any thread.
 @_cdecl("pianola_set_effect_bypassed")
-public func pianolaSetEffectBypassed(_ handle: OpaquePointer?, _ bus: pianola_bus, _ index: Int32, _ bypassed: Int32) -> pianola_status {
+public func pianolaSetEffectBypassed(_ handle: OpaquePointer?, _ bus: pianola_bus, _ id: Int32, _ bypassed: Int32) -> pianola_status {
     status {
         let soundtrack = try soundtrack(handle)
-        try soundtrack.setEffectBypassed(try busEffect(soundtrack, bus, index), bypassed != 0)
+        try soundtrack.setEffectBypassed(try busEffect(soundtrack, bus, id), bypassed != 0)
+    }
+}
+
+/// pianola_remove_effect: an effect taken off its bus. Any thread.
+@_cdecl("pianola_remove_effect")
+public func pianolaRemoveEffect(_ handle: OpaquePointer?, _ bus: pianola_bus, _ id: Int32) -> pianola_status {
+    status {
+        let soundtrack = try soundtrack(handle)
+        try soundtrack.removeEffect(try busEffect(soundtrack, bus, id))
     }
 }
 
 /// pianola_map_parameter_to_effect: a game parameter driving an effect's parameter along a curve. Any thread.
 @_cdecl("pianola_map_parameter_to_effect")
-public func pianolaMapParameterToEffect(_ handle: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ bus: pianola_bus, _ index: Int32,
+public func pianolaMapParameterToEffect(_ handle: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ bus: pianola_bus, _ id: Int32,
                                         _ parameter: UnsafePointer<CChar>?, _ xs: UnsafePointer<Double>?, _ ys: UnsafePointer<Double>?,
                                         _ count: Int) -> pianola_status {
     status {
@@ -71,7 +80,7 @@ public func pianolaMapParameterToEffect(_ handle: OpaquePointer?, _ name: Unsafe
         let (name, parameter) = (try string(name, "name"), try string(parameter, "parameter"))
         guard (1...1024).contains(count) else { throw APIError.argument("count \(count): give 1 to 1024 points") }
         let (xs, ys) = (try required(xs, "xs"), try required(ys, "ys"))
-        try soundtrack.mapParameter(name, to: .effect(try busEffect(soundtrack, bus, index), parameter: parameter),
+        try soundtrack.mapParameter(name, to: .effect(try busEffect(soundtrack, bus, id), parameter: parameter),
                                     curve: Soundtrack.ParameterCurve((0..<count).map { (xs[$0], ys[$0]) }))
     }
 }

@@ -28,8 +28,8 @@ struct EffectChainTests {
     @Test("A parameter change lands on its frame, in the middle of a render slice")
     func exactFrame() {
         let out = MixerTests.render(inputs: [0.5], frames: 48_000) { mixer, _ in
-            mixer.inserts.append(Self.shelf(0))
-            mixer.inserts.set(parameter: 2, ofEffect: 0, to: -20, at: 1_000)
+            let shelf = mixer.inserts.append(Self.shelf(0))
+            mixer.inserts.set(parameter: 2, ofEffect: shelf, to: -20, at: 1_000)
         }
         #expect(out.left[..<1_000].allSatisfy { $0 == 0.5 }, "the shelf at 0 dB passes the level untouched until frame 1000")
         #expect(out.left[1_000] < 0.5, "frame 1000 is the first changed")
@@ -43,9 +43,9 @@ struct EffectChainTests {
         let out = MixerTests.render(nodes: [sine], frames: 19_200) { mixer, _ in
             let lowpass = FilterEffect(.lowpass)
             lowpass.setParameter(0, to: 100, rampFrames: 0)
-            mixer.inserts.append(lowpass)
-            mixer.inserts.setBypassed(true, effect: 0, at: 4_800)
-            mixer.inserts.setBypassed(false, effect: 0, at: 9_600)
+            let id = mixer.inserts.append(lowpass)
+            mixer.inserts.setBypassed(true, effect: id, at: 4_800)
+            mixer.inserts.setBypassed(false, effect: id, at: 9_600)
         }
         let filtered = out.left[2_400..<4_800].map(abs).max()!
         #expect(filtered < 1e-3, "5 kHz through a 100 Hz low-pass: \(filtered)")
@@ -58,50 +58,56 @@ struct EffectChainTests {
         #expect(out.left[12_000..<19_200].map(abs).max()! < 1e-3, "filtering again after it came back")
     }
 
-    @Test("Removing a unit moves the ones after it up, their waiting changes with them")
+    @Test("Removing a unit fades it out over 5 ms; the others keep their identities and their waiting changes")
     func removal() {
-        var chain: EffectChain?
-        let graphOut = MixerTests.render(inputs: [0.5], frames: 4_000, slice: 1_000) { mixer, _ in
-            chain = mixer.inserts
-            mixer.inserts.append(Self.shelf(-20))
-            mixer.inserts.append(Self.shelf(-20))
-            mixer.inserts.set(parameter: 2, ofEffect: 1, to: 0, at: 3_500)
-        }
-        #expect(abs(graphOut.left[999] - 0.005) < 1e-5)
-        #expect(chain?.units.count == 2)
-        // A second graph, the first unit removed after a slice.
         let mixer = MixerNode()
         let graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: 48_000))
         mixer.connect(ConstantNode(0.5))
-        mixer.inserts.append(Self.shelf(-20))
-        mixer.inserts.append(Self.shelf(-20))
-        mixer.inserts.set(parameter: 2, ofEffect: 1, to: 0, at: 30_000)
+        let first = mixer.inserts.append(Self.shelf(-20))
+        let second = mixer.inserts.append(Self.shelf(-20))
+        mixer.inserts.set(parameter: 2, ofEffect: first, to: 0, at: 30_000)
+        #expect(mixer.inserts.ids == [first, second] && first != second)
         let buffer = AudioBuffer(capacity: 4_096)
-        var levels: [Float] = []
+        var out: [Float] = []
         for cycle in 0..<12 {
-            if cycle == 4 { mixer.inserts.remove(at: 0) }
+            if cycle == 4 {
+                mixer.inserts.remove(second)
+                #expect(mixer.inserts.ids == [first])
+            }
             graph.render(into: buffer.slice(frames: 4_096))
-            levels.append(buffer.left[4_095])
+            out += (0..<4_096).map { buffer.left[$0] }
         }
         mixer.collectDisconnected()
-        #expect(abs(levels[3] - 0.005) < 1e-5 && abs(levels[6] - 0.05) < 1e-4, "one shelf left: \(levels)")
-        #expect(abs(levels[11] - 0.5) < 1e-4, "the change waiting for the second unit reached it as the first: \(levels[11])")
+        let removedAt = 4 * 4_096
+        #expect(abs(out[removedAt - 1] - 0.005) < 1e-5, "two shelves: 0.5 at -40 dB (\(out[removedAt - 1]))")
+        // The second shelf fades from -20 dB to nothing over 240 frames: level 0.005 → 0.05 along a line.
+        let fadeError = (0..<240).map { abs(out[removedAt + $0] - (0.005 + 0.045 * Float($0 + 1) / 240)) }.max()!
+        #expect(fadeError < 1e-4, "a linear 240-frame fade out of the removed unit (off by \(fadeError))")
+        #expect(out[removedAt + 240..<30_000].allSatisfy { abs($0 - 0.05) < 1e-4 }, "one shelf left after the fade")
+        #expect(abs(out[11 * 4_096 + 4_095] - 0.5) < 1e-4, "the change waiting for the first unit reached it: \(out.last!)")
+        let third = mixer.inserts.append(Self.shelf(-20))
+        #expect(third.value == 2, "identities are not reused")
     }
 
-    @Test("Every built-in effect (eight or more) gliding, changed and bypassed every cycle allocate nothing and take no lock on the render thread")
+    @Test("Every built-in effect (eight or more) gliding, changed, bypassed, removed and added allocate nothing and take no lock on the render thread")
     func noAllocation() {
         let mixer = MixerNode()
         let graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: 48_000), maxFrames: 512)
         mixer.connect(SineNode(440, amplitude: 0.3))
         for effect in BuiltInEffect.all { mixer.inserts.append(effect.makeUnit()) }
-        #expect(mixer.inserts.units.count >= 8)
+        var ids = mixer.inserts.ids
+        #expect(ids.count >= 8)
         let buffer = AudioBuffer(capacity: 512)
         var allocations = 0, locks = 0
         for cycle in 0..<1_000 {
             let time = graph.sampleTime + 100
-            mixer.inserts.set(parameter: 0, ofEffect: cycle % mixer.inserts.units.count, to: Double(200 + cycle * 10), at: time, rampFrames: 300)
-            mixer.inserts.set(parameter: 1, ofEffect: (cycle + 3) % 8, to: 0.5 + Double(cycle % 5), at: time + 50)
-            if cycle % 10 == 0 { mixer.inserts.setBypassed(cycle % 20 == 0, effect: cycle % 8, at: time) }
+            mixer.inserts.set(parameter: 0, ofEffect: ids[cycle % ids.count], to: Double(200 + cycle * 10), at: time, rampFrames: 300)
+            mixer.inserts.set(parameter: 1, ofEffect: ids[(cycle + 3) % 8], to: 0.5 + Double(cycle % 5), at: time + 50)
+            if cycle % 10 == 0 { mixer.inserts.setBypassed(cycle % 20 == 0, effect: ids[cycle % 8], at: time) }
+            if cycle % 50 == 25 {   // one taken out (fading over the next cycle) and a fresh one put in
+                mixer.inserts.remove(ids.removeLast())
+                ids.append(mixer.inserts.append(BuiltInEffect.named("peak")!.makeUnit()))
+            }
             if cycle >= 100 { pianola_allocations_start() }
             graph.render(into: buffer.slice(frames: 512))
             if cycle >= 100 {

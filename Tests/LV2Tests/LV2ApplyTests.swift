@@ -127,13 +127,13 @@ struct LV2ChainTests {
             mixer.inserts.append(try LV2EffectUnit(try LV2World.shared().plugin(uri), sampleRate: 48_000, maxFrames: 512))
         }
         for name in ["lowpass", "peak", "delay", "compressor"] { mixer.inserts.append(BuiltInEffect.named(name)!.makeUnit()) }
+        let ids = mixer.inserts.ids
         let buffer = AudioBuffer(capacity: 512)
         var allocations = 0, locks = 0
         for cycle in 0..<1_000 {
             let time = graph.sampleTime + 100
-            let effect = cycle % 8
-            mixer.inserts.set(parameter: 0, ofEffect: effect, to: 0.2 + Double(cycle % 7) / 10, at: time, rampFrames: 300)
-            if cycle % 10 == 0 { mixer.inserts.setBypassed(cycle % 20 == 0, effect: (cycle / 10) % 8, at: time) }
+            mixer.inserts.set(parameter: 0, ofEffect: ids[cycle % 8], to: 0.2 + Double(cycle % 7) / 10, at: time, rampFrames: 300)
+            if cycle % 10 == 0 { mixer.inserts.setBypassed(cycle % 20 == 0, effect: ids[(cycle / 10) % 8], at: time) }
             if cycle >= 100 { pianola_allocations_start() }
             graph.render(into: buffer.slice(frames: 512))
             if cycle >= 100 {

@@ -46,6 +46,15 @@ struct BusEffectTests {
         pull.pull(96_000)
         try soundtrack.setParameter("depth", to: 0, seconds: 0.5)
         pull.pull(48_000)
+        // Under water again, then the low-pass taken off: the parameter lets go of it.
+        try soundtrack.setParameter("depth", to: 1)
+        pull.pull(24_000)
+        try soundtrack.removeEffect(lowpass)
+        #expect(soundtrack.effects(on: .music).isEmpty)
+        #expect(throws: SoundtrackError.self) { try soundtrack.setEffectParameter(lowpass, "cutoff", to: 1_000) }
+        #expect(throws: SoundtrackError.self) { try soundtrack.removeEffect(lowpass) }
+        try soundtrack.setParameter("depth", to: 0.5)
+        pull.pull(24_000)
         // The level above 4 kHz, in 100 ms windows: an 8th-order high-pass, then RMS.
         var ear = [Biquad](repeating: Biquad(), count: 4)
         for k in ear.indices { ear[k].coefficients = Biquad.Coefficients(.highpass, frequency: 4_000, q: 0.7071, sampleRate: 48_000) }
@@ -59,11 +68,14 @@ struct BusEffectTests {
             let power = high[start..<start + 4_800].reduce(0.0) { $0 + Double($1 * $1) } / 4_800
             return 10 * log10(power)
         }
-        let open = level(0.5), half = level(1.5), closed = level(2.5), reopened = level(3.8)
-        print("highs above 4 kHz: open \(open) dB, half-way \(half) dB, under water \(closed) dB, surfaced \(reopened) dB")
+        let open = level(0.5), half = level(1.5), closed = level(2.5), reopened = level(3.8), again = level(4.35), removed = level(4.75)
+        print("highs above 4 kHz: open \(open) dB, half-way \(half) dB, under water \(closed) dB, surfaced \(reopened) dB, under again \(again) dB, low-pass removed \(removed) dB")
         #expect(open - closed > 40, "a 500 Hz low-pass takes 40 dB off the highs")
         #expect(half < open - 3 && half > closed + 3, "half-way along the glide, half-way down")
         #expect(abs(reopened - open) < 1, "open again after the glide back")
+        // Open, the low-pass still sits at 20 kHz and takes a little of the top octave: removed, a touch more comes through.
+        #expect(open - again > 40 && removed > open - 0.1 && removed < open + 1.5, "the low-pass removed, the highs are back whatever the parameter says")
+        #expect(try soundtrack.addEffect(try EffectSpec("lowpass"), on: .music).id == 1, "numbers are not reused")
     }
 
     @Test("Ducking: a compressor on the music keyed by the sound effects turns the music down by the set amount within the attack time, and back up within the release time")

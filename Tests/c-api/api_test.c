@@ -404,15 +404,15 @@ static void bus_effects(pianola_soundtrack *soundtrack, pianola_song *song) {
     const double xs[] = {0, 1}, cutoffs[] = {20000, 100};
     FAILS(pianola_add_effect(soundtrack, 7, "lowpass", PIANOLA_BUS_NONE, &index), PIANOLA_ERROR_ARGUMENT, "bus 7: use PIANOLA_BUS_MASTER");
     FAILS(pianola_add_effect(soundtrack, PIANOLA_BUS_MUSIC, "lopass", PIANOLA_BUS_NONE, &index), PIANOLA_ERROR_ARGUMENT, "no built-in effect 'lopass'");
-    FAILS(pianola_add_effect(soundtrack, PIANOLA_BUS_MUSIC, "lowpass", PIANOLA_BUS_NONE, NULL), PIANOLA_ERROR_ARGUMENT, "index is NULL");
+    FAILS(pianola_add_effect(soundtrack, PIANOLA_BUS_MUSIC, "lowpass", PIANOLA_BUS_NONE, NULL), PIANOLA_ERROR_ARGUMENT, "effect_id is NULL");
     FAILS(pianola_add_effect(soundtrack, PIANOLA_BUS_MUSIC, "lowpass", PIANOLA_BUS_SOUNDS, &index), PIANOLA_ERROR_ARGUMENT, "only a compressor");
     OK(pianola_add_effect(soundtrack, PIANOLA_BUS_MUSIC, "lowpass", PIANOLA_BUS_NONE, &index));
     CHECK(index == 0);
     OK(pianola_add_effect(soundtrack, PIANOLA_BUS_MUSIC, "compressor,threshold=-30,ratio=4", PIANOLA_BUS_SOUNDS, &index));
     CHECK(index == 1);
     FAILS(pianola_set_effect_parameter(soundtrack, PIANOLA_BUS_MUSIC, 0, "frequency", 500, 0), PIANOLA_ERROR_ARGUMENT, "no parameter 'frequency'");
-    FAILS(pianola_set_effect_parameter(soundtrack, PIANOLA_BUS_MASTER, 0, "cutoff", 500, 0), PIANOLA_ERROR_ARGUMENT, "effect 0 on the master bus");
-    FAILS(pianola_set_effect_bypassed(soundtrack, PIANOLA_BUS_MUSIC, 2, 1), PIANOLA_ERROR_ARGUMENT, "it has 0 to 1");
+    FAILS(pianola_set_effect_parameter(soundtrack, PIANOLA_BUS_MASTER, 0, "cutoff", 500, 0), PIANOLA_ERROR_ARGUMENT, "effect 0 is not on the master bus (it has none)");
+    FAILS(pianola_set_effect_bypassed(soundtrack, PIANOLA_BUS_MUSIC, 2, 1), PIANOLA_ERROR_ARGUMENT, "it has 0, 1");
     FAILS(pianola_set_send(soundtrack, PIANOLA_BUS_AUX, 1), PIANOLA_ERROR_ARGUMENT, "only the music and the sounds send");
     FAILS(pianola_set_send(soundtrack, PIANOLA_BUS_MUSIC, -1), PIANOLA_ERROR_ARGUMENT, "send level -1.0");
     OK(pianola_add_effect(soundtrack, PIANOLA_BUS_AUX, "reverb,dry=0", PIANOLA_BUS_NONE, &index));
@@ -433,8 +433,21 @@ static void bus_effects(pianola_soundtrack *soundtrack, pianola_song *song) {
     OK(pianola_render_f32(soundtrack, audio, 4800));
     OK(pianola_render_f32(soundtrack, audio, 24000));
     double bypassed = step_energy(audio, 24000);
-    printf("bus effects: step energy %.3g open, %.3g under a 100 Hz low-pass, %.3g bypassed\n", open, closed, bypassed);
-    CHECK(open > 30 * closed && bypassed > 10 * closed);
+    OK(pianola_set_effect_bypassed(soundtrack, PIANOLA_BUS_MUSIC, 0, 0));
+    OK(pianola_render_f32(soundtrack, audio, 4800));
+    OK(pianola_render_f32(soundtrack, audio, 24000));
+    double back = step_energy(audio, 24000);
+    /* Taken off: the compressor keeps number 1, the parameter lets go of the low-pass. */
+    OK(pianola_remove_effect(soundtrack, PIANOLA_BUS_MUSIC, 0));
+    FAILS(pianola_remove_effect(soundtrack, PIANOLA_BUS_MUSIC, 0), PIANOLA_ERROR_ARGUMENT, "effect 0 is not on the music bus (it has 1)");
+    OK(pianola_set_effect_parameter(soundtrack, PIANOLA_BUS_MUSIC, 1, "ratio", 2, 0));
+    OK(pianola_set_parameter(soundtrack, "depth", 0.5, 0));
+    OK(pianola_render_f32(soundtrack, audio, 4800));
+    OK(pianola_render_f32(soundtrack, audio, 24000));
+    double removed = step_energy(audio, 24000);
+    printf("bus effects: step energy %.3g open, %.3g under a 100 Hz low-pass, %.3g bypassed, %.3g back, %.3g removed\n",
+           open, closed, bypassed, back, removed);
+    CHECK(open > 30 * closed && bypassed > 10 * closed && back * 30 < open && removed > 10 * closed);
     free(audio);
 }
 

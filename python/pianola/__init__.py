@@ -209,20 +209,25 @@ class Effect(_Loadable):
 
 
 class BusEffect:
-    """An effect on one of a soundtrack's buses ('master', 'music', 'sounds'), as
-    Soundtrack.add_effect made it."""
+    """An effect on one of a soundtrack's buses ('master', 'music', 'sounds', 'aux'), as
+    Soundtrack.add_effect made it; `id` is its number on the bus (0 for the first added there,
+    kept while others are removed)."""
 
-    def __init__(self, soundtrack: "Soundtrack", bus: str, index: int, spec: str):
-        self._soundtrack, self.bus, self.index, self.spec = soundtrack, bus, index, spec
+    def __init__(self, soundtrack: "Soundtrack", bus: str, id: int, spec: str):
+        self._soundtrack, self.bus, self.id, self.spec = soundtrack, bus, id, spec
 
     def set(self, parameter: str, value: float, seconds: float = 0) -> None:
         """Moves `parameter` to `value` (in its unit: Hz, dB, s) over `seconds` (at least 20 ms)."""
-        _check(_c.lib.pianola_set_effect_parameter(self._soundtrack._handle, _c.BUSES[self.bus], self.index, parameter.encode(),
+        _check(_c.lib.pianola_set_effect_parameter(self._soundtrack._handle, _c.BUSES[self.bus], self.id, parameter.encode(),
                                                    value, seconds))
 
     def bypass(self, bypassed: bool = True) -> None:
         """Bypasses the effect (or brings it back with False), fading over 5 ms."""
-        _check(_c.lib.pianola_set_effect_bypassed(self._soundtrack._handle, _c.BUSES[self.bus], self.index, 1 if bypassed else 0))
+        _check(_c.lib.pianola_set_effect_bypassed(self._soundtrack._handle, _c.BUSES[self.bus], self.id, 1 if bypassed else 0))
+
+    def remove(self) -> None:
+        """Takes the effect off its bus, fading it out over 5 ms; parameters mapped to it let go."""
+        _check(_c.lib.pianola_remove_effect(self._soundtrack._handle, _c.BUSES[self.bus], self.id))
 
     def __repr__(self) -> str:
         return f"BusEffect({self.bus}: {self.spec})"
@@ -480,9 +485,9 @@ class Soundtrack:
         """Adds the effect `spec` ('lowpass,cutoff=800'; `pianola effects` lists them) at the end of
         `bus`'s chain ('master', 'music', 'sounds' or 'aux', the return bus `set_send` feeds). A compressor with a `key` bus is turned down
         by that bus's level: the music ducking under the sounds."""
-        index = ctypes.c_int32()
-        _check(_c.lib.pianola_add_effect(self._handle, _bus(bus, "bus"), spec.encode(), _bus(key, "key"), ctypes.byref(index)))
-        return BusEffect(self, bus, index.value, spec)
+        effect_id = ctypes.c_int32()
+        _check(_c.lib.pianola_add_effect(self._handle, _bus(bus, "bus"), spec.encode(), _bus(key, "key"), ctypes.byref(effect_id)))
+        return BusEffect(self, bus, effect_id.value, spec)
 
     def set_send(self, bus: str, level: float) -> None:
         """Sends `bus` ('music' or 'sounds', after its effects) into the 'aux' bus at `level` (linear, 0 to 16)."""
@@ -498,7 +503,7 @@ class Soundtrack:
             if effect is None or parameter is None:
                 raise ArgumentError(_c.ERROR_ARGUMENT, "target='effect': give effect= (from add_effect) and parameter=")
             xs, ys, count = _curve(curve)
-            _check(_c.lib.pianola_map_parameter_to_effect(self._handle, name.encode(), _c.BUSES[effect.bus], effect.index,
+            _check(_c.lib.pianola_map_parameter_to_effect(self._handle, name.encode(), _c.BUSES[effect.bus], effect.id,
                                                           parameter.encode(), xs, ys, count))
             return
         if target not in _c.TARGETS:

@@ -153,6 +153,7 @@ _signatures = {
     "pianola_add_effect": (_status, [_handle, _c.c_int32, _c.c_char_p, _c.c_int32, _c.POINTER(_c.c_int32)]),
     "pianola_set_effect_parameter": (_status, [_handle, _c.c_int32, _c.c_int32, _c.c_char_p, _c.c_double, _c.c_double]),
     "pianola_set_effect_bypassed": (_status, [_handle, _c.c_int32, _c.c_int32, _c.c_int32]),
+    "pianola_remove_effect": (_status, [_handle, _c.c_int32, _c.c_int32]),
     "pianola_set_send": (_status, [_handle, _c.c_int32, _c.c_float]),
     "pianola_map_parameter_to_effect": (_status, [_handle, _c.c_char_p, _c.c_int32, _c.c_int32, _c.c_char_p,
                                                   _c.POINTER(_c.c_double), _c.POINTER(_c.c_double), _c.c_size_t]),

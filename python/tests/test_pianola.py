@@ -207,7 +207,7 @@ def test_a_game_parameter_closes_a_low_pass_on_the_music_and_errors_say_what():
     with pianola.Soundtrack() as music:
         song = music.load_song(SONG, FONT).wait()
         lowpass = music.add_effect("lowpass", "music")
-        assert repr(lowpass) == "BusEffect(music: lowpass)" and lowpass.index == 0
+        assert repr(lowpass) == "BusEffect(music: lowpass)" and lowpass.id == 0
         music.define_parameter("depth")
         music.map_parameter("depth", "effect", [(0, 20000), (1, 400)], effect=lowpass, parameter="cutoff")
         music.play(song)
@@ -230,8 +230,18 @@ def test_a_game_parameter_closes_a_low_pass_on_the_music_and_errors_say_what():
         with pytest.raises(pianola.ArgumentError, match="only a compressor is keyed by another bus"):
             music.add_effect("highpass", "music", key="sounds")
         ducker = music.add_effect("compressor,threshold=-30", "music", key="sounds")
-        assert ducker.index == 1
+        assert ducker.id == 1
         music.add_effect("reverb,dry=0,room=0.6", "aux")
         music.set_send("music", 0.4)
         with pytest.raises(pianola.ArgumentError, match="only the music and the sounds send"):
             music.set_send("master", 1)
+        ducker.remove()
+        assert music.add_effect("highpass", "music").id == 2, "numbers are not reused"
+        lowpass.bypass(False)
+        music.render(4800)
+        assert open_ - high_band_db(music.render(48000)) > 30
+        lowpass.remove()
+        music.render(4800)
+        assert abs(high_band_db(music.render(48000)) - open_) < 10, "removed, the music is open again"
+        with pytest.raises(pianola.ArgumentError, match="is not on the music bus"):
+            lowpass.set("cutoff", 1000)
