@@ -24,6 +24,7 @@
     F(LilvNodes *, lilv_plugin_get_related, (const LilvPlugin *a, const LilvNode *b), (a, b)) \
     F(LilvNodes *, lilv_plugin_get_required_features, (const LilvPlugin *a), (a)) \
     F(const LilvNode *, lilv_plugin_get_uri, (const LilvPlugin *a), (a)) \
+    F(const LilvNode *, lilv_plugin_get_bundle_uri, (const LilvPlugin *a), (a)) \
     F(LilvInstance *, lilv_plugin_instantiate, (const LilvPlugin *a, double b, const LV2_Feature *const *c), (a, b, c)) \
     F(LilvIter *, lilv_plugins_begin, (const LilvPlugins *a), (a)) \
     F(const LilvPlugin *, lilv_plugins_get, (const LilvPlugins *a, LilvIter *b), (a, b)) \

@@ -1,6 +1,9 @@
 import CLilv
 import Faults
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One port of an LV2 plugin, as its Turtle describes it. Any thread.
 public struct LV2Port: Hashable, Sendable {
@@ -52,6 +55,8 @@ public struct LV2PluginInfo: Hashable, Sendable {
     public let isHardRealTime: Bool
     /// Its presets: label and URI. Any thread.
     public let presets: [LV2Preset]
+    /// The folder of its bundle (`/usr/lib/lv2/mda.lv2`). Any thread.
+    public let bundle: String
 
     /// Its audio input ports. Any thread.
     public var audioInputs: [LV2Port] { ports.filter { $0.kind == .audio && $0.isInput } }
@@ -61,6 +66,16 @@ public struct LV2PluginInfo: Hashable, Sendable {
     public var controlInputs: [LV2Port] { ports.filter { $0.kind == .control && $0.isInput } }
     /// Whether it takes MIDI (an atom input): an instrument. Any thread.
     public var takesMIDI: Bool { ports.contains { $0.carriesMIDI && $0.isInput } }
+}
+
+/// A bundle lilv could not read (broken Turtle): where, and what lilv said. Any thread.
+public struct LV2BundleProblem: Hashable, Sendable, CustomStringConvertible {
+    /// The bundle's folder. Any thread.
+    public let bundle: String
+    /// What lilv (or serd, its Turtle reader) said, with the file and line. Any thread.
+    public let reason: String
+    /// `/path/x.lv2: manifest.ttl:2:60: bad verb`. Any thread.
+    public var description: String { "\(bundle): \(reason)" }
 }
 
 /// A preset of a plugin. Any thread.
@@ -94,6 +109,8 @@ public final class LV2World: @unchecked Sendable {
     let lock = Mutex<Void>(())
     /// Every plugin installed, by name. Any thread.
     public let plugins: [LV2PluginInfo]
+    /// The bundles lilv could not read whole, in the order it said so. Any thread.
+    public let problems: [LV2BundleProblem]
 
     private static let loaded: Result<LV2World, LV2Error> = {
         if let problem = clilv_open() { return .failure(LV2Error(.file, String(cString: problem))) }
@@ -105,20 +122,81 @@ public final class LV2World: @unchecked Sendable {
     public static func shared() throws(LV2Error) -> LV2World { try loaded.get() }
 
     private init() {
-        world = lilv_world_new()
-        lilv_world_load_all(world)
-        plugins = Self.describe(world)
+        let world = lilv_world_new()!
+        var plugins: [LV2PluginInfo] = []
+        // lilv says what it cannot read on standard error, a fragment a line: gathered here
+        // into one problem a bundle, what names no bundle passed on.
+        let said = Self.capturingStandardError {
+            lilv_world_load_all(world)
+            plugins = Self.describe(world)
+        }
+        (self.world, self.plugins) = (world, plugins)
+        var problems: [LV2BundleProblem] = []
+        for line in said.split(separator: "\n").map(String.init) {
+            guard let bundle = Self.bundle(in: line) else {
+                _ = (line + "\n").utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+                continue
+            }
+            guard !problems.contains(where: { $0.bundle == bundle }) else { continue }
+            var reason = line.replacing("file://" + bundle + "/", with: "").replacing(bundle + "/", with: "")
+            if reason.hasPrefix("error: ") { reason.removeFirst(7) }
+            problems.append(LV2BundleProblem(bundle: bundle, reason: reason))
+        }
+        self.problems = problems
+    }
+
+    /// The bundle folder a line of lilv's names (`/x/y.lv2` in a path or a file URI), nil if none.
+    private static func bundle(in line: String) -> String? {
+        guard let end = line.firstRange(of: ".lv2/") else { return nil }
+        let upTo = line[..<end.lowerBound]
+        guard let start = upTo.ranges(of: "file:///").last.map({ line.index($0.upperBound, offsetBy: -1) })
+                ?? upTo.lastIndex(where: { $0 == " " || $0 == "`" }).map({ line.index(after: $0) }) else { return nil }
+        let path = String(line[start..<end.lowerBound]) + ".lv2"
+        return path.hasPrefix("/") ? path : nil
+    }
+
+    /// What `body` writes to standard error (lilv's reports), kept from the terminal.
+    private static func capturingStandardError(_ body: () -> Void) -> String {
+        fflush(nil)
+        guard let file = tmpfile() else { body(); return "" }
+        defer { fclose(file) }
+        let saved = dup(2)
+        guard saved >= 0, dup2(fileno(file), 2) >= 0 else {
+            if saved >= 0 { close(saved) }
+            body()
+            return ""
+        }
+        body()
+        fflush(nil)
+        dup2(saved, 2)
+        close(saved)
+        rewind(file)
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4_096)
+        while true {
+            let count = fread(&chunk, 1, chunk.count, file)
+            if count <= 0 { break }
+            bytes += chunk[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The plugin `text` names: its URI, or its name (any case); throws one line when none
     /// (or more than one) is. Any thread.
     public func plugin(_ text: String) throws(LV2Error) -> LV2PluginInfo {
-        if let plugin = plugins.first(where: { $0.uri == text }) { return plugin }
         let named = plugins.filter { $0.name.lowercased() == text.lowercased() }
-        if named.count == 1 { return named[0] }
-        if named.count > 1 { throw LV2Error(.argument, "LV2 plugin '\(text)': \(named.count) plugins have that name; give one's URI (\(named.map(\.uri).joined(separator: ", ")))") }
+        if named.count > 1 && !plugins.contains(where: { $0.uri == text }) {
+            throw LV2Error(.argument, "LV2 plugin '\(text)': \(named.count) plugins have that name; give one's URI (\(named.map(\.uri).joined(separator: ", ")))")
+        }
+        if let found = plugins.first(where: { $0.uri == text }) ?? named.first {
+            if let problem = problems.first(where: { $0.bundle == found.bundle }) {
+                throw LV2Error(.file, "LV2 plugin '\(found.name)': its bundle \(problem.bundle) could not be read: \(problem.reason)")
+            }
+            return found
+        }
         let near = plugins.filter { $0.name.lowercased().contains(text.lowercased()) }.prefix(3).map { "'\($0.name)'" }
-        throw LV2Error(.argument, "no LV2 plugin '\(text)' is installed (\(plugins.count) are\(near.isEmpty ? "" : "; near: \(near.joined(separator: ", "))"); 'pianola plugins' lists them)")
+        let unread = problems.isEmpty ? "" : "; \(problems.count == 1 ? "a bundle" : "bundles") could not be read: \(problems.map(\.description).joined(separator: "; "))"
+        throw LV2Error(.argument, "no LV2 plugin '\(text)' is installed (\(plugins.count) are\(near.isEmpty ? "" : "; near: \(near.joined(separator: ", "))"); 'pianola plugins' lists them\(unread))")
     }
 
     /// The control values `plugin`'s preset `text` (its label, any case, or its URI) sets, by
@@ -228,8 +306,12 @@ public final class LV2World: @unchecked Sendable {
             let name = lilv_plugin_get_name(plugin)
             defer { lilv_node_free(name) }
             let className = lilv_plugin_class_get_label(lilv_plugin_get_class(plugin)).map { string($0) } ?? ""
+            var bundle = string(lilv_plugin_get_bundle_uri(plugin))
+            if bundle.hasPrefix("file://") { bundle.removeFirst(7) }
+            while bundle.hasSuffix("/") { bundle.removeLast() }
             result.append(LV2PluginInfo(uri: string(lilv_plugin_get_uri(plugin)), name: string(name), className: className, ports: ports,
-                                        requiredFeatures: features, isHardRealTime: hard, presets: presets.sorted { $0.label < $1.label }))
+                                        requiredFeatures: features, isHardRealTime: hard, presets: presets.sorted { $0.label < $1.label },
+                                        bundle: bundle))
         }
         return result.sorted { ($0.name.lowercased(), $0.uri) < ($1.name.lowercased(), $1.uri) }
     }

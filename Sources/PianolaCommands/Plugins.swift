@@ -16,6 +16,7 @@ struct Plugins: ParsableCommand {
         guard let plugin else {
             for info in world.plugins { print(Self.line(info)) }
             print("\(world.plugins.count) LV2 plugins")
+            for problem in world.problems { printError("warning: LV2 bundle \(problem.bundle) could not be read: \(problem.reason)") }
             return
         }
         let info: LV2PluginInfo
