@@ -65,6 +65,9 @@ public final class SongGraph {
         public var audioFiles: [AudioAttachment] = []
         /// Effects on the song's output, in order (its master inserts). Any thread.
         public var effects: [EffectSpec] = []
+        /// Tracks or channels on buses of their own, each with its effects; a track or channel
+        /// in two is taken by the first. Any thread.
+        public var effectBuses: [EffectBus] = []
         /// Tracks played by LV2 instruments instead of the SoundFont, each with its own. Any thread.
         public var instruments: [InstrumentRoute] = []
         /// Start the player when the graph is built; off when something else starts it (a
@@ -87,6 +90,54 @@ public final class SongGraph {
             self.tracks = tracks
             self.instrument = instrument
         }
+    }
+
+    /// Some tracks' or channels' own bus: their events play on a synthesizer of their own (the
+    /// song's font and settings, its own reverb and chorus), through `effects`, into the
+    /// song's mix before its master effects. Every synthesizer hears every system exclusive
+    /// message. Any thread.
+    public struct EffectBus: Hashable, Sendable {
+        /// Events a bus takes: those of `tracks` (0-based, `nil` for every track) on
+        /// `channels` (0-based, `nil` for every channel). Any thread.
+        public struct Selector: Hashable, Sendable {
+            /// The tracks, 0-based; `nil` for all. Any thread.
+            public var tracks: ClosedRange<Int>?
+            /// The channels, 0-based; `nil` for all. Any thread.
+            public var channels: ClosedRange<Int>?
+
+            /// `tracks` on `channels`. Any thread.
+            public init(tracks: ClosedRange<Int>? = nil, channels: ClosedRange<Int>? = nil) {
+                self.tracks = tracks
+                self.channels = channels
+            }
+
+            /// Whether it takes track `track`'s events on `channel`. Any thread.
+            public func takes(track: Int, channel: Int) -> Bool {
+                (tracks?.contains(track) ?? true) && (channels?.contains(channel) ?? true)
+            }
+        }
+
+        /// The events it takes: what any of these selects. Any thread.
+        public var selectors: [Selector]
+        /// Its effects, in order. Any thread.
+        public var effects: [EffectSpec]
+
+        /// A bus for what `selectors` select, through `effects`. Any thread.
+        public init(_ selectors: [Selector], effects: [EffectSpec]) {
+            self.selectors = selectors
+            self.effects = effects
+        }
+
+        /// Whether it takes track `track`'s events on `channel`. Any thread.
+        public func takes(track: Int, channel: Int) -> Bool { selectors.contains { $0.takes(track: track, channel: channel) } }
+
+        /// Its routing rules to the destination `target`.
+        func rules(to target: Routing.Target) -> [Routing.Rule] {
+            selectors.map { Routing.Rule(tracks: $0.tracks, channels: $0.channels, target: target) }
+        }
+
+        /// Whether it takes every track's events on `channel` (what is played live there).
+        func takesAllOf(channel: Int) -> Bool { selectors.contains { $0.tracks == nil && ($0.channels?.contains(channel) ?? true) } }
     }
 
     /// An audio file played with the song, from the song position `tick` (its frame under the
@@ -123,13 +174,14 @@ public final class SongGraph {
     /// libfluidsynth's synthesizer (the first part's, when the song renders on several
     /// threads), nil on Pianola's own engine. Render thread once pulled.
     public let synthesizer: Synthesizer?
-    /// Every libfluidsynth sampler the song plays through: one, or one per thread; none on
-    /// Pianola's own engine. Render thread once pulled.
+    /// Every libfluidsynth sampler the song plays through: one, or one per thread, then one
+    /// per effect bus; none on Pianola's own engine. Render thread once pulled.
     public let samplers: [SamplerNode]
-    /// Pianola's own synthesizer's node, nil on libfluidsynth. Render thread once pulled.
-    public let ownSynth: SoundFontSynthNode?
+    /// Pianola's own synthesizer's nodes, the song's first and then its effect buses'; none on
+    /// libfluidsynth. Render thread once pulled.
+    public let ownSynths: [SoundFontSynthNode]
     /// Voices sounding in all the synthesizers. Control thread, between renders.
-    public var activeVoiceCount: Int { samplers.reduce(0) { $0 + $1.synthesizer.activeVoiceCount } + (ownSynth?.synthesizer.activeVoices ?? 0) }
+    public var activeVoiceCount: Int { samplers.reduce(0) { $0 + $1.synthesizer.activeVoiceCount } + ownSynths.reduce(0) { $0 + $1.synthesizer.activeVoices } }
     /// Notes and controllers played into the synthesizer now (a keyboard, MIDI thru), from
     /// one thread at a time. Any one thread.
     public let live: LiveMIDI
@@ -139,8 +191,10 @@ public final class SongGraph {
     /// The most frames playing can take, tail included. Any thread.
     public var maximumFrames: Int64 { musicFrames + Int64(settings.tailSeconds * Double(settings.sampleRate)) }
 
-    /// Frames the effects may keep sounding after the music and the voices have ended. Control thread.
-    public var effectTailFrames: Int { mixer.inserts.tailFrames }
+    /// Frames the effects may keep sounding after the music and the voices have ended: the
+    /// longest bus's, then the master's. Control thread.
+    public var effectTailFrames: Int { (busMixers.map(\.inserts.tailFrames).max() ?? 0) + mixer.inserts.tailFrames }
+    private let busMixers: [MixerNode]
 
     /// Sets the output volume (linear gain, 1 = as rendered) from the next render cycle,
     /// gliding there over 10 ms so the change does not click. Control thread.
@@ -172,12 +226,17 @@ public final class SongGraph {
     init(sequence: MusicSequence, font: SoundFontSource, settings: Settings, maxFrames: Int = 4096,
          routing: Routing = Routing(), external: [any MIDIDestination] = [], sync: SyncDestinations = SyncDestinations(), engineNote note: String? = nil) throws {
         let secondsPerQuarter = settings.secondsPerQuarter(in: sequence)
-        if let problem = settings.effects.lazy.compactMap({ $0.problem(atSampleRate: settings.sampleRate, secondsPerQuarter: secondsPerQuarter) }).first {
+        let allEffects = settings.effects + settings.effectBuses.flatMap(\.effects)
+        if let problem = allEffects.lazy.compactMap({ $0.problem(atSampleRate: settings.sampleRate, secondsPerQuarter: secondsPerQuarter) }).first {
             throw problem
         }
-        let effectUnits = try settings.effects.map { spec throws(EffectSpecError) in
-            try spec.makeUnit(sampleRate: settings.sampleRate, maxFrames: maxFrames, secondsPerQuarter: secondsPerQuarter)
+        func units(_ specs: [EffectSpec]) throws(EffectSpecError) -> [any EffectUnit] {
+            try specs.map { spec throws(EffectSpecError) in
+                try spec.makeUnit(sampleRate: settings.sampleRate, maxFrames: maxFrames, secondsPerQuarter: secondsPerQuarter)
+            }
         }
+        let effectUnits = try units(settings.effects)
+        let busUnits = try settings.effectBuses.map { bus throws(EffectSpecError) in try units(bus.effects) }
         self.sequence = sequence
         self.settings = settings
         var configuration = Synthesizer.Configuration()
@@ -190,10 +249,11 @@ public final class SongGraph {
         let engineAsked = { if case .model = font { SynthesisEngine.pianola } else { settings.engine } }()
         let (source, resolvedNote) = try font.resolved(for: engineAsked)
         let synth: any AudioNode & MIDIDestination
+        var samplers: [SamplerNode] = [], ownSynths: [SoundFontSynthNode] = []
         if case .model = source, case .pianola(let own) = try source.makeSongSynthesizer(configuration: configuration, selectedBy: sequence.messagesInTimeOrder) {
-            ownSynth = SoundFontSynthNode(synthesizer: own)
-            synth = ownSynth!
-            (engine, engineNote, samplers, synthesizer) = (.pianola, nil, [], nil)
+            ownSynths = [SoundFontSynthNode(synthesizer: own)]
+            synth = ownSynths[0]
+            (engine, engineNote, synthesizer) = (.pianola, nil, nil)
         } else {
             let channelParts = Self.channelParts(of: sequence, parts: settings.threads)
             samplers = try (0..<(channelParts.max() ?? 0) + 1).map { part in
@@ -202,7 +262,23 @@ public final class SongGraph {
             }
             synthesizer = samplers[0].synthesizer
             synth = samplers.count == 1 ? samplers[0] : SplitSampler(parts: samplers, channelParts: channelParts)
-            (engine, engineNote, ownSynth) = (.fluidsynth, note ?? resolvedNote, nil)
+            (engine, engineNote) = (.fluidsynth, note ?? resolvedNote)
+        }
+        // Each effect bus plays on a synthesizer of its own, through a mixer with its effects.
+        var busSynths: [any AudioNode & MIDIDestination] = []
+        for _ in settings.effectBuses {
+            let node = try source.makeSongSynthesizer(configuration: configuration, selectedBy: sequence.messagesInTimeOrder).makeNode()
+            if let sampler = node as? SamplerNode { samplers.append(sampler) }
+            if let own = node as? SoundFontSynthNode { ownSynths.append(own) }
+            busSynths.append(node)
+        }
+        (self.samplers, self.ownSynths) = (samplers, ownSynths)
+        busMixers = zip(busSynths, busUnits).map { synth, units in
+            let mixer = MixerNode(capacity: 1)
+            mixer.prepare(format: AudioFormat(sampleRate: settings.sampleRate), maxFrames: maxFrames)
+            mixer.connect(synth)
+            for unit in units { mixer.inserts.append(unit) }
+            return mixer
         }
         mixer = MixerNode()
         for unit in effectUnits { mixer.inserts.append(unit) }
@@ -210,16 +286,25 @@ public final class SongGraph {
         let instrumentNodes = try settings.instruments.map { route throws(EffectSpecError) in
             LV2InstrumentNode(instrument: try route.instrument.makeInstrument(sampleRate: settings.sampleRate, maxFrames: maxFrames), maxFrames: maxFrames)
         }
-        // An instrument's tracks go to it whatever else the routing says.
+        // An instrument's tracks go to it whatever else the routing says, then the effect
+        // buses take theirs; every synthesizer hears every system exclusive message.
+        let sysex = SharedSysex(synthesizers: [synth] + busSynths)
         var routing = routing
         routing.rules.insert(contentsOf: settings.instruments.enumerated().flatMap { index, route in
             route.tracks.sorted().map { Routing.Rule(tracks: $0...$0, target: .external(external.count + index)) }
+        } + settings.effectBuses.enumerated().flatMap { index, bus in
+            bus.rules(to: .external(external.count + instrumentNodes.count + index))
         }, at: 0)
-        let routes = routing.destinations(trackCount: sequence.tracks.count, synth: synth, external: external + instrumentNodes)
+        let routes = routing.destinations(trackCount: sequence.tracks.count, synth: busSynths.isEmpty ? synth : sysex.route(0),
+                                          external: external + instrumentNodes + busSynths.indices.map { sysex.route($0 + 1) })
         let bus = MixerNode()
         player = Player(sequence: sequence, sampleRate: settings.sampleRate, destinations: routes.destinations,
                         trackDestinations: routes.trackDestinations, parameters: bus, sync: sync)
-        live = LiveMIDI(to: synth)
+        // Played live, a channel on an effect bus goes to the bus's synthesizer.
+        let liveTable = (0..<16).map { channel in
+            settings.effectBuses.firstIndex { $0.takesAllOf(channel: channel) }.map { $0 + 1 } ?? 0
+        }
+        live = LiveMIDI(to: liveTable.allSatisfy { $0 == 0 } ? synth : ChannelSplitter(destinations: [synth] + busSynths, channelDestinations: liveTable))
         graph.add(live)
         var musicFrames = settings.musicFrames(of: sequence)
         var players: [FilePlayerNode] = []
@@ -234,7 +319,7 @@ public final class SongGraph {
             musicFrames = max(musicFrames, node.endTime ?? 0)
         }
         filePlayers = players
-        mixer.connect(SongNode(player: player, bus: bus, sources: [synth] + players + instrumentNodes))
+        mixer.connect(SongNode(player: player, bus: bus, sources: [synth] + players + instrumentNodes + busMixers))
         self.musicFrames = musicFrames
         settings.configure(player, for: sequence)
         if settings.startsPlaying { player.start() }

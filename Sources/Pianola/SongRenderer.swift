@@ -49,7 +49,7 @@ public final class SongRenderer {
     /// before rendering.
     public func recordLabels() {
         for sampler in songGraph.samplers { sampler.noteLog = NoteLog() }
-        songGraph.ownSynth?.noteLog = NoteLog()
+        for own in songGraph.ownSynths { own.noteLog = NoteLog() }
         labeller = NoteLabeller()
     }
 
@@ -62,7 +62,7 @@ public final class SongRenderer {
 
     /// Moves the synthesizers' reported key edges into the labeller.
     private func takeNoteEdges() {
-        for log in songGraph.samplers.compactMap(\.noteLog) + [songGraph.ownSynth?.noteLog].compactMap({ $0 }) { labeller?.add(log.take()) }
+        for log in songGraph.samplers.compactMap(\.noteLog) + songGraph.ownSynths.compactMap(\.noteLog) { labeller?.add(log.take()) }
     }
 
     /// Renders up to `output.frames` more frames into the start of `output` and returns how

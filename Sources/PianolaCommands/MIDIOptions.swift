@@ -228,14 +228,14 @@ struct MIDIOptions: ParsableArguments {
         }
     }
 
-    /// One selector: `ch3`, `ch1-9`, `track2`, `track2-4`, `track2/ch10`.
-    static func rule(_ selector: String, target: Routing.Target, trackCount: Int, in text: String) throws -> Routing.Rule {
+    /// One selector of option `option`'s `text`: `ch3`, `ch1-9`, `track2`, `track2-4`, `track2/ch10`.
+    static func rule(_ selector: String, target: Routing.Target, trackCount: Int, in text: String, option: String = "--route") throws -> Routing.Rule {
         var rule = Routing.Rule(target: target)
         for part in selector.lowercased().split(separator: "/") {
             func range(after prefix: String, limit: Int, what: String) throws -> ClosedRange<Int> {
                 let numbers = part.dropFirst(prefix.count).split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
                 guard (1...2).contains(numbers.count), let low = numbers.first!, let high = numbers.last!, low >= 1, low <= high, high <= limit else {
-                    throw fail("--route \(text): '\(part)' is not a \(what) or range of them within 1-\(limit)")
+                    throw fail("\(option) \(text): '\(part)' is not a \(what) or range of them within 1-\(limit)")
                 }
                 return (low - 1)...(high - 1)
             }
@@ -244,7 +244,7 @@ struct MIDIOptions: ParsableArguments {
             } else if part.hasPrefix("track") {
                 rule.tracks = try range(after: "track", limit: max(1, trackCount), what: "track of this song")
             } else {
-                throw fail("--route \(text): '\(part)' names no channels (ch1-16) or tracks (track1...)")
+                throw fail("\(option) \(text): '\(part)' names no channels (ch1-16) or tracks (track1...)")
             }
         }
         return rule

@@ -55,7 +55,8 @@ struct Play: ParsableCommand {
 
     func run() throws {
         try audio.check()
-        if let spec = try options.effectSpecs().first(where: { !$0.isHardRealTime }) {
+        let chains = try options.effectChains()
+        if let spec = (chains.master + chains.buses.flatMap(\.effects)).first(where: { !$0.isHardRealTime }) {
             throw fail("--fx '\(spec)': LV2 plugin '\(spec.name)' does not say it is hard real-time capable (lv2:hardRTCapable); it can render (pianola render) but not play live")
         }
         let interruption = Interruption()

@@ -60,7 +60,7 @@ struct SongOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Play these tracks (as --mute names them) on an LV2 instrument instead of the SoundFont: TRACKS=PLUGIN[,SYMBOL=VALUE…], the plugin by URI or name and its control ports by symbol ('2,Piano=mda piano,random_detuning=0', '3=lv2:http://drobilla.net/plugins/mda/JX10'); repeatable.", valueName: "tracks=plugin"))
     var instrument: [String] = []
 
-    @Option(name: .customLong("fx"), help: ArgumentHelp("An effect on the output: a built-in or an LV2 plugin (its URI or name) and its parameters after commas ('lowpass,cutoff=800', 'peak,frequency=2.5kHz,gain=-6dB', 'http://drobilla.net/plugins/mda/Delay,l_delay=0.3'); repeat for a chain, in order. 'pianola effects' and 'pianola plugins' list them.", valueName: "spec"))
+    @Option(name: .customLong("fx"), help: ArgumentHelp("An effect on the output: a built-in or an LV2 plugin (its URI or name) and its parameters after commas ('lowpass,cutoff=800', 'peak,frequency=2.5kHz,gain=-6dB', 'http://drobilla.net/plugins/mda/Delay,l_delay=0.3'); repeat for a chain, in order. Put tracks or channels on a bus of their own with --route's selectors before a colon ('track2:lowpass,cutoff=800', 'ch10:compressor', 'track3/ch1,track4:eq'): they play on a synthesizer of their own, through that chain. 'pianola effects' and 'pianola plugins' list them.", valueName: "spec"))
     var effects: [String] = []
 
     @Option(name: .customLong("with"), help: ArgumentHelp("An audio file to play with the song (WAV, FLAC, Ogg, Opus, MP3…), from its start or from @POSITION (seconds or bar:beat). Repeatable.", valueName: "file[@position]"))
@@ -113,8 +113,9 @@ struct SongOptions: ParsableArguments {
         }
         if let to { settings.toTick = try position(to, "--to", in: sequence) }
         if let end = settings.toTick, end <= settings.fromTick { throw fail("--to \(to!) is not after --from \(from ?? "0")") }
-        settings.effects = try effectSpecs(secondsPerQuarter: settings.secondsPerQuarter(in: sequence))
+        (settings.effects, settings.effectBuses) = try effectChains(trackCount: sequence.tracks.count, secondsPerQuarter: settings.secondsPerQuarter(in: sequence))
         settings.instruments = try instrument.map { text in try instrumentRoute(text, tracks: tracks) }
+        try checkBuses(settings, of: sequence, song: song)
         for text in audioFiles {
             // FILE@POSITION when what follows the last @ is a position; else the whole is the file.
             if let at = text.lastIndex(of: "@"), let tick = quietPosition(String(text[text.index(after: at)...]), in: sequence) {
@@ -149,17 +150,78 @@ struct SongOptions: ParsableArguments {
         _ = try plays()
         guard (10...1000).contains(tempo) else { throw fail("--tempo \(tempo): use 10 to 1000 percent") }
         guard (-48...48).contains(transpose) else { throw fail("--transpose \(transpose): use -48 to 48 semitones") }
-        _ = try effectSpecs()
+        _ = try effectChains()
     }
 
-    /// `--fx`, each read and checked against the sample rate and the song's tempo (a quarter
+    /// `--fx`: the output's chain, and the buses of the specs that name tracks or channels
+    /// (`track2:…`, `ch10:…`; specs with the same selectors make one bus's chain, in order),
+    /// each read and checked against the sample rate, the song's tracks and tempo (a quarter
     /// note's seconds; before the song is read, nil); one line for the first that is wrong.
-    func effectSpecs(secondsPerQuarter: Double? = nil) throws -> [EffectSpec] {
-        try effects.map { text in
+    func effectChains(trackCount: Int = 65_535, secondsPerQuarter: Double? = nil) throws -> (master: [EffectSpec], buses: [SongGraph.EffectBus]) {
+        var master: [EffectSpec] = [], buses: [SongGraph.EffectBus] = []
+        for text in effects {
+            let (selectorText, specText) = Self.busPrefix(text)
             let spec: EffectSpec
-            do { spec = try EffectSpec(text) } catch { throw fail("--fx \(error)") }
+            do { spec = try EffectSpec(specText) } catch { throw fail("--fx \(error)") }
             if let problem = spec.problem(atSampleRate: sampleRate, secondsPerQuarter: secondsPerQuarter) { throw fail("--fx \(problem)") }
-            return spec
+            guard let selectorText else {
+                master.append(spec)
+                continue
+            }
+            let selectors = try selectorText.split(separator: ",").map { part in
+                let rule = try MIDIOptions.rule(String(part), target: .synth, trackCount: trackCount, in: text, option: "--fx")
+                return SongGraph.EffectBus.Selector(tracks: rule.tracks, channels: rule.channels)
+            }
+            if let index = buses.firstIndex(where: { $0.selectors == selectors }) {
+                buses[index].effects.append(spec)
+            } else {
+                buses.append(SongGraph.EffectBus(selectors, effects: [spec]))
+            }
+        }
+        return (master, buses)
+    }
+
+    /// A spec's bus selectors (`track2/ch10,ch3` before a colon) and the rest; no selectors
+    /// when what comes before the first colon is not made of them (a URI's `http:`).
+    static func busPrefix(_ text: String) -> (selectors: String?, spec: String) {
+        guard let colon = text.firstIndex(of: ":") else { return (nil, text) }
+        let prefix = text[..<colon].lowercased()
+        let isSelector = { (part: Substring) in
+            part.split(separator: "/").allSatisfy { piece in
+                ["track", "ch"].contains { piece.hasPrefix($0) && piece.dropFirst($0.count).first?.isNumber == true }
+            }
+        }
+        guard !prefix.isEmpty, prefix.split(separator: ",", omittingEmptySubsequences: false).allSatisfy(isSelector) else { return (nil, text) }
+        return (String(text[..<colon]), String(text[text.index(after: colon)...]).trimmed)
+    }
+
+    /// Fails in one line where two effect buses take the same events, or a bus takes an LV2
+    /// instrument's tracks; warns of a bus that takes no note.
+    func checkBuses(_ settings: SongGraph.Settings, of sequence: MusicSequence, song: String) throws {
+        func name(_ bus: SongGraph.EffectBus) -> String {
+            func range(_ prefix: String, _ range: ClosedRange<Int>?) -> String? {
+                range.map { prefix + ($0.count == 1 ? "\($0.lowerBound + 1)" : "\($0.lowerBound + 1)-\($0.upperBound + 1)") }
+            }
+            return bus.selectors.map { [range("track", $0.tracks), range("ch", $0.channels)].compactMap { $0 }.joined(separator: "/") }.joined(separator: ",")
+        }
+        let instrumentTracks = Set(settings.instruments.flatMap(\.tracks))
+        var heard = Set<Int>()
+        for (t, track) in sequence.tracks.enumerated() {
+            let channels = Set(track.notes.map(\.channel))
+            for channel in Set(track.channels.map { Int($0) }).sorted() {
+                let takers = settings.effectBuses.indices.filter { settings.effectBuses[$0].takes(track: t, channel: channel) }
+                if takers.count > 1 {
+                    throw fail("--fx '\(name(settings.effectBuses[takers[0]])):…' and --fx '\(name(settings.effectBuses[takers[1]])):…' both take track \(t + 1)'s channel \(channel + 1); give each track and channel one bus")
+                }
+                guard let taker = takers.first else { continue }
+                if instrumentTracks.contains(t) {
+                    throw fail("--fx '\(name(settings.effectBuses[taker])):…': track \(t + 1) plays on an LV2 instrument (--instrument), whose sound takes the output's effects only")
+                }
+                if channels.contains(channel) { heard.insert(taker) }
+            }
+        }
+        for index in settings.effectBuses.indices where !heard.contains(index) {
+            printError("\(song): warning: --fx '\(name(settings.effectBuses[index])):…' takes no note of this song")
         }
     }
 

@@ -191,6 +191,22 @@ struct BadInputTableTests {
             ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", font,
              "--fx", "mda detune,preset=Cathedral"]
         }, says: "--fx 'mda detune,preset=Cathedral': MDA Detune has no preset 'Cathedral' (it has 'Out Of Tune', 'Stereo Detune', 'Symphonic')"),
+        Row(description: "an effect bus for a track the song has not", arguments: {
+            ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", font,
+             "--fx", "track4:lowpass"]
+        }, says: "--fx track4:lowpass: 'track4' is not a track of this song or range of them within 1-1"),
+        Row(description: "two effect buses taking the same events", arguments: {
+            ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", font,
+             "--fx", "track1:lowpass", "--fx", "ch1:highpass"]
+        }, says: "--fx 'track1:…' and --fx 'ch1:…' both take track 1's channel 1; give each track and channel one bus"),
+        Row(description: "an effect bus on an LV2 instrument's track", arguments: {
+            ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", font,
+             "--instrument", "1=mda piano", "--fx", "track1:lowpass"]
+        }, says: "--fx 'track1:…': track 1 plays on an LV2 instrument (--instrument), whose sound takes the output's effects only"),
+        Row(description: "an effect bus whose effect does not exist", arguments: {
+            ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", font,
+             "--fx", "ch3:lopass"]
+        }, says: "--fx 'lopass': no built-in effect 'lopass'"),
         Row(description: "a SoundFont that is a directory", arguments: {
             ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", $0.url.path]
         }, says: "cannot load SoundFont: is a directory"),

@@ -142,6 +142,66 @@ struct EffectsCommandTests {
         #expect(worst <= 3, "the stems differ from the mix by up to \(worst) LSB")
     }
 
+    @Test("effects on a track's bus and a channel's: each bus sounds as its events alone through the same effects on the output, and the buses sum to the mix")
+    func trackAndChannelBuses() throws {
+        let scratch = try Scratch()
+        let song = RenderCommandTests.root.appendingPathComponent("songs/ode-to-joy.mid").path
+        let common = ["render", song, "--soundfont", RenderCommandTests.testFont, "--bits", "32f", "--tail", "0", "--to", "8"]
+        let buses = ["--fx", "track2:lowpass,cutoff=300", "--fx", "ch10:highpass,cutoff=3000", "--fx", "ch10:peak,frequency=6kHz,gain=6dB"]
+        func render(_ name: String, _ arguments: [String]) throws -> [Float] {
+            let path = scratch.url.appendingPathComponent(name + ".wav").path
+            let run = try CLIRun.pianola(common + ["-o", path] + arguments)
+            #expect(run.status == 0, "\(name): \(run.stderr)")
+            let audio = try Self.read(path)
+            return zip(audio.left, audio.right).flatMap { [$0, $1] }
+        }
+        let mix = try render("mix", buses)
+        let melody = try render("melody", buses + ["--solo", "2"]), rest = try render("rest", buses + ["--mute", "2"])
+        let melodyOnOutput = try render("melody-output", ["--solo", "2", "--fx", "lowpass,cutoff=300"])
+        let melodyDry = try render("melody-dry", ["--solo", "2"])
+        let drums = try render("drums", buses + ["--solo-channel", "10"])
+        let drumsOnOutput = try render("drums-output", ["--solo-channel", "10", "--fx", "highpass,cutoff=3000", "--fx", "peak,frequency=6kHz,gain=6dB"])
+        #expect(melody.count > 48_000 * 2 * 7 && [rest, melodyOnOutput, drums, drumsOnOutput].allSatisfy { $0.count == melody.count } && mix.count == melody.count)
+        // Compared first, so that a failure reports where rather than diffing the whole renders.
+        // Within -120 dBFS: a silent libfluidsynth synthesizer (the song's, with every note on a
+        // bus) still adds its reverb's anti-denormal offset, about 1e-8.
+        func firstDifference(_ a: [Float], _ b: [Float]) -> String {
+            guard let at = a.indices.first(where: { $0 < b.count && abs(a[$0] - b[$0]) > 1e-6 }) else { return a.count == b.count ? "none" : "lengths \(a.count) and \(b.count)" }
+            return "frame \(at / 2): \(a[at]) against \(b[at]), largest \(zip(a, b).map { abs($0 - $1) }.max()!)"
+        }
+        let melodyDifference = firstDifference(melody, melodyOnOutput), drumsDifference = firstDifference(drums, drumsOnOutput)
+        #expect(melodyDifference == "none", "track 2 on its bus sounds as track 2 alone through the low-pass on the output")
+        #expect(firstDifference(melody, melodyDry) != "none", "and the low-pass changed it")
+        #expect(drumsDifference == "none", "channel 10 on its bus sounds as channel 10 alone through the chain on the output")
+        let worst = zip(mix, zip(melody, rest)).map { abs($0 - ($1.0 + $1.1)) }.max()!
+        print("track and channel buses: the mix differs from its two parts' sum by at most \(worst)")
+        #expect(worst < 1e-6, "the buses sum to the mix")
+    }
+
+    @Test("an LV2 bundle with broken Turtle is one line naming the bundle, the file and line, and nothing is written; other plugins still play")
+    func brokenTurtle() throws {
+        let scratch = try Scratch()
+        let bundles = scratch.url.appendingPathComponent("lv2")
+        let broken = bundles.appendingPathComponent("broken.lv2")
+        try FileManager.default.createDirectory(at: broken, withIntermediateDirectories: true)
+        try Data("""
+            @prefix lv2: <http://lv2plug.in/ns/lv2core#> .
+            <urn:pianola:test:broken> a lv2:Plugin ; lv2:binary <broken.so> ;; oops {
+
+            """.utf8).write(to: broken.appendingPathComponent("manifest.ttl"))
+        let environment = ["LV2_PATH": bundles.path + ":/usr/lib/lv2"]
+        let song = try scratch.write("song.mid", RenderCommandTests.song())
+        let out = scratch.url.appendingPathComponent("out.wav").path
+        let run = try CLIRun.pianola(["render", song, "-o", out, "--soundfont", RenderCommandTests.testFont, "--fx", "urn:pianola:test:broken"],
+                                     environment: environment)
+        BadInputTableTests.check(run, says: "a bundle could not be read: \(broken.path): manifest.ttl:2:", "a broken manifest")
+        #expect(!FileManager.default.fileExists(atPath: out))
+        let other = try CLIRun.pianola(["render", song, "-o", out, "--soundfont", RenderCommandTests.testFont, "--fx", "mda overdrive"], environment: environment)
+        #expect(other.status == 0 && other.stderr.isEmpty, "lilv's complaints about another bundle stay out of the way: \(other.stderr)")
+        let listed = try CLIRun.pianola(["plugins"], environment: environment)
+        #expect(listed.status == 0 && listed.stderr.contains("warning: LV2 bundle \(broken.path) could not be read: manifest.ttl:2:"), "\(listed.stderr)")
+    }
+
     @Test("pianola effects lists every built-in with its parameters, ranges and defaults")
     func list() throws {
         let run = try CLIRun.pianola("effects")
