@@ -43,7 +43,8 @@
     F(LilvWorld *, lilv_world_new, (void), ()) \
     F(LilvState *, lilv_state_new_from_world, (LilvWorld *a, LV2_URID_Map *b, const LilvNode *c), (a, b, c)) \
     V(lilv_state_emit_port_values, (const LilvState *a, LilvSetPortValueFunc b, void *c), (a, b, c)) \
-    V(lilv_state_free, (LilvState *a), (a))
+    V(lilv_state_free, (LilvState *a), (a)) \
+    V(lilv_state_restore, (const LilvState *a, LilvInstance *b, LilvSetPortValueFunc c, void *d, uint32_t e, const LV2_Feature *const *f), (a, b, c, d, e, f))
 
 #define LAZY_LIBRARY_NAME lilv
 LAZY_LIBRARY(lilv, "liblilv-0.so.0", "liblilv-0-0", FUNCTIONS)

@@ -3,7 +3,7 @@ import DSP
 
 /// An LV2 plugin as an insert: instantiated through lilv at a sample rate, with the features
 /// Pianola offers (urid:map and unmap, options with the sample rate and block lengths,
-/// bounded block lengths), its audio ports on the bus — a stereo plugin once, a mono one
+/// bounded block lengths, a worker), a preset's state restored when given, its audio ports on the bus — a stereo plugin once, a mono one
 /// twice (one a side), one input and two outputs on the sum of the sides — and its control
 /// inputs as parameters by symbol, which glide in 32-frame steps. Allocates only at init.
 /// Render thread only, after `init` (but `parameters`).
@@ -15,7 +15,7 @@ public final class LV2EffectUnit: EffectUnit {
     /// What a render keeps going for after its input falls silent: a second, as a plugin
     /// does not say how long it rings. Any thread.
     public let tailFrames: Int
-    private let instances: [UnsafeMutablePointer<LilvInstance>]
+    private let instances: [LV2Instance]
     private let controls: [UnsafeMutablePointer<Float>]          // per instance: a value per port
     private let inputs: [[UnsafeMutablePointer<Float>]]         // per instance: its audio inputs
     private let outputs: [[UnsafeMutablePointer<Float>]]        // per instance: its audio outputs
@@ -24,7 +24,6 @@ public final class LV2EffectUnit: EffectUnit {
     private var glides: [ParameterGlide]
     private let maxFrames: Int
     private let sampleRate: Int
-    private let features: LV2Features
 
 
     /// The parameters `plugin`'s control inputs make, by symbol, with their ranges and
@@ -36,10 +35,7 @@ public final class LV2EffectUnit: EffectUnit {
             if ins == 0 && plugin.takesMIDI { throw LV2Error(.argument, "LV2 plugin '\(plugin.name)' is an instrument (MIDI in, no audio in), not an effect") }
             throw LV2Error(.argument, "LV2 plugin '\(plugin.name)' has \(ins) audio inputs and \(outs) outputs; an effect on a stereo bus takes 1 or 2 of each")
         }
-        let missing = plugin.requiredFeatures.filter { !LV2Features.offered.contains($0) && !LV2Features.keptPromises.contains($0) }
-        guard missing.isEmpty else {
-            throw LV2Error(.argument, "LV2 plugin '\(plugin.name)' needs \(missing.joined(separator: ", ")), which Pianola does not offer yet")
-        }
+        try LV2Features.check(plugin)
         if let port = plugin.ports.first(where: { !$0.isOptional && ($0.kind == .atom || $0.kind == .cv || $0.kind == .other) }) {
             throw LV2Error(.argument, "LV2 plugin '\(plugin.name)': its \(port.kind.rawValue) port '\(port.symbol)' must be connected, which Pianola's effects do not do yet")
         }
@@ -51,10 +47,12 @@ public final class LV2EffectUnit: EffectUnit {
         }
     }
 
-    /// Instantiates `plugin` at `sampleRate` for slices of at most `maxFrames`, and activates
-    /// it; throws one line for a plugin that needs a feature or port Pianola does not give,
-    /// has audio ports it cannot put on a stereo bus, or fails to instantiate. Control thread.
-    public init(_ plugin: LV2PluginInfo, sampleRate: Int, maxFrames: Int = 8_192) throws(LV2Error) {
+    /// Instantiates `plugin` at `sampleRate` for slices of at most `maxFrames`, restores
+    /// `preset`'s state (its URI) when given, and activates it; its worker works at once when
+    /// `offline` (a render), else on a thread of its own. Throws one line for a plugin that
+    /// needs a feature or port Pianola does not give, has audio ports it cannot put on a stereo
+    /// bus, or fails to instantiate. Control thread.
+    public init(_ plugin: LV2PluginInfo, sampleRate: Int, maxFrames: Int = 8_192, preset: String? = nil, offline: Bool = false) throws(LV2Error) {
         self.plugin = plugin
         self.sampleRate = sampleRate
         self.maxFrames = maxFrames
@@ -62,11 +60,11 @@ public final class LV2EffectUnit: EffectUnit {
         parameters = try Self.parameters(of: plugin)
         let (ins, outs) = (plugin.audioInputs.count, plugin.audioOutputs.count)
         let copies = ins == 1 && outs == 1 ? 2 : 1
-        let features = LV2Features(sampleRate: sampleRate, maxFrames: maxFrames)
-        self.features = features
         controlPorts = plugin.controlInputs.map(\.index)
         glides = parameters.map { ParameterGlide($0.defaultValue, glide: .linear) }
-        let made = try LV2World.shared().instantiate(plugin, copies: copies, sampleRate: sampleRate, features: features)
+        let made = try (0..<copies).map { _ throws(LV2Error) in
+            try LV2Instance(plugin, sampleRate: sampleRate, maxFrames: maxFrames, offline: offline, state: preset)
+        }
         instances = made
         let portCount = plugin.ports.count
         latencyPort = plugin.ports.first { $0.kind == .control && !$0.isInput && $0.symbol == "latency" }?.index
@@ -84,7 +82,8 @@ public final class LV2EffectUnit: EffectUnit {
         }
         inputs = made.map { _ in buffers(ins) }
         outputs = made.map { _ in buffers(outs) }
-        for (k, instance) in made.enumerated() {
+        for (k, made) in made.enumerated() {
+            let instance = made.pointer
             var (i, o) = (0, 0)
             for port in plugin.ports {
                 switch port.kind {
@@ -98,15 +97,11 @@ public final class LV2EffectUnit: EffectUnit {
                 default: lilv_instance_connect_port(instance, UInt32(port.index), nil)
                 }
             }
-            lilv_instance_activate(instance)
+            made.activate()
         }
     }
 
     deinit {
-        for instance in instances {
-            lilv_instance_deactivate(instance)
-            lilv_instance_free(instance)
-        }
         for buffer in controls + inputs.joined() + outputs.joined() { buffer.deallocate() }
     }
 
@@ -162,19 +157,19 @@ public final class LV2EffectUnit: EffectUnit {
         case (1, 1, _):
             inputs[0][0].update(from: audio.left, count: frames)
             inputs[1][0].update(from: audio.right, count: frames)
-            lilv_instance_run(instances[0], UInt32(frames))
-            lilv_instance_run(instances[1], UInt32(frames))
+            instances[0].run(frames)
+            instances[1].run(frames)
             audio.left.update(from: outputs[0][0], count: frames)
             audio.right.update(from: outputs[1][0], count: frames)
         case (1, _, _):
             for i in 0..<frames { inputs[0][0][i] = 0.5 * (audio.left[i] + audio.right[i]) }
-            lilv_instance_run(instances[0], UInt32(frames))
+            instances[0].run(frames)
             audio.left.update(from: outputs[0][0], count: frames)
             audio.right.update(from: outputs[0][1], count: frames)
         default:
             inputs[0][0].update(from: audio.left, count: frames)
             inputs[0][1].update(from: audio.right, count: frames)
-            lilv_instance_run(instances[0], UInt32(frames))
+            instances[0].run(frames)
             audio.left.update(from: outputs[0][0], count: frames)
             audio.right.update(from: outputs[0][outputs[0].count - 1], count: frames)
         }
@@ -182,10 +177,7 @@ public final class LV2EffectUnit: EffectUnit {
 
     /// Forgets what the plugin has heard: deactivated and activated again (LV2's reset). Render thread only.
     public func reset() {
-        for instance in instances {
-            lilv_instance_deactivate(instance)
-            lilv_instance_activate(instance)
-        }
+        for instance in instances { instance.reset() }
     }
 }
 

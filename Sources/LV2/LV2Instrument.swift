@@ -7,8 +7,7 @@ import CLilv
 public final class LV2Instrument {
     /// The plugin. Any thread.
     public let plugin: LV2PluginInfo
-    private let instance: UnsafeMutablePointer<LilvInstance>
-    private let features: LV2Features
+    private let lv2: LV2Instance
     private let controls: UnsafeMutablePointer<Float>
     private let outputs: [UnsafeMutablePointer<Float>]
     private let midiIn: UnsafeMutableRawPointer            // an atom:Sequence
@@ -23,10 +22,12 @@ public final class LV2Instrument {
     /// MIDI messages dropped because a run's sequence was full (should stay 0). Render thread only.
     public private(set) var droppedEvents = 0
 
-    /// Instantiates `plugin` at `sampleRate` for runs of at most `maxFrames`, and activates it;
-    /// throws one line for a plugin that takes no MIDI, has no audio output or more than two,
-    /// needs a feature or port Pianola does not give, or fails to instantiate. Control thread.
-    public init(_ plugin: LV2PluginInfo, sampleRate: Int, maxFrames: Int = 8_192) throws(LV2Error) {
+    /// Instantiates `plugin` at `sampleRate` for runs of at most `maxFrames`, restores
+    /// `preset`'s state (its URI) when given, and activates it; its worker works at once when
+    /// `offline` (a render), else on a thread of its own. Throws one line for a plugin that
+    /// takes no MIDI, has no audio output or more than two, needs a feature or port Pianola does
+    /// not give, or fails to instantiate. Control thread.
+    public init(_ plugin: LV2PluginInfo, sampleRate: Int, maxFrames: Int = 8_192, preset: String? = nil, offline: Bool = false) throws(LV2Error) {
         self.plugin = plugin
         self.maxFrames = maxFrames
         guard let midiPort = plugin.ports.first(where: { $0.carriesMIDI && $0.isInput }) else {
@@ -36,16 +37,12 @@ public final class LV2Instrument {
         guard (1...2).contains(outs.count), plugin.audioInputs.isEmpty || plugin.audioInputs.allSatisfy(\.isOptional) else {
             throw LV2Error(.argument, "LV2 plugin '\(plugin.name)' has \(plugin.audioInputs.count) audio inputs and \(outs.count) outputs; an instrument here has none and 1 or 2")
         }
-        let missing = plugin.requiredFeatures.filter { !LV2Features.offered.contains($0) && !LV2Features.keptPromises.contains($0) }
-        guard missing.isEmpty else {
-            throw LV2Error(.argument, "LV2 plugin '\(plugin.name)' needs \(missing.joined(separator: ", ")), which Pianola does not offer yet")
-        }
+        try LV2Features.check(plugin)
         if let port = plugin.ports.first(where: { !$0.isOptional && $0.index != midiPort.index && ($0.kind == .cv || $0.kind == .other || ($0.kind == .atom && $0.isInput)) }) {
             throw LV2Error(.argument, "LV2 plugin '\(plugin.name)': its \(port.kind.rawValue) port '\(port.symbol)' must be connected, which Pianola does not do yet")
         }
-        let features = LV2Features(sampleRate: sampleRate, maxFrames: maxFrames)
-        self.features = features
-        instance = try LV2World.shared().instantiate(plugin, copies: 1, sampleRate: sampleRate, features: features)[0]
+        lv2 = try LV2Instance(plugin, sampleRate: sampleRate, maxFrames: maxFrames, offline: offline, state: preset)
+        let instance = lv2.pointer
         controls = .allocate(capacity: max(1, plugin.ports.count))
         controls.initialize(from: plugin.ports.map { $0.defaultValue.isNaN ? 0 : $0.defaultValue }, count: plugin.ports.count)
         outputs = outs.map { _ in
@@ -75,12 +72,10 @@ public final class LV2Instrument {
             }
         }
         beginRun()
-        lilv_instance_activate(instance)
+        lv2.activate()
     }
 
     deinit {
-        lilv_instance_deactivate(instance)
-        lilv_instance_free(instance)
         controls.deallocate()
         for buffer in outputs { buffer.deallocate() }
         midiIn.deallocate()
@@ -132,7 +127,7 @@ public final class LV2Instrument {
             buffer.storeBytes(of: UInt32(Self.sequenceCapacity - 8), toByteOffset: 0, as: UInt32.self)
             buffer.storeBytes(of: chunkType, toByteOffset: 4, as: UInt32.self)
         }
-        lilv_instance_run(instance, UInt32(frames))
+        lv2.run(frames)
         left.update(from: outputs[0], count: frames)
         right.update(from: outputs[outputs.count - 1], count: frames)
         beginRun()

@@ -199,14 +199,37 @@ public final class LV2World: @unchecked Sendable {
         throw LV2Error(.argument, "no LV2 plugin '\(text)' is installed (\(plugins.count) are\(near.isEmpty ? "" : "; near: \(near.joined(separator: ", "))"); 'pianola plugins' lists them\(unread))")
     }
 
-    /// The control values `plugin`'s preset `text` (its label, any case, or its URI) sets, by
-    /// port symbol; throws one line naming the presets there are when it has none of that name.
-    /// Control thread.
-    public func presetValues(_ plugin: LV2PluginInfo, preset text: String) throws(LV2Error) -> [String: Double] {
+    /// `plugin`'s preset `text` names (its label, any case, or its URI); throws one line naming
+    /// the presets there are when it has none of that name. Any thread.
+    public func preset(_ plugin: LV2PluginInfo, named text: String) throws(LV2Error) -> LV2Preset {
         guard let preset = plugin.presets.first(where: { $0.uri == text }) ?? plugin.presets.first(where: { $0.label.lowercased() == text.lowercased() }) else {
             let names = plugin.presets.map { "'\($0.label)'" }
             throw LV2Error(.argument, "\(plugin.name) has no preset '\(text)' (\(names.isEmpty ? "it has none" : "it has \(names.prefix(12).joined(separator: ", "))\(names.count > 12 ? "…" : "")"))")
         }
+        return preset
+    }
+
+    /// Restores into `instance` (not yet activated) the state the resource `uri` holds — a
+    /// preset's, or a plugin's default state — all but its port values, which the caller sets;
+    /// throws one line when there is none there. Control thread.
+    func restoreState(_ uri: String, into instance: UnsafeMutablePointer<LilvInstance>, features: LV2Features) throws(LV2Error) {
+        let restored: Bool = lock.withLock { _ in
+            let node = lilv_new_uri(world, uri)
+            defer { lilv_node_free(node) }
+            lilv_world_load_resource(world, node)
+            guard let state = lilv_state_new_from_world(world, URIDMap.map, node) else { return false }
+            defer { lilv_state_free(state) }
+            lilv_state_restore(state, instance, nil, nil, 0, features.list)
+            return true
+        }
+        guard restored else { throw LV2Error(.file, "the LV2 state <\(uri)> cannot be read") }
+    }
+
+    /// The control values `plugin`'s preset `text` (its label, any case, or its URI) sets, by
+    /// port symbol; throws one line naming the presets there are when it has none of that name.
+    /// Control thread.
+    public func presetValues(_ plugin: LV2PluginInfo, preset text: String) throws(LV2Error) -> [String: Double] {
+        let preset = try self.preset(plugin, named: text)
         final class Collected { var values: [String: Double] = [:] }
         let collected = Collected()
         let loaded: Bool = lock.withLock { _ in
@@ -234,23 +257,17 @@ public final class LV2World: @unchecked Sendable {
         return collected.values
     }
 
-    /// `copies` instances of `plugin` at `sampleRate` with `features`; throws one line when
-    /// one cannot be made (none is left then). Control thread.
-    func instantiate(_ plugin: LV2PluginInfo, copies: Int, sampleRate: Int, features: LV2Features) throws(LV2Error) -> [UnsafeMutablePointer<LilvInstance>] {
-        var made: [UnsafeMutablePointer<LilvInstance>] = []
+    /// An instance of `plugin` at `sampleRate` with `features`; throws one line when it cannot
+    /// be made. Control thread.
+    func instantiate(_ plugin: LV2PluginInfo, sampleRate: Int, features: LV2Features) throws(LV2Error) -> UnsafeMutablePointer<LilvInstance> {
+        var made: UnsafeMutablePointer<LilvInstance>?
         lock.withLock { _ in
             let uri = lilv_new_uri(world, plugin.uri)
             defer { lilv_node_free(uri) }
             guard let lilvPlugin = lilv_plugins_get_by_uri(lilv_world_get_all_plugins(world), uri) else { return }
-            for _ in 0..<copies {
-                guard let instance = lilv_plugin_instantiate(lilvPlugin, Double(sampleRate), features.list) else { return }
-                made.append(instance)
-            }
+            made = lilv_plugin_instantiate(lilvPlugin, Double(sampleRate), features.list)
         }
-        guard made.count == copies else {
-            for instance in made { lilv_instance_free(instance) }
-            throw LV2Error(.file, "LV2 plugin '\(plugin.name)' (\(plugin.uri)) failed to instantiate at \(sampleRate) Hz")
-        }
+        guard let made else { throw LV2Error(.file, "LV2 plugin '\(plugin.name)' (\(plugin.uri)) failed to instantiate at \(sampleRate) Hz") }
         return made
     }
 

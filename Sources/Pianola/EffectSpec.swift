@@ -21,6 +21,8 @@ public struct EffectSpec: Hashable, Sendable, CustomStringConvertible {
     public let values: [Int: Double]
     /// The times given as note values, in quarter notes, by parameter index. Any thread.
     public let noteValues: [Int: Double]
+    /// The LV2 preset given (`preset=LABEL`), whose whole state the plugin is given. Any thread.
+    public let preset: LV2Preset?
     /// The text it was read from. Any thread.
     public let description: String
 
@@ -43,7 +45,7 @@ public struct EffectSpec: Hashable, Sendable, CustomStringConvertible {
             do { parameters = try LV2EffectUnit.parameters(of: plugin) } catch { throw EffectSpecError(spec: text, reason: error.description) }
             (name, self.plugin) = (plugin.name, plugin)
         }
-        var values: [Int: Double] = [:], noteValues: [Int: Double] = [:], preset: [String: Double] = [:]
+        var values: [Int: Double] = [:], noteValues: [Int: Double] = [:], preset: [String: Double] = [:], chosen: LV2Preset?
         for field in fields.dropFirst() {
             let parts = field.split(separator: "=", maxSplits: 1).map(\.trimmed)
             let have = parameters.map(\.name).joined(separator: ", ")
@@ -51,7 +53,10 @@ public struct EffectSpec: Hashable, Sendable, CustomStringConvertible {
                 throw EffectSpecError(spec: text, reason: "'\(field)' is not name=value (\(name) has \(have))")
             }
             if let plugin, parts[0].lowercased() == "preset", !parameters.contains(where: { $0.name == parts[0] }) {
-                do { preset = try LV2World.shared().presetValues(plugin, preset: parts[1]) } catch { throw EffectSpecError(spec: text, reason: error.description) }
+                do {
+                    chosen = try LV2World.shared().preset(plugin, named: parts[1])
+                    preset = try LV2World.shared().presetValues(plugin, preset: parts[1])
+                } catch { throw EffectSpecError(spec: text, reason: error.description) }
                 continue
             }
             guard let index = parameters.firstIndex(where: { $0.name == parts[0] }) ?? parameters.firstIndex(where: { $0.name.lowercased() == parts[0].lowercased() }) else {
@@ -81,6 +86,7 @@ public struct EffectSpec: Hashable, Sendable, CustomStringConvertible {
         }
         self.values = values
         self.noteValues = noteValues
+        self.preset = chosen
     }
 
     /// Why it cannot play at `sampleRate` (a frequency not below half of it) or at a tempo of
@@ -106,12 +112,14 @@ public struct EffectSpec: Hashable, Sendable, CustomStringConvertible {
     public var isHardRealTime: Bool { plugin?.isHardRealTime ?? true }
 
     /// A new unit with these values (note values at `secondsPerQuarter`), not yet prepared; an
-    /// LV2 plugin is instantiated for `sampleRate` and slices of at most `maxFrames`, and
-    /// throws one line when it cannot be. Control thread.
-    public func makeUnit(sampleRate: Int = 48_000, maxFrames: Int = 8_192, secondsPerQuarter: Double = 0.5) throws(EffectSpecError) -> any EffectUnit {
+    /// LV2 plugin is instantiated for `sampleRate` and slices of at most `maxFrames` (its
+    /// worker working at once when `offline`, a render), and throws one line when it cannot
+    /// be. Control thread.
+    public func makeUnit(sampleRate: Int = 48_000, maxFrames: Int = 8_192, secondsPerQuarter: Double = 0.5, offline: Bool = false) throws(EffectSpecError) -> any EffectUnit {
         guard let plugin else { return configure(BuiltInEffect.named(name)!.makeUnit(), secondsPerQuarter: secondsPerQuarter) }
         do {
-            return configure(try LV2EffectUnit(plugin, sampleRate: sampleRate, maxFrames: maxFrames), secondsPerQuarter: secondsPerQuarter)
+            let unit = try LV2EffectUnit(plugin, sampleRate: sampleRate, maxFrames: maxFrames, preset: preset?.uri, offline: offline)
+            return configure(unit, secondsPerQuarter: secondsPerQuarter)
         } catch {
             throw EffectSpecError(spec: description, reason: error.description)
         }

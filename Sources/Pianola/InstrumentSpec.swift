@@ -10,6 +10,8 @@ public struct InstrumentSpec: Hashable, Sendable, CustomStringConvertible {
     public let plugin: LV2PluginInfo
     /// Its control inputs set, by symbol (the others stand at their defaults). Any thread.
     public let values: [String: Double]
+    /// The LV2 preset given (`preset=LABEL`), whose whole state the plugin is given. Any thread.
+    public let preset: LV2Preset?
     /// The text it was read from. Any thread.
     public let description: String
 
@@ -23,11 +25,14 @@ public struct InstrumentSpec: Hashable, Sendable, CustomStringConvertible {
         let plugin: LV2PluginInfo
         do { plugin = try LV2World.shared().plugin(name) } catch { throw EffectSpecError(spec: text, reason: error.description) }
         guard plugin.takesMIDI else { throw EffectSpecError(spec: text, reason: "LV2 plugin '\(plugin.name)' takes no MIDI: it is not an instrument") }
-        var values: [String: Double] = [:], preset: [String: Double] = [:]
+        var values: [String: Double] = [:], preset: [String: Double] = [:], chosen: LV2Preset?
         for field in fields.dropFirst() {
             let parts = field.split(separator: "=", maxSplits: 1).map { String($0).trimmed }
             if parts.count == 2, parts[0].lowercased() == "preset", !plugin.controlInputs.contains(where: { $0.symbol == parts[0] }) {
-                do { preset = try LV2World.shared().presetValues(plugin, preset: parts[1]) } catch { throw EffectSpecError(spec: text, reason: error.description) }
+                do {
+                    chosen = try LV2World.shared().preset(plugin, named: parts[1])
+                    preset = try LV2World.shared().presetValues(plugin, preset: parts[1])
+                } catch { throw EffectSpecError(spec: text, reason: error.description) }
                 continue
             }
             let symbols = plugin.controlInputs.map(\.symbol)
@@ -41,14 +46,16 @@ public struct InstrumentSpec: Hashable, Sendable, CustomStringConvertible {
             values[port.symbol] = value
         }
         self.plugin = plugin
+        self.preset = chosen
         self.values = preset.filter { symbol, _ in plugin.controlInputs.contains { $0.symbol == symbol } }.merging(values) { _, given in given }
     }
 
-    /// The instrument, instantiated for `sampleRate` and runs of at most `maxFrames`, with these
-    /// values; throws one line when the plugin cannot be hosted. Control thread.
-    public func makeInstrument(sampleRate: Int, maxFrames: Int) throws(EffectSpecError) -> LV2Instrument {
+    /// The instrument, instantiated for `sampleRate` and runs of at most `maxFrames` (its worker
+    /// working at once when `offline`, a render), with these values; throws one line when the
+    /// plugin cannot be hosted. Control thread.
+    public func makeInstrument(sampleRate: Int, maxFrames: Int, offline: Bool = false) throws(EffectSpecError) -> LV2Instrument {
         do {
-            let instrument = try LV2Instrument(plugin, sampleRate: sampleRate, maxFrames: maxFrames)
+            let instrument = try LV2Instrument(plugin, sampleRate: sampleRate, maxFrames: maxFrames, preset: preset?.uri, offline: offline)
             for (symbol, value) in values.sorted(by: { $0.key < $1.key }) { try instrument.set(symbol, to: value) }
             return instrument
         } catch {

@@ -73,6 +73,10 @@ public final class SongGraph {
         /// Start the player when the graph is built; off when something else starts it (a
         /// `ClockFollower`). Any thread.
         public var startsPlaying = true
+        /// Rendered as fast as it goes rather than played (`SongRenderer` sets it): an LV2
+        /// plugin's background work (an impulse response loaded) is done at once, inside the
+        /// render, so every render of a song is the same. Any thread.
+        public var isOffline = false
 
         /// The defaults. Any thread.
         public init() {}
@@ -232,7 +236,7 @@ public final class SongGraph {
         }
         func units(_ specs: [EffectSpec]) throws(EffectSpecError) -> [any EffectUnit] {
             try specs.map { spec throws(EffectSpecError) in
-                try spec.makeUnit(sampleRate: settings.sampleRate, maxFrames: maxFrames, secondsPerQuarter: secondsPerQuarter)
+                try spec.makeUnit(sampleRate: settings.sampleRate, maxFrames: maxFrames, secondsPerQuarter: secondsPerQuarter, offline: settings.isOffline)
             }
         }
         let effectUnits = try units(settings.effects)
@@ -284,7 +288,7 @@ public final class SongGraph {
         for unit in effectUnits { mixer.inserts.append(unit) }
         graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: settings.sampleRate), maxFrames: maxFrames)
         let instrumentNodes = try settings.instruments.map { route throws(EffectSpecError) in
-            LV2InstrumentNode(instrument: try route.instrument.makeInstrument(sampleRate: settings.sampleRate, maxFrames: maxFrames), maxFrames: maxFrames)
+            LV2InstrumentNode(instrument: try route.instrument.makeInstrument(sampleRate: settings.sampleRate, maxFrames: maxFrames, offline: settings.isOffline), maxFrames: maxFrames)
         }
         // An instrument's tracks go to it whatever else the routing says, then the effect
         // buses take theirs; every synthesizer hears every system exclusive message.
@@ -350,6 +354,13 @@ extension SongGraph {
 }
 
 extension SongGraph.Settings {
+    /// These settings, rendered offline. Any thread.
+    func offline() -> Self {
+        var settings = self
+        settings.isOffline = true
+        return settings
+    }
+
     /// Frames of music: the region, times the plays, at the tempo. Any thread.
     public func musicFrames(of sequence: MusicSequence) -> Int64 {
         let map = sequence.tempoMap

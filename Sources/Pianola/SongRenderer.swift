@@ -29,20 +29,20 @@ public final class SongRenderer {
 
     /// Builds the graph for `sequence` with `soundFont` (a file or bytes). Control thread.
     public init(sequence: MusicSequence, soundFont: FileSource, settings: SongGraph.Settings = SongGraph.Settings()) throws {
-        songGraph = try SongGraph(sequence: sequence, soundFont: soundFont, settings: settings)
+        songGraph = try SongGraph(sequence: sequence, soundFont: soundFont, settings: settings.offline())
     }
 
     /// Builds the graph for `sequence` with `soundFont`, loaded once and shared with other
     /// renderers, which may render at the same time on other threads. Control thread.
     public init(sequence: MusicSequence, soundFont: SharedSoundFont, settings: SongGraph.Settings = SongGraph.Settings()) throws {
-        songGraph = try SongGraph(sequence: sequence, soundFont: soundFont, settings: settings)
+        songGraph = try SongGraph(sequence: sequence, soundFont: soundFont, settings: settings.offline())
     }
 
     /// Builds the graph for `sequence` with `soundFont`, loaded once for the engine that plays
     /// it and shared with other renderers, which may render at the same time on other threads.
     /// Control thread.
     public init(sequence: MusicSequence, soundFont: LoadedSoundFont, settings: SongGraph.Settings = SongGraph.Settings()) throws {
-        songGraph = try SongGraph(sequence: sequence, soundFont: soundFont, settings: settings)
+        songGraph = try SongGraph(sequence: sequence, soundFont: soundFont, settings: settings.offline())
     }
 
     /// Records every note the synthesizer plays from now on, for `labels`. Control thread,

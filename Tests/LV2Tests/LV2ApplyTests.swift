@@ -106,7 +106,7 @@ struct LV2ApplyTests {
 
 @Suite("LV2 plugins in an insert chain")
 struct LV2ChainTests {
-    @Test("Four LV2 plugins and four built-ins, gliding, changed and bypassed every cycle, allocate nothing and take no lock on the render thread")
+    @Test("Four LV2 plugins (one with a worker thread) and four built-ins, gliding, changed and bypassed every cycle, allocate nothing and take no lock on the render thread")
     func noAllocation() throws {
         let mixer = MixerNode()
         let graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: 48_000), maxFrames: 512)
@@ -122,10 +122,11 @@ struct LV2ChainTests {
             }
         }
         mixer.connect(Noise())
-        for uri in ["http://drobilla.net/plugins/mda/Overdrive", "http://plugin.org.uk/swh-plugins/dj_eq", "http://gareus.org/oss/lv2/darc#stereo",
-                    "http://drobilla.net/plugins/mda/Delay"] {
+        for uri in ["http://drobilla.net/plugins/mda/Overdrive", "http://plugin.org.uk/swh-plugins/dj_eq", "http://gareus.org/oss/lv2/darc#stereo"] {
             mixer.inserts.append(try LV2EffectUnit(try LV2World.shared().plugin(uri), sampleRate: 48_000, maxFrames: 512))
         }
+        // One with a worker thread of its own, live, and its state from a preset.
+        mixer.inserts.append(try LV2WorkerTests.convolver(offline: false, maxFrames: 512))
         for name in ["lowpass", "peak", "delay", "compressor"] { mixer.inserts.append(BuiltInEffect.named(name)!.makeUnit()) }
         let ids = mixer.inserts.ids
         let buffer = AudioBuffer(capacity: 512)
@@ -198,5 +199,53 @@ struct LV2PresetTests {
         do { _ = try LV2World.shared().presetValues(plugin, preset: "Cathedral") } catch {
             #expect(error.description == "MDA Detune has no preset 'Cathedral' (it has 'Out Of Tune', 'Stereo Detune', 'Symphonic')")
         }
+    }
+}
+
+@Suite("LV2 worker and state")
+struct LV2WorkerTests {
+    static let convolverURI = "http://gareus.org/oss/lv2/zeroconvolv#Stereo"
+    static let noOp = "http://gareus.org/oss/lv2/zeroconvolv/pset#noopStereo"
+
+    /// x42's preset convolver with its No-OP preset: the preset's state names an impulse
+    /// response file (a spike), which the plugin loads through the worker.
+    static func convolver(offline: Bool, maxFrames: Int, preset: String? = noOp) throws -> LV2EffectUnit {
+        try LV2EffectUnit(try LV2World.shared().plugin(convolverURI), sampleRate: 48_000, maxFrames: maxFrames, preset: preset, offline: offline)
+    }
+
+    @Test("x42's preset convolver, which needs the worker, given its No-OP preset's state: the impulse response it loads passes the input 64 frames later from the first frame, within -130 dB, offline and live; with no state it is silent",
+          arguments: [true, false])
+    func convolverThroughTheWorker(offline: Bool) throws {
+        let unit = try Self.convolver(offline: offline, maxFrames: 512)
+        let silent = try Self.convolver(offline: offline, maxFrames: 512, preset: nil)
+        let signal = LV2ApplyTests.input(channels: 2)
+        let frames = 48_000
+        let buffer = AudioBuffer(capacity: frames), quiet = AudioBuffer(capacity: frames)
+        for target in [buffer, quiet] {
+            target.left.update(from: signal[0], count: frames)
+            target.right.update(from: signal[1], count: frames)
+        }
+        for start in stride(from: 0, to: frames, by: 512) {
+            let count = min(512, frames - start)
+            unit.process(buffer.slice(frames: start + count).dropFirst(start, count: count))
+            silent.process(quiet.slice(frames: start + count).dropFirst(start, count: count))
+        }
+        var power = 0.0, error = 0.0
+        for i in 64..<frames {
+            for (expected, got) in [(signal[0][i - 64], buffer.left[i]), (signal[1][i - 64], buffer.right[i])] {
+                power += Double(expected * expected)
+                error += Double((expected - got) * (expected - got))
+            }
+        }
+        let snr = 10 * log10(power / max(error, 1e-30))
+        print("x42 preset convolver, No-OP, \(offline ? "offline" : "live"): \(String(format: "%.1f", snr)) dB SNR against the input 64 frames later; reports \(unit.latencyFrames) frames of latency")
+        #expect(snr >= 130)
+        #expect((0..<64).allSatisfy { buffer.left[$0] == 0 }, "the first 64 frames are the spike's delay")
+        #expect((0..<frames).allSatisfy { quiet.left[$0] == 0 && quiet.right[$0] == 0 }, "no impulse response, no sound")
+    }
+
+    @Test("a preset whose state cannot be read, given by URI, is one line")
+    func unreadableState() throws {
+        #expect(throws: LV2Error.self) { try Self.convolver(offline: true, maxFrames: 512, preset: "urn:pianola:no-such-state") }
     }
 }

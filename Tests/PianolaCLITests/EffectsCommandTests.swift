@@ -178,6 +178,28 @@ struct EffectsCommandTests {
         #expect(worst < 1e-6, "the buses sum to the mix")
     }
 
+    @Test("an LV2 plugin that needs the worker, given a preset's state (x42's preset convolver, No-OP): the render is the dry render 64 frames later, from the first note")
+    func workerAndState() throws {
+        let scratch = try Scratch()
+        let song = RenderCommandTests.root.appendingPathComponent("songs/ode-to-joy.mid").path
+        let common = ["render", song, "--soundfont", RenderCommandTests.testFont, "--bits", "32f", "--tail", "0", "--to", "6"]
+        let dryPath = scratch.url.appendingPathComponent("dry.wav").path, wetPath = scratch.url.appendingPathComponent("wet.wav").path
+        let dryRun = try CLIRun.pianola(common + ["-o", dryPath])
+        let wetRun = try CLIRun.pianola(common + ["-o", wetPath, "--fx", "x42 - Preset Convolver Stereo,preset=No-OP Stereo"])
+        #expect(dryRun.status == 0 && wetRun.status == 0, "\(dryRun.stderr)\(wetRun.stderr)")
+        let dry = try Self.read(dryPath), wet = try Self.read(wetPath)
+        var power = 0.0, error = 0.0
+        for i in 0..<min(dry.left.count, wet.left.count - 64) {
+            for (expected, got) in [(dry.left[i], wet.left[i + 64]), (dry.right[i], wet.right[i + 64])] {
+                power += Double(expected * expected)
+                error += Double((expected - got) * (expected - got))
+            }
+        }
+        let snr = 10 * log10(power / max(error, 1e-30))
+        print("x42 preset convolver through the worker, No-OP preset: \(String(format: "%.1f", snr)) dB SNR against the dry render 64 frames later")
+        #expect(power > 1 && snr >= 120)
+    }
+
     @Test("an LV2 bundle with broken Turtle is one line naming the bundle, the file and line, and nothing is written; other plugins still play")
     func brokenTurtle() throws {
         let scratch = try Scratch()

@@ -6,6 +6,8 @@
 #include <lv2/urid/urid.h>
 #include <lv2/options/options.h>
 #include <lv2/atom/atom.h>
+#include <lv2/worker/worker.h>
+#include <lv2/state/state.h>
 
 /* Opens liblilv-0.so.0, once: NULL, or why it cannot be, in one line. Any thread. */
 const char *clilv_open(void);
