@@ -151,6 +151,23 @@ typedef struct pianola_stem {
     pianola_source source;
 } pianola_stem;
 
+/** Effects on one layer of a song (a track layer or a stem): one entry per effect, in order. */
+typedef struct pianola_layer_effect {
+    /** The layer's name (any case). */
+    const char *layer;
+    /** The effect, as pianola_add_effect takes it ("lowpass,cutoff=800", an LV2 plugin). */
+    const char *spec;
+} pianola_layer_effect;
+
+/** A track of a song played by an LV2 instrument instead of the SoundFont. */
+typedef struct pianola_track_instrument {
+    /** The track's name (its track-name meta event, any case). */
+    const char *track;
+    /** The plugin by URI or name and its control ports after commas ("mda piano,random_detuning=0");
+        it must be hard real-time capable. */
+    const char *plugin;
+} pianola_track_instrument;
+
 /** A song to load. */
 typedef struct pianola_song_config {
     /** sizeof(pianola_song_config), set by pianola_song_config_init. */
@@ -173,6 +190,20 @@ typedef struct pianola_song_config {
     int32_t loop;
     /** Nonzero: a track layer's CC7 and CC10 move the layer's own fader (default 0). */
     int32_t controllers_drive_layers;
+    /** Effects on the song's own bus, in order, `effect_count` of them (NULL when 0), as
+        pianola_add_effect takes them: every play of the song gets its own. (The fields from here
+        on came after the first release: a struct_size that ends before them is taken, as none.) */
+    const char *const *effects;
+    /** How many effects. */
+    size_t effect_count;
+    /** Effects on layers, `layer_effect_count` of them (NULL when 0): a layer's in order. */
+    const pianola_layer_effect *layer_effects;
+    /** How many layer effects. */
+    size_t layer_effect_count;
+    /** Tracks played by LV2 instruments, `instrument_count` of them (NULL when 0). */
+    const pianola_track_instrument *instruments;
+    /** How many track instruments. */
+    size_t instrument_count;
 } pianola_song_config;
 
 /** Fills `config` with the defaults (no files, looping on) and its struct_size. Any thread. */

@@ -38,7 +38,10 @@ public func pianolaSongLoad(_ handle: OpaquePointer?, _ config: UnsafePointer<pi
         let soundtrack = try soundtrack(handle)
         let c = try required(config, "config").pointee
         let out = try required(out, "song")
-        try checkSize(c.struct_size, of: "pianola_song_config", is: MemoryLayout<pianola_song_config>.size)
+        // A config from before the effect fields ends where they start; it is taken without them.
+        let firstRelease = MemoryLayout<pianola_song_config>.offset(of: \pianola_song_config.effects)!
+        let hasEffects = Int(c.struct_size) != firstRelease
+        if hasEffects { try checkSize(c.struct_size, of: "pianola_song_config", is: MemoryLayout<pianola_song_config>.size) }
         var description = Soundtrack.SongDescription(midi: try c.midi.fileSource("midi"), soundFont: try c.soundfont.fileSource("soundfont"))
         guard c.stem_count == 0 || c.stems != nil, c.stem_count >= 0, c.stem_count <= 256 else { throw APIError.argument("stems: give stem_count (0 to 256) stems") }
         for i in 0..<c.stem_count {
@@ -53,7 +56,34 @@ public func pianolaSongLoad(_ handle: OpaquePointer?, _ config: UnsafePointer<pi
         description.trackLayers = try (0..<c.track_layer_count).map { i throws(APIError) in try string(c.track_layers![i], "track_layers[\(i)]") }
         if c.loop == 0 { description.loopConventions = [] }
         description.controllersDriveLayers = c.controllers_drive_layers != 0
+        if hasEffects { try addEffects(c, to: &description) }
         try hand(soundtrack.startLoading(description), as: .song, to: out)
+    }
+}
+
+/// The effects and instruments of `c` put into `description`, each spec read (one line for a bad one).
+private func addEffects(_ c: pianola_song_config, to description: inout Soundtrack.SongDescription) throws(APIError) {
+    func count(_ n: Int, _ pointer: UnsafeRawPointer?, _ what: String) throws(APIError) -> Int {
+        guard n == 0 || pointer != nil, (0...256).contains(n) else { throw APIError.argument("\(what): give 0 to 256 of them, and the array when more than 0") }
+        return n
+    }
+    func spec<Spec>(_ text: UnsafePointer<CChar>?, _ what: String, _ make: (String) throws(EffectSpecError) -> Spec) throws(APIError) -> Spec {
+        let text = try string(text, what)
+        do { return try make(text) } catch { throw APIError.argument("\(what): \(error)") }
+    }
+    for i in 0..<(try count(c.effect_count, c.effects, "effects")) {
+        description.effects.append(try spec(c.effects![i], "effects[\(i)]") { text throws(EffectSpecError) in try EffectSpec(text) })
+    }
+    for i in 0..<(try count(c.layer_effect_count, c.layer_effects, "layer_effects")) {
+        let entry = c.layer_effects![i]
+        let layer = try string(entry.layer, "layer_effects[\(i)].layer")
+        description.layerEffects[layer, default: []].append(try spec(entry.spec, "layer_effects[\(i)].spec") { text throws(EffectSpecError) in try EffectSpec(text) })
+    }
+    for i in 0..<(try count(c.instrument_count, c.instruments, "instruments")) {
+        let entry = c.instruments![i]
+        let track = try string(entry.track, "instruments[\(i)].track")
+        guard description.instruments[track] == nil else { throw APIError.argument("instruments[\(i)]: a second instrument for track '\(track)'") }
+        description.instruments[track] = try spec(entry.plugin, "instruments[\(i)].plugin") { text throws(EffectSpecError) in try InstrumentSpec(text) }
     }
 }
 

@@ -14,6 +14,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -451,6 +452,68 @@ static void bus_effects(pianola_soundtrack *soundtrack, pianola_song *song) {
     free(audio);
 }
 
+static double song_energy(pianola_soundtrack *soundtrack, pianola_song *song) {
+    /* Step energy of a second of `song`, half a second in. */
+    float *audio = calloc(2 * 48000, sizeof(float));
+    OK(pianola_play(soundtrack, song, PIANOLA_NOW, NULL, 0, 0));
+    OK(pianola_render_f32(soundtrack, audio, 24000));
+    OK(pianola_render_f32(soundtrack, audio, 48000));
+    double energy = step_energy(audio, 48000);
+    OK(pianola_stop(soundtrack, PIANOLA_NOW, NULL, 0));
+    OK(pianola_render_f32(soundtrack, audio, 4800));
+    free(audio);
+    return energy;
+}
+
+static void song_effects(void) {
+    /* A song's own effects, a layer's and a track's LV2 instrument, from the config. */
+    pianola_soundtrack_config config;
+    pianola_soundtrack *soundtrack = NULL;
+    pianola_song *plain = NULL, *dull = NULL, *old = NULL, *bad = NULL;
+    OK(pianola_soundtrack_config_init(&config));
+    OK(pianola_soundtrack_create(&config, &soundtrack));
+    pianola_song_config song;
+    OK(pianola_song_config_init(&song));
+    song.midi = path_source(song_path);
+    song.soundfont = path_source(font);
+    OK(pianola_song_load(soundtrack, &song, &plain));
+    const char *effects[] = {"lowpass,cutoff=150"}, *bad_effects[] = {"lopass"};
+    const char *layers[] = {"Strings"};
+    pianola_layer_effect layer_effects[] = {{"strings", "highpass,cutoff=5000"}, {"Strings", "peak,frequency=6000,gain=-6"}};
+    pianola_track_instrument instruments[] = {{"Bass", "mda piano"}};
+    song.effects = effects;
+    song.effect_count = 1;
+    song.track_layers = layers;
+    song.track_layer_count = 1;
+    song.layer_effects = layer_effects;
+    song.layer_effect_count = 2;
+    song.instruments = instruments;
+    song.instrument_count = 1;
+    OK(pianola_song_load(soundtrack, &song, &dull));
+    song.effects = bad_effects;
+    FAILS(pianola_song_load(soundtrack, &song, &bad), PIANOLA_ERROR_ARGUMENT, "effects[0]: 'lopass': no built-in effect 'lopass'");
+    song.effects = NULL;
+    FAILS(pianola_song_load(soundtrack, &song, &bad), PIANOLA_ERROR_ARGUMENT, "effects: give 0 to 256 of them");
+    song.effect_count = 0;
+    instruments[0].plugin = "mda delay";
+    FAILS(pianola_song_load(soundtrack, &song, &bad), PIANOLA_ERROR_ARGUMENT, "instruments[0].plugin: 'mda delay': LV2 plugin 'MDA Delay' takes no MIDI");
+    /* A config from before the effect fields: taken, with none of them. */
+    song.struct_size = (uint32_t)offsetof(pianola_song_config, effects);
+    song.layer_effect_count = 0;
+    song.instrument_count = 0;
+    OK(pianola_song_load(soundtrack, &song, &old));
+    OK(pianola_song_wait(plain));
+    OK(pianola_song_wait(dull));
+    OK(pianola_song_wait(old));
+    double open = song_energy(soundtrack, plain), closed = song_energy(soundtrack, dull), before = song_energy(soundtrack, old);
+    printf("song effects: step energy %.3g plain, %.3g under the song's 150 Hz low-pass, %.3g from an older config\n", open, closed, before);
+    CHECK(open > 20 * closed && before > 0.5 * open && before < 2 * open);
+    OK(pianola_song_destroy(plain));
+    OK(pianola_song_destroy(dull));
+    OK(pianola_song_destroy(old));
+    OK(pianola_soundtrack_destroy(soundtrack));
+}
+
 static void own_output(pianola_soundtrack *soundtrack) {
     float buffer[2 * 64];
     FAILS(pianola_output_stop(soundtrack), PIANOLA_ERROR_STATE, "not running");
@@ -588,6 +651,7 @@ int main(int argc, char **argv) {
     events(soundtrack, song, failed_song, effect);
     interactive(soundtrack, song, failed_song);
     bus_effects(soundtrack, song);
+    song_effects();
     own_output(soundtrack);
     OK(pianola_stop(soundtrack, PIANOLA_NEXT_BAR, NULL, 0.1));
     OK(pianola_song_destroy(song));

@@ -360,9 +360,13 @@ class Soundtrack:
         self.close()
 
     def load_song(self, midi: Data, soundfont: Data, *, stems: Optional[dict] = None, track_layers: Sequence[str] = (),
-                  loop: bool = True, controllers_drive_layers: bool = False, name: Optional[str] = None) -> Song:
+                  loop: bool = True, controllers_drive_layers: bool = False, name: Optional[str] = None,
+                  effects: Sequence[str] = (), layer_effects: Optional[dict] = None, instruments: Optional[dict] = None) -> Song:
         """Starts loading a song (MIDI and SoundFont as paths or bytes; `stems` maps layer names to
-        audio files) and returns it at once, loading; `wait()` or a SongLoaded event tell when done."""
+        audio files) and returns it at once, loading; `wait()` or a SongLoaded event tell when done.
+        `effects` are specs for the song's own bus ('lowpass,cutoff=800'), `layer_effects` maps a
+        layer's name to its specs, and `instruments` maps a track's name to an LV2 instrument
+        ('mda piano')."""
         keep: list = []
         config = _c.SongConfig()
         _check(_c.lib.pianola_song_config_init(ctypes.byref(config)))
@@ -377,6 +381,14 @@ class Soundtrack:
         layer_array = (ctypes.c_char_p * max(1, len(track_layers)))(*[layer.encode() for layer in track_layers])
         config.track_layers, config.track_layer_count = (layer_array if track_layers else None), len(track_layers)
         config.loop, config.controllers_drive_layers = int(loop), int(controllers_drive_layers)
+        effect_array = (ctypes.c_char_p * max(1, len(effects)))(*[spec.encode() for spec in effects])
+        config.effects, config.effect_count = (effect_array if effects else None), len(effects)
+        layer_items = [(layer, spec) for layer, specs in (layer_effects or {}).items() for spec in specs]
+        layer_effect_array = (_c.LayerEffect * max(1, len(layer_items)))(*[_c.LayerEffect(l.encode(), s.encode()) for l, s in layer_items])
+        config.layer_effects, config.layer_effect_count = (layer_effect_array if layer_items else None), len(layer_items)
+        instrument_items = list((instruments or {}).items())
+        instrument_array = (_c.TrackInstrument * max(1, len(instrument_items)))(*[_c.TrackInstrument(t.encode(), p.encode()) for t, p in instrument_items])
+        config.instruments, config.instrument_count = (instrument_array if instrument_items else None), len(instrument_items)
         handle = ctypes.c_void_p()
         _check(_c.lib.pianola_song_load(self._handle, ctypes.byref(config), ctypes.byref(handle)))
         song = Song(handle, label)

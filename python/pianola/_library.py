@@ -49,12 +49,25 @@ class Stem(ctypes.Structure):
     _fields_ = [("layer", ctypes.c_char_p), ("source", Source)]
 
 
+class LayerEffect(ctypes.Structure):
+    """pianola_layer_effect."""
+    _fields_ = [("layer", ctypes.c_char_p), ("spec", ctypes.c_char_p)]
+
+
+class TrackInstrument(ctypes.Structure):
+    """pianola_track_instrument."""
+    _fields_ = [("track", ctypes.c_char_p), ("plugin", ctypes.c_char_p)]
+
+
 class SongConfig(ctypes.Structure):
     """pianola_song_config."""
     _fields_ = [("struct_size", ctypes.c_uint32), ("midi", Source), ("soundfont", Source),
                 ("stems", ctypes.POINTER(Stem)), ("stem_count", ctypes.c_size_t),
                 ("track_layers", ctypes.POINTER(ctypes.c_char_p)), ("track_layer_count", ctypes.c_size_t),
-                ("loop", ctypes.c_int32), ("controllers_drive_layers", ctypes.c_int32)]
+                ("loop", ctypes.c_int32), ("controllers_drive_layers", ctypes.c_int32),
+                ("effects", ctypes.POINTER(ctypes.c_char_p)), ("effect_count", ctypes.c_size_t),
+                ("layer_effects", ctypes.POINTER(LayerEffect)), ("layer_effect_count", ctypes.c_size_t),
+                ("instruments", ctypes.POINTER(TrackInstrument)), ("instrument_count", ctypes.c_size_t)]
 
 
 class Event(ctypes.Structure):

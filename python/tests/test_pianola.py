@@ -245,3 +245,22 @@ def test_a_game_parameter_closes_a_low_pass_on_the_music_and_errors_say_what():
         assert abs(high_band_db(music.render(48000)) - open_) < 10, "removed, the music is open again"
         with pytest.raises(pianola.ArgumentError, match="is not on the music bus"):
             lowpass.set("cutoff", 1000)
+
+
+def test_a_song_loads_with_its_own_effects_a_layers_and_an_lv2_instrument():
+    with pianola.Soundtrack() as music:
+        plain = music.load_song(SONG, FONT).wait()
+        dull = music.load_song(SONG, FONT, effects=["lowpass,cutoff=300"], track_layers=["Strings"],
+                               layer_effects={"Strings": ["highpass,cutoff=4000"]}, instruments={"Bass": "mda piano"}).wait()
+        levels = []
+        for song in (plain, dull):
+            music.play(song)
+            music.render(24000)
+            levels.append(high_band_db(music.render(48000)))
+            music.stop()
+            music.render(4800)
+        assert levels[0] - levels[1] > 30, f"the song's low-pass takes its highs: {levels}"
+        with pytest.raises(pianola.ArgumentError, match=r"effects\[0\]: 'lopass': no built-in effect 'lopass'"):
+            music.load_song(SONG, FONT, effects=["lopass"])
+        with pytest.raises(pianola.ArgumentError, match=r"instruments\[0\].plugin: 'mda delay'"):
+            music.load_song(SONG, FONT, instruments={"Bass": "mda delay"})
