@@ -22,6 +22,7 @@ struct Automation {
         switch parameter {
         case .volume: volume.schedule(GainTimeline.Change(time: time, gain: StereoGain(left: value, right: value), ramp: rampFrames))
         case .pan: pan.schedule(GainTimeline.Change(time: time, gain: StereoGain(left: min(1, 1 - value), right: min(1, 1 + value)), ramp: rampFrames))
+        case .effect: break   // the mixer hands it to the insert chain
         }
     }
 

@@ -37,13 +37,13 @@ public final class MixerNode: AudioNode, ParameterDestination, LatencyReporting,
     }
 
     private enum Change {
-        case connect(slot: Int, node: any AudioNode, gain: StereoGain, latent: (any LatencyReporting)?, delay: CompensationDelay?)
+        case connect(slot: Int, node: any AudioNode, gain: StereoGain, latent: (any LatencyReporting)?, delay: CompensationDelay?, chain: EffectChain?)
         case gain(slot: Int, GainTimeline.Change)      // slot -1: the output gain
         case disconnect(slot: Int)
         case limiter(Bool)
     }
 
-    private var inputs: [(node: (any AudioNode)?, gain: GainTimeline)]
+    private var inputs: [(node: (any AudioNode)?, gain: GainTimeline, chain: EffectChain?)]   // chain: a bus input's inserts
     private var latencies: [(latent: (any LatencyReporting)?, delay: CompensationDelay?)]   // per input: who reports, and its compensation
     private var inputLatency = 0                  // the largest input latency in the last cycle
     /// The longest lag between inputs a mixer compensates (43 ms at 48 kHz; more is left as it
@@ -73,7 +73,7 @@ public final class MixerNode: AudioNode, ParameterDestination, LatencyReporting,
     /// `metering`. Control thread.
     public init(capacity: Int = 64, metering: Bool = false) {
         self.metering = metering
-        inputs = (0..<capacity).map { _ in (nil, GainTimeline()) }   // each its own list: a shared one would be copied on the render thread at its first change
+        inputs = (0..<capacity).map { _ in (nil, GainTimeline(), nil) }   // each its own list: a shared one would be copied on the render thread at its first change
         latencies = Array(repeating: (nil, nil), count: capacity)
         settings = Array(repeating: nil, count: capacity)
         automation = (0...capacity).map { _ in Automation() }
@@ -102,7 +102,7 @@ public final class MixerNode: AudioNode, ParameterDestination, LatencyReporting,
         // A node that may lag (a bus) reports it; every input gets room to be delayed to meet it.
         let latent = node as? any LatencyReporting
         send(.connect(slot: slot, node: node, gain: settings.gain(anySoloed: anySoloed), latent: latent,
-                      delay: CompensationDelay(frames: Self.maxCompensation)))
+                      delay: CompensationDelay(frames: Self.maxCompensation), chain: (node as? MixerNode)?.inserts))
         if anySoloed != wasSoloed { regain(at: nil, rampFrames: 0, except: slot) }
         return slot
     }
@@ -186,24 +186,7 @@ public final class MixerNode: AudioNode, ParameterDestination, LatencyReporting,
 
     /// Mixes the inputs. Render thread only.
     public func render(_ output: StereoSlice, at time: SampleTime) {
-        while let change = changes.pop() {
-            switch change {
-            case .connect(let slot, let node, let gain, let latent, let delay):
-                inputs[slot].node = node
-                inputs[slot].gain.reset(to: gain)
-                latencies[slot] = (latent, delay)
-            case .gain(let slot, let change):
-                if slot < 0 { outputGain.schedule(change) } else { inputs[slot].gain.schedule(change) }
-            case .disconnect(let slot):
-                if let node = inputs[slot].node { _ = released.push(node) }
-                if let delay = latencies[slot].delay { _ = released.push(delay) }
-                inputs[slot].node = nil
-                latencies[slot] = (nil, nil)
-                automation[slot].reset()
-            case .limiter(let enabled):
-                limiting = enabled
-            }
-        }
+        takeChanges()
         let frames = output.frames
         // A lone input at unity all through the cycle renders straight into the output: no copy, no sum.
         var live = 0, lone = -1, lag = 0
@@ -251,8 +234,33 @@ public final class MixerNode: AudioNode, ParameterDestination, LatencyReporting,
         measure(output)
     }
 
-    /// Sets an input's or the output's automated volume or pan, on top of its settings, from
-    /// `time`. Render thread only (a player scheduling the cycle; before `render`).
+    /// Takes the control thread's changes: inputs connected and gone, gains, the limiter.
+    private func takeChanges() {
+        while let change = changes.pop() {
+            switch change {
+            case .connect(let slot, let node, let gain, let latent, let delay, let chain):
+                inputs[slot].node = node
+                inputs[slot].chain = chain
+                inputs[slot].gain.reset(to: gain)
+                latencies[slot] = (latent, delay)
+            case .gain(let slot, let change):
+                if slot < 0 { outputGain.schedule(change) } else { inputs[slot].gain.schedule(change) }
+            case .disconnect(let slot):
+                if let node = inputs[slot].node { _ = released.push(node) }
+                if let delay = latencies[slot].delay { _ = released.push(delay) }
+                inputs[slot].node = nil
+                inputs[slot].chain = nil
+                latencies[slot] = (nil, nil)
+                automation[slot].reset()
+            case .limiter(let enabled):
+                limiting = enabled
+            }
+        }
+    }
+
+    /// Sets an input's or the output's automated volume or pan, on top of its settings, or a
+    /// parameter of an effect in its own insert chain (`.output`) or in an input's (a bus
+    /// mixer's), from `time`. Render thread only (a player scheduling the cycle; before `render`).
     public func scheduleParameter(_ parameter: ParameterEvent.Parameter, of target: ParameterEvent.Target, to value: Float,
                                   at time: SampleTime, rampFrames: Int) {
         let index: Int
@@ -261,6 +269,12 @@ public final class MixerNode: AudioNode, ParameterDestination, LatencyReporting,
         case .input(let n):
             guard n >= 0 && n < inputs.count else { return }
             index = n
+        }
+        if case .effect(let effect, let effectParameter) = parameter {
+            takeChanges()   // an input connected since the last cycle brings its chain
+            let chain = index == automation.count - 1 ? inserts : inputs[index].chain
+            chain?.scheduleParameter(effectParameter, ofEffect: EffectChain.ID(effect), to: Double(value), at: time, rampFrames: max(0, rampFrames))
+            return
         }
         automation[index].schedule(parameter, to: value, at: time, rampFrames: max(0, rampFrames))
     }

@@ -63,7 +63,8 @@ public final class SongGraph {
         public var tailSeconds = 5.0
         /// Audio files (a backing track, stems) played with the song, each from a song tick. Any thread.
         public var audioFiles: [AudioAttachment] = []
-        /// Effects on the song's output, in order (its master inserts). Any thread.
+        /// Effects on the song's output, in order: the song bus's own chain, which the song's
+        /// parameter events for `.output` automate. Any thread.
         public var effects: [EffectSpec] = []
         /// Tracks or channels on buses of their own, each with its effects; a track or channel
         /// in two is taken by the first. Any thread.
@@ -197,8 +198,11 @@ public final class SongGraph {
 
     /// Frames the effects may keep sounding after the music and the voices have ended: the
     /// longest bus's, then the master's. Control thread.
-    public var effectTailFrames: Int { (busMixers.map(\.inserts.tailFrames).max() ?? 0) + mixer.inserts.tailFrames }
+    public var effectTailFrames: Int { (busMixers.map(\.inserts.tailFrames).max() ?? 0) + songBus.inserts.tailFrames }
     private let busMixers: [MixerNode]
+    /// The song's bus, which the player automates: its inputs (the synthesizer, audio files,
+    /// instruments, effect buses) and its own insert chain, the song's effects.
+    private let songBus = MixerNode()
 
     /// Sets the output volume (linear gain, 1 = as rendered) from the next render cycle,
     /// gliding there over 10 ms so the change does not click. Control thread.
@@ -285,7 +289,7 @@ public final class SongGraph {
             return mixer
         }
         mixer = MixerNode()
-        for unit in effectUnits { mixer.inserts.append(unit) }
+        for unit in effectUnits { songBus.inserts.append(unit) }
         graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: settings.sampleRate), maxFrames: maxFrames)
         let instrumentNodes = try settings.instruments.map { route throws(EffectSpecError) in
             LV2InstrumentNode(instrument: try route.instrument.makeInstrument(sampleRate: settings.sampleRate, maxFrames: maxFrames, offline: settings.isOffline), maxFrames: maxFrames)
@@ -301,7 +305,7 @@ public final class SongGraph {
         }, at: 0)
         let routes = routing.destinations(trackCount: sequence.tracks.count, synth: busSynths.isEmpty ? synth : sysex.route(0),
                                           external: external + instrumentNodes + busSynths.indices.map { sysex.route($0 + 1) })
-        let bus = MixerNode()
+        let bus = songBus
         player = Player(sequence: sequence, sampleRate: settings.sampleRate, destinations: routes.destinations,
                         trackDestinations: routes.trackDestinations, parameters: bus, sync: sync)
         // Played live, a channel on an effect bus goes to the bus's synthesizer.

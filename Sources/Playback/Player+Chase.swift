@@ -48,21 +48,26 @@ extension Player {
 
     /// Sets each automated lane, at `time`, to its value at the score position of event
     /// `index` (the anchor): a lane before its first event goes back to its default (unity,
-    /// centre), a lane between two points of a line takes the value on the line, and, when
-    /// `moving`, goes on along it.
+    /// centre; an effect's parameter, which has no default here, to its first event's value),
+    /// a lane between two points of a line takes the value on the line, and, when `moving`,
+    /// goes on along it.
     func chaseAutomation(toIndex index: Int, at time: SampleTime, moving: Bool) {
         guard parameters != nil, !score.automation.isEmpty else { return }
         // Plain index loops: iterating the arrays themselves is generic, unspecialized code in
         // debug builds, which allocates.
         for lane in 0..<laneLast.count { laneLast[lane] = -1 }
-        let steps = score.automation, lanes = score.automatedLanes
+        let steps = score.automation, lanes = score.lanes
         for i in 0..<steps.count where steps[i].index < index { laneLast[steps[i].lane] = Int32(i) }
-        for l in 0..<lanes.count {
-            let lane = lanes[l]
+        for lane in 0..<lanes.count {
             let last = Int(laneLast[lane])
             if last < 0 {
-                let (target, parameter) = Score.target(ofLane: lane)
-                parameters?.scheduleParameter(parameter, of: target, to: parameter == .volume ? 1 : 0, at: time, rampFrames: 0)
+                let (target, parameter) = (lanes[lane].target, lanes[lane].parameter)
+                let value: Float = switch parameter {
+                case .volume: 1
+                case .pan: 0
+                case .effect: steps[lanes[lane].first].event.value
+                }
+                parameters?.scheduleParameter(parameter, of: target, to: value, at: time, rampFrames: 0)
                 continue
             }
             let step = steps[last]
@@ -81,7 +86,7 @@ extension Player {
     /// centre is drawn as two, since the pan law bends there.
     func automate(_ step: Score.AutomationStep, from value: Float, at time: SampleTime, moving: Bool) {
         guard let parameters else { return }
-        let (target, parameter) = Score.target(ofLane: step.lane)
+        let (target, parameter) = (score.lanes[step.lane].target, score.lanes[step.lane].parameter)
         parameters.scheduleParameter(parameter, of: target, to: value, at: time, rampFrames: 0)
         guard moving, step.next >= 0, score.automation[step.next].event.curve == .linear else { return }
         let next = score.automation[step.next]

@@ -144,7 +144,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         self.parameters = parameters
         busInput = busInputs ?? Array(repeating: -1, count: destinations.count)
         precondition(busInput.count == destinations.count && (parameters != nil || busInput.allSatisfy { $0 < 0 }))
-        laneLast = Array(repeating: -1, count: Score.laneCount)
+        laneLast = Array(repeating: -1, count: score.lanes.count)
         self.controllers = controllers
         ownedChannels = Array(repeating: 0, count: 128)
         for (controller, channels) in controllers?.owned ?? [] { ownedChannels[Int(controller & 0x7F)] |= channels }

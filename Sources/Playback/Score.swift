@@ -24,7 +24,7 @@ public final class Score: Sendable {
     public struct AutomationStep: Sendable {
         /// The event. Any thread.
         public let event: ParameterEvent
-        /// Its lane: one target's one parameter (`laneCount` of them). Any thread.
+        /// Its lane (an index in `lanes`): one target's one parameter. Any thread.
         public let lane: Int
         /// Index in `events` of the event itself. Any thread.
         public let index: Int
@@ -34,13 +34,20 @@ public final class Score: Sendable {
         public let next: Int
     }
 
-    /// Lanes: 255 inputs and the output, two parameters each. Any thread.
-    public static let laneCount = 512
+    /// One target's one parameter, set by the events of its lane. Any thread.
+    public struct Lane: Hashable, Sendable {
+        /// The input or output. Any thread.
+        public let target: ParameterEvent.Target
+        /// The parameter. Any thread.
+        public let parameter: ParameterEvent.Parameter
+        /// Index in `automation` of the lane's first step. Any thread.
+        public let first: Int
+    }
 
     /// The parameter events, in score order. Any thread.
     public let automation: [AutomationStep]
-    /// The lanes that have at least one event, ascending. Any thread.
-    public let automatedLanes: [Int]
+    /// The lanes that have at least one event, in the order their first events come. Any thread.
+    public let lanes: [Lane]
 
     /// The events, by frame, then by track, then in track order. Any thread.
     public let events: [Event]
@@ -61,6 +68,7 @@ public final class Score: Sendable {
     public init(_ sequence: MusicSequence, sampleRate: Int) {
         let map = sequence.tempoMap
         var steps: [(event: ParameterEvent, lane: Int, index: Int, frame: Int64)] = []
+        var lanes: [Lane] = [], laneNumbers: [Lane: Int] = [:]
         var scored: [Event] = []
         scored.reserveCapacity(sequence.tracks.reduce(0) { $0 + $1.events.count })
         for (index, (track, e)) in TimeOrderedEvents(tracks: sequence.tracks.map(\.events)).enumerated() {
@@ -68,41 +76,33 @@ public final class Score: Sendable {
             var automationIndex: Int32 = -1
             if let p = e.message.parameterEvent {
                 automationIndex = Int32(steps.count)
-                steps.append((p, Score.lane(of: p), index, frame))
+                let key = Lane(target: p.target.stored, parameter: p.parameter, first: 0)
+                let lane = laneNumbers[key] ?? laneNumbers.count
+                if lane == laneNumbers.count {
+                    laneNumbers[key] = lane
+                    lanes.append(Lane(target: key.target, parameter: key.parameter, first: steps.count))
+                }
+                steps.append((p, lane, index, frame))
             }
             scored.append(Event(tick: e.tick, frame: frame, track: track, message: e.message, automationIndex: automationIndex))
         }
         events = scored
         var next = Array(repeating: -1, count: steps.count)
-        var laneLast = [Int: Int]()   // lane: its latest step so far
+        var laneLast = [Int](repeating: -1, count: lanes.count)   // lane: its latest step so far
         for (i, step) in steps.enumerated() {
-            if let last = laneLast[step.lane] { next[last] = i }
+            if laneLast[step.lane] >= 0 { next[laneLast[step.lane]] = i }
             laneLast[step.lane] = i
         }
         automation = steps.indices.map {
             AutomationStep(event: steps[$0].event, lane: steps[$0].lane, index: steps[$0].index, frame: steps[$0].frame, next: next[$0])
         }
-        automatedLanes = laneLast.keys.sorted()
+        self.lanes = lanes
         endTick = sequence.length
         endFrame = map.sampleFrame(atTick: sequence.length, sampleRate: sampleRate)
         tempoMap = map
         meterMap = sequence.meterMap
         self.sampleRate = sampleRate
         trackCount = sequence.tracks.count
-    }
-
-    /// The lane of a parameter event: its target's parameter. Any thread.
-    public static func lane(of event: ParameterEvent) -> Int {
-        let target = switch event.target {
-        case .output: 255
-        case .input(let n): min(max(n, 0), 254)   // as the meta event stores it
-        }
-        return target * 2 + Int(event.parameter.rawValue)
-    }
-
-    /// The target and parameter of a lane. Any thread.
-    public static func target(ofLane lane: Int) -> (ParameterEvent.Target, ParameterEvent.Parameter) {
-        (lane / 2 == 255 ? .output : .input(lane / 2), ParameterEvent.Parameter(rawValue: UInt8(lane % 2))!)
     }
 
     /// Index of the first event at or after `tick`. Any thread.

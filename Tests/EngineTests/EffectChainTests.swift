@@ -89,6 +89,22 @@ struct EffectChainTests {
         #expect(third.value == 2, "identities are not reused")
     }
 
+    @Test("Automation reaches an effect on an input's bus (a stem's, a track's) on its frame, the bus connected in the same cycle")
+    func automationOnAnInputBus() {
+        let top = MixerNode()
+        let graph = AudioGraph(root: top, format: AudioFormat(sampleRate: 48_000))
+        let bus = MixerNode(capacity: 1)
+        bus.prepare(format: AudioFormat(sampleRate: 48_000), maxFrames: 4_096)
+        bus.connect(ConstantNode(0.5))
+        bus.inserts.append(Self.shelf(0))
+        let input = top.connect(bus)
+        top.scheduleParameter(.effect(0, parameter: 2), of: .input(input), to: -20, at: 1_000, rampFrames: 0)
+        let buffer = AudioBuffer(capacity: 48_000)
+        graph.render(into: buffer.slice(frames: 48_000))
+        #expect((0..<1_000).allSatisfy { buffer.left[$0] == 0.5 } && buffer.left[1_000] < 0.5, "the shelf turns down from frame 1,000")
+        #expect(abs(buffer.left[47_999] - 0.05) < 1e-4, "to -20 dB: \(buffer.left[47_999])")
+    }
+
     @Test("Every built-in effect (eight or more) gliding, changed, bypassed, removed and added allocate nothing and take no lock on the render thread")
     func noAllocation() {
         let mixer = MixerNode()
