@@ -109,12 +109,12 @@ int main(int argc, char **argv) {
     size_t wav_size;
     unsigned char *wav = stinger_wav(&wav_size);
     pianola_source source = {NULL, wav, wav_size, "stinger"};
-    pianola_effect *stinger;
-    check(pianola_effect_load(soundtrack, &source, &stinger), "stinger");
+    pianola_sound *stinger;
+    check(pianola_sound_load(soundtrack, &source, &stinger), "stinger");
     free(wav);   /* the library copied it */
     check(pianola_song_wait(town), "town.mid");
     check(pianola_song_wait(battle), "battle.mid");
-    check(pianola_effect_wait(stinger), "stinger");
+    check(pianola_sound_wait(stinger), "stinger");
 
     if (SDL_Init(SDL_INIT_AUDIO) != 0) {
         fprintf(stderr, "game: SDL: %s\n", SDL_GetError());
@@ -149,7 +149,7 @@ int main(int argc, char **argv) {
             printf("         strings fade in from the next bar\n");
             step++;
         } else if (step == 1 && now >= RATE * 535 / 100) {
-            check(pianola_play_effect(soundtrack, stinger, PIANOLA_NEXT_BAR, NULL, 0.8f, 0), "stinger");
+            check(pianola_play_sound(soundtrack, stinger, PIANOLA_NEXT_BAR, NULL, 0.8f, 0), "stinger");
             printf("         stinger on the next bar\n");
             step++;
         } else if (step == 2 && now >= RATE * 12) {   /* after the town has looped once */
@@ -170,7 +170,7 @@ int main(int argc, char **argv) {
     SDL_Quit();
     check(pianola_song_destroy(town), "town");
     check(pianola_song_destroy(battle), "battle");
-    check(pianola_effect_destroy(stinger), "stinger");
+    check(pianola_sound_destroy(stinger), "stinger");
     check(pianola_soundtrack_destroy(soundtrack), "soundtrack");
     return 0;
 }

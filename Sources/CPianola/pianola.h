@@ -39,16 +39,16 @@ extern "C" {
 /* ---------------------------------------------------------------- Version and errors */
 
 #define PIANOLA_VERSION_MAJOR 0
-#define PIANOLA_VERSION_MINOR 2
+#define PIANOLA_VERSION_MINOR 3
 #define PIANOLA_VERSION_PATCH 0
 /** The version this header belongs to, as a string. */
-#define PIANOLA_VERSION_STRING "0.2.0"
+#define PIANOLA_VERSION_STRING "0.3.0"
 /** A version as one comparable number: 0.2.0 is 200. */
 #define PIANOLA_VERSION_NUMBER(major, minor, patch) ((major) * 10000 + (minor) * 100 + (patch))
 /** This header's version as one number, for #if. */
 #define PIANOLA_VERSION PIANOLA_VERSION_NUMBER(PIANOLA_VERSION_MAJOR, PIANOLA_VERSION_MINOR, PIANOLA_VERSION_PATCH)
 
-/** The library's version string ("0.2.0"): compare with PIANOLA_VERSION_STRING. Any thread. */
+/** The library's version string ("0.3.0"): compare with PIANOLA_VERSION_STRING. Any thread. */
 const char *pianola_version(void);
 
 /** What a call returns: PIANOLA_OK or one of the negative error codes below. */
@@ -70,7 +70,7 @@ enum {
     PIANOLA_ERROR_FILE = -4,
     /** An audio device that cannot be opened, fails, or will not take the format. */
     PIANOLA_ERROR_DEVICE = -5,
-    /** A queue to the audio side is full (256 effect starts waiting): pull audio, then try again. */
+    /** A queue to the audio side is full (256 sound starts waiting): pull audio, then try again. */
     PIANOLA_ERROR_BUSY = -6
 };
 
@@ -85,8 +85,9 @@ const char *pianola_last_error(void);
 typedef struct pianola_soundtrack pianola_soundtrack;
 /** A song loaded (or loading) into a soundtrack; events name songs by this handle. */
 typedef struct pianola_song pianola_song;
-/** A sound effect loaded (or loading) into a soundtrack. */
-typedef struct pianola_effect pianola_effect;
+/** A sound (a sound effect, a voice line: a one-shot) loaded (or loading) into a soundtrack.
+    "Effect" in this API means an effect on a bus (pianola_add_effect). */
+typedef struct pianola_sound pianola_sound;
 /** An offline render of one song, read out in pieces. */
 typedef struct pianola_renderer pianola_renderer;
 
@@ -120,8 +121,8 @@ typedef struct pianola_soundtrack_config {
     int32_t limiter;
     /** Most synthesizer voices sounding at once per song, 1 to 65535 (default 256). */
     int32_t polyphony;
-    /** Sound effects that can sound at once, 1 to 1024; the oldest is cut beyond (default 32). */
-    int32_t effect_voices;
+    /** Sounds that can play at once, 1 to 1024; the oldest is cut beyond (default 32). */
+    int32_t sound_voices;
     /** Nonzero: the synthesizers' reverb is on (default 1). */
     int32_t reverb;
     /** Nonzero: the synthesizers' chorus is on (default 1). */
@@ -136,12 +137,12 @@ pianola_status pianola_soundtrack_config_init(pianola_soundtrack_config *config)
 /** Makes a soundtrack with nothing playing; `*soundtrack` receives it. Any thread. */
 pianola_status pianola_soundtrack_create(const pianola_soundtrack_config *config, pianola_soundtrack **soundtrack);
 
-/** Stops its output (if running) and frees the soundtrack. Its songs and effects stay valid
+/** Stops its output (if running) and frees the soundtrack. Its songs and sounds stay valid
     handles until destroyed, but can no longer play. Never call it while an audio callback
     may be pulling it. Any thread. */
 pianola_status pianola_soundtrack_destroy(pianola_soundtrack *soundtrack);
 
-/* ---------------------------------------------------------------- Songs and effects */
+/* ---------------------------------------------------------------- Songs and sounds */
 
 /** An audio file that plays with a song from its start, faded as the layer `layer`. */
 typedef struct pianola_stem {
@@ -209,7 +210,7 @@ typedef struct pianola_song_config {
 /** Fills `config` with the defaults (no files, looping on) and its struct_size. Any thread. */
 pianola_status pianola_song_config_init(pianola_song_config *config);
 
-/** Where a song or effect stands in its loading. */
+/** Where a song or sound stands in its loading. */
 typedef int32_t pianola_load_state;
 
 enum {
@@ -217,7 +218,7 @@ enum {
     PIANOLA_LOADING = 0,
     /** Loaded and ready to play. */
     PIANOLA_READY = 1,
-    /** Could not be loaded: pianola_song_wait / pianola_effect_wait return why. */
+    /** Could not be loaded: pianola_song_wait / pianola_sound_wait return why. */
     PIANOLA_FAILED = 2
 };
 
@@ -237,19 +238,19 @@ pianola_status pianola_song_wait(pianola_song *song);
 /** Frees the handle. A song that plays goes on until stopped or replaced. Any thread. */
 pianola_status pianola_song_destroy(pianola_song *song);
 
-/** Starts loading a sound effect (decoded whole into memory at the soundtrack's rate) on a
-    worker thread and returns at once: `*effect` receives its handle, loading. Any thread. */
-pianola_status pianola_effect_load(pianola_soundtrack *soundtrack, const pianola_source *source, pianola_effect **effect);
+/** Starts loading a sound (decoded whole into memory at the soundtrack's rate) on a worker
+    thread and returns at once: `*sound` receives its handle, loading. Any thread. */
+pianola_status pianola_sound_load(pianola_soundtrack *soundtrack, const pianola_source *source, pianola_sound **sound);
 
-/** Where `effect` stands in its loading, into `*state`. Any thread. */
-pianola_status pianola_effect_state(pianola_effect *effect, pianola_load_state *state);
+/** Where `sound` stands in its loading, into `*state`. Any thread. */
+pianola_status pianola_sound_state(pianola_sound *sound, pianola_load_state *state);
 
-/** Blocks until `effect` has loaded: PIANOLA_OK when ready, else the load's error. Any
+/** Blocks until `sound` has loaded: PIANOLA_OK when ready, else the load's error. Any
     thread but the audio thread. */
-pianola_status pianola_effect_wait(pianola_effect *effect);
+pianola_status pianola_sound_wait(pianola_sound *sound);
 
-/** Frees the handle; a sounding effect plays to its end. Any thread. */
-pianola_status pianola_effect_destroy(pianola_effect *effect);
+/** Frees the handle; a sound playing plays to its end. Any thread. */
+pianola_status pianola_sound_destroy(pianola_sound *sound);
 
 /* ---------------------------------------------------------------- Playing */
 
@@ -312,9 +313,9 @@ pianola_status pianola_set_layer(pianola_soundtrack *soundtrack, const char *lay
 /** Fades everything to `volume` over `seconds`. Any thread. */
 pianola_status pianola_set_master_volume(pianola_soundtrack *soundtrack, float volume, double seconds);
 
-/** Plays `effect` on `moment` (a stinger on the next bar line) at `volume`, panned by `pan`
+/** Plays `sound` on `moment` (a stinger on the next bar line) at `volume`, panned by `pan`
     (-1 left to 1 right). Any thread. */
-pianola_status pianola_play_effect(pianola_soundtrack *soundtrack, pianola_effect *effect, pianola_moment moment,
+pianola_status pianola_play_sound(pianola_soundtrack *soundtrack, pianola_sound *sound, pianola_moment moment,
                                    const char *marker, float volume, float pan);
 
 /** Plays the loaded song `stinger` (a short MIDI phrase) over the playing song on `moment`, at
@@ -489,10 +490,10 @@ enum {
     PIANOLA_EVENT_SONG_LOADED = 6,
     /** The song could not be loaded; `text` says why. */
     PIANOLA_EVENT_SONG_LOAD_FAILED = 7,
-    /** The effect finished loading and can play. */
-    PIANOLA_EVENT_EFFECT_LOADED = 8,
-    /** The effect could not be loaded; `text` says why. */
-    PIANOLA_EVENT_EFFECT_LOAD_FAILED = 9,
+    /** The sound finished loading and can play. */
+    PIANOLA_EVENT_SOUND_LOADED = 8,
+    /** The sound could not be loaded; `text` says why. */
+    PIANOLA_EVENT_SOUND_LOAD_FAILED = 9,
     /** The song jumped to its section `text` (pianola_jump). */
     PIANOLA_EVENT_JUMPED = 10,
     /** The music left for `song` by the transition rule named `text` (a Swift game's
@@ -513,11 +514,11 @@ typedef struct pianola_event {
     int32_t beat;
     /** When it sounded (or, for loads, when it was reported) on the music clock, in frames. */
     int64_t sample_time;
-    /** The song it concerns (its handle from pianola_song_load), or NULL for effects and for
+    /** The song it concerns (its handle from pianola_song_load), or NULL for sounds and for
         a song whose handle was destroyed. */
     pianola_song *song;
-    /** The effect it concerns, or NULL. */
-    pianola_effect *effect;
+    /** The sound it concerns, or NULL. */
+    pianola_sound *sound;
     /** MARKER: the marker's text; *_LOAD_FAILED: the reason; else "". */
     char text[PIANOLA_EVENT_TEXT_SIZE];
 } pianola_event;

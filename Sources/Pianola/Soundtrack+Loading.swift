@@ -10,7 +10,7 @@ import Sequencing
 import Streaming
 import Synchronization
 
-// Loading songs and effects off the caller's thread, and reporting when they are ready.
+// Loading songs and sound effects off the caller's thread, and reporting when they are ready.
 extension Soundtrack {
     // MARK: Loading (off the caller's thread)
 

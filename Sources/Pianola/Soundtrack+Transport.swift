@@ -153,7 +153,7 @@ extension Soundtrack {
         let volume = try Self.gain(volume, "effect volume")
         guard pan.isFinite, (-1...1).contains(pan) else { throw SoundtrackError(.argument, "pan \(pan): use −1 (left) to 1 (right)") }
         try state.withLock { state throws(SoundtrackError) in
-            guard effects.play(sound, at: try startTime(for: moment, state: state), volume: volume, pan: pan) else {
+            guard soundEffects.play(sound, at: try startTime(for: moment, state: state), volume: volume, pan: pan) else {
                 throw SoundtrackError(.busy, "\(effect.name): 256 effect starts already wait for the audio; is it being pulled?")
             }
         }

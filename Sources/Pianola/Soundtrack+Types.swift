@@ -29,7 +29,7 @@ extension Soundtrack {
         /// asked. Any thread.
         public var engine = SynthesisEngine.fluidsynth
         /// Sound effects that can sound at once; the oldest is stolen beyond that. Any thread.
-        public var effectVoices = 32
+        public var soundEffectVoices = 32
         /// Length of the fade that pause and resume make so they do not click, in seconds. Any thread.
         public var pauseFadeSeconds = 0.01
         /// Stingers (`playStinger`) that can sound at once; beyond that, priority decides. Any thread.

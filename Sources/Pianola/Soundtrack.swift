@@ -84,7 +84,7 @@ public final class Soundtrack: Sendable {
     let returns: SendReturnNode
     /// What the music and the sounds feed (sends, compressors keyed by them): set up front.
     let taps: [Bus: SideChain]
-    let effects: SoundEffectsNode
+    let soundEffects: SoundEffectsNode
     let state = ControlLock(State())
     let scratch: AudioBuffer         // the interleaved renders' planar slice
     let serial = Soundtrack.serials.add(1, ordering: .relaxed).newValue   // never reused, unlike an address
@@ -95,7 +95,7 @@ public final class Soundtrack: Sendable {
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         scratch = AudioBuffer(capacity: configuration.maxFrames)
-        effects = SoundEffectsNode(voices: configuration.effectVoices)
+        soundEffects = SoundEffectsNode(voices: configuration.soundEffectVoices)
         taps = [.music: SideChain(maxFrames: configuration.maxFrames), .sounds: SideChain(maxFrames: configuration.maxFrames),
                 .aux: SideChain(maxFrames: configuration.maxFrames)]
         returns = SendReturnNode(music: taps[.music]!, sounds: taps[.sounds]!)
@@ -104,7 +104,7 @@ public final class Soundtrack: Sendable {
         master.connect(sounds)
         master.connect(music)
         master.connect(aux)
-        sounds.connect(effects)
+        sounds.connect(soundEffects)
         aux.connect(returns)
         for (bus, tap) in taps { mixer(bus).inserts.feed(tap) }
         master.setLimiter(configuration.limiter)

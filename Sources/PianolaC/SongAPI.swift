@@ -111,37 +111,37 @@ public func pianolaSongDestroy(_ handle: OpaquePointer?) -> pianola_status {
     }
 }
 
-/// pianola_effect_load: starts loading an effect and hands out its handle at once. Any thread.
-@_cdecl("pianola_effect_load")
+/// pianola_sound_load: starts loading a sound and hands out its handle at once. Any thread.
+@_cdecl("pianola_sound_load")
 public func pianolaEffectLoad(_ handle: OpaquePointer?, _ source: UnsafePointer<pianola_source>?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> pianola_status {
     status {
         let soundtrack = try soundtrack(handle)
         let file = try required(source, "source").pointee.fileSource("source")
-        try hand(soundtrack.startLoadingSoundEffect(file), as: .effect, to: try required(out, "effect"))
+        try hand(soundtrack.startLoadingSoundEffect(file), as: .sound, to: try required(out, "sound"))
     }
 }
 
-/// pianola_effect_state: loading, ready or failed. Any thread.
-@_cdecl("pianola_effect_state")
+/// pianola_sound_state: loading, ready or failed. Any thread.
+@_cdecl("pianola_sound_state")
 public func pianolaEffectState(_ handle: OpaquePointer?, _ state: UnsafeMutablePointer<pianola_load_state>?) -> pianola_status {
     status {
         let out = try required(state, "state")
-        out.pointee = loadState(try object(handle, .effect, as: Soundtrack.SoundEffect.self, "pianola_effect").state)
+        out.pointee = loadState(try object(handle, .sound, as: Soundtrack.SoundEffect.self, "pianola_sound").state)
     }
 }
 
-/// pianola_effect_wait: blocks until loaded. Any thread but the audio thread.
-@_cdecl("pianola_effect_wait")
+/// pianola_sound_wait: blocks until loaded. Any thread but the audio thread.
+@_cdecl("pianola_sound_wait")
 public func pianolaEffectWait(_ handle: OpaquePointer?) -> pianola_status {
-    status { try object(handle, .effect, as: Soundtrack.SoundEffect.self, "pianola_effect").wait() }
+    status { try object(handle, .sound, as: Soundtrack.SoundEffect.self, "pianola_sound").wait() }
 }
 
-/// pianola_effect_destroy: frees the handle. Any thread.
-@_cdecl("pianola_effect_destroy")
+/// pianola_sound_destroy: frees the handle. Any thread.
+@_cdecl("pianola_sound_destroy")
 public func pianolaEffectDestroy(_ handle: OpaquePointer?) -> pianola_status {
     status {
-        _ = try object(handle, .effect, as: Soundtrack.SoundEffect.self, "pianola_effect")
-        _ = HandleTable.shared.remove(handle, .effect)
+        _ = try object(handle, .sound, as: Soundtrack.SoundEffect.self, "pianola_sound")
+        _ = HandleTable.shared.remove(handle, .sound)
     }
 }
 
@@ -160,7 +160,7 @@ public func pianolaPollEvents(_ handle: OpaquePointer?, _ events: UnsafeMutableP
     }
 }
 
-/// An event as its C struct, naming its song or effect by live handle.
+/// An event as its C struct, naming its song or sound by live handle.
 private func cEvent(_ event: Soundtrack.Event) -> pianola_event {
     var c = pianola_event()
     c.sample_time = event.sampleTime
@@ -198,12 +198,12 @@ private func cEvent(_ event: Soundtrack.Event) -> pianola_event {
         text = error.description
         about(song)
     case .soundEffectLoaded(let effect, _):
-        c.type = pianola_event_type(PIANOLA_EVENT_EFFECT_LOADED)
-        c.effect = HandleTable.shared.handle(of: effect)
+        c.type = pianola_event_type(PIANOLA_EVENT_SOUND_LOADED)
+        c.sound = HandleTable.shared.handle(of: effect)
     case .soundEffectLoadFailed(let effect, let error, _):
-        c.type = pianola_event_type(PIANOLA_EVENT_EFFECT_LOAD_FAILED)
+        c.type = pianola_event_type(PIANOLA_EVENT_SOUND_LOAD_FAILED)
         text = error.description
-        c.effect = HandleTable.shared.handle(of: effect)
+        c.sound = HandleTable.shared.handle(of: effect)
     }
     withUnsafeMutableBytes(of: &c.text) { copy(text, into: $0.baseAddress!.assumingMemoryBound(to: CChar.self), capacity: $0.count) }
     return c

@@ -58,7 +58,7 @@ public func pianolaSoundtrackConfigInit(_ config: UnsafeMutablePointer<pianola_s
         config.pointee = pianola_soundtrack_config(
             struct_size: UInt32(MemoryLayout<pianola_soundtrack_config>.size), sample_rate: Int32(defaults.sampleRate),
             max_frames: Int32(defaults.maxFrames), limiter: defaults.limiter ? 1 : 0, polyphony: Int32(defaults.synthesizer.polyphony),
-            effect_voices: Int32(defaults.effectVoices), reverb: defaults.synthesizer.reverb ? 1 : 0,
+            sound_voices: Int32(defaults.soundEffectVoices), reverb: defaults.synthesizer.reverb ? 1 : 0,
             chorus: defaults.synthesizer.chorus ? 1 : 0, gain: Float(defaults.synthesizer.gain))
     }
 }
@@ -75,7 +75,7 @@ public func pianolaSoundtrackCreate(_ config: UnsafePointer<pianola_soundtrack_c
         configuration.maxFrames = try inRange(c.max_frames, 64...65_536, "max_frames")
         configuration.limiter = c.limiter != 0
         configuration.synthesizer.polyphony = try inRange(c.polyphony, 1...65_535, "polyphony")
-        configuration.effectVoices = try inRange(c.effect_voices, 1...1024, "effect_voices")
+        configuration.soundEffectVoices = try inRange(c.sound_voices, 1...1024, "sound_voices")
         configuration.synthesizer.reverb = c.reverb != 0
         configuration.synthesizer.chorus = c.chorus != 0
         configuration.synthesizer.gain = try inRange(Double(c.gain), 0...10, "gain")
@@ -155,12 +155,12 @@ public func pianolaSetMasterVolume(_ handle: OpaquePointer?, _ volume: Float, _ 
     status { try soundtrack(handle).setMasterVolume(volume, seconds: seconds) }
 }
 
-/// pianola_play_effect: an effect on a moment, at a volume and pan. Any thread.
-@_cdecl("pianola_play_effect")
+/// pianola_play_sound: a sound on a moment, at a volume and pan. Any thread.
+@_cdecl("pianola_play_sound")
 public func pianolaPlayEffect(_ handle: OpaquePointer?, _ effect: OpaquePointer?, _ at: pianola_moment, _ marker: UnsafePointer<CChar>?,
                               _ volume: Float, _ pan: Float) -> pianola_status {
     status {
-        let effect = try object(effect, .effect, as: Soundtrack.SoundEffect.self, "pianola_effect")
+        let effect = try object(effect, .sound, as: Soundtrack.SoundEffect.self, "pianola_sound")
         try soundtrack(handle).playSoundEffect(effect, at: try moment(at, marker), volume: volume, pan: pan)
     }
 }

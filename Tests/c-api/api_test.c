@@ -189,36 +189,36 @@ static pianola_song *songs(pianola_soundtrack *soundtrack, pianola_song **failed
     return song;
 }
 
-static pianola_effect *effects(pianola_soundtrack *soundtrack, pianola_effect **failed) {
-    pianola_effect *effect = NULL, *from_memory = NULL;
+static pianola_sound *effects(pianola_soundtrack *soundtrack, pianola_sound **failed) {
+    pianola_sound *effect = NULL, *from_memory = NULL;
     pianola_load_state state = -1;
     pianola_source source = path_source(effect_path);
     size_t size;
     void *bytes = read_file(effect_path, &size);
-    FAILS(pianola_effect_load(soundtrack, NULL, &effect), PIANOLA_ERROR_ARGUMENT, "source is NULL");
-    FAILS(pianola_effect_load(soundtrack, &source, NULL), PIANOLA_ERROR_ARGUMENT, "effect is NULL");
-    OK(pianola_effect_load(soundtrack, &source, &effect));
-    OK(pianola_effect_wait(effect));
-    OK(pianola_effect_state(effect, &state));
+    FAILS(pianola_sound_load(soundtrack, NULL, &effect), PIANOLA_ERROR_ARGUMENT, "source is NULL");
+    FAILS(pianola_sound_load(soundtrack, &source, NULL), PIANOLA_ERROR_ARGUMENT, "sound is NULL");
+    OK(pianola_sound_load(soundtrack, &source, &effect));
+    OK(pianola_sound_wait(effect));
+    OK(pianola_sound_state(effect, &state));
     CHECK(state == PIANOLA_READY);
     source = bytes_source(bytes, size, "sting bytes");
-    OK(pianola_effect_load(soundtrack, &source, &from_memory));
+    OK(pianola_sound_load(soundtrack, &source, &from_memory));
     free(bytes);
-    OK(pianola_effect_wait(from_memory));
-    OK(pianola_effect_destroy(from_memory));
-    FAILS(pianola_effect_destroy(from_memory), PIANOLA_ERROR_HANDLE, "pianola_effect");
-    FAILS(pianola_effect_state(from_memory, &state), PIANOLA_ERROR_HANDLE, "pianola_effect");
+    OK(pianola_sound_wait(from_memory));
+    OK(pianola_sound_destroy(from_memory));
+    FAILS(pianola_sound_destroy(from_memory), PIANOLA_ERROR_HANDLE, "pianola_sound");
+    FAILS(pianola_sound_state(from_memory, &state), PIANOLA_ERROR_HANDLE, "pianola_sound");
     static const unsigned char noise[] = {1, 2, 3, 4, 5, 6, 7, 8};
     source = bytes_source(noise, sizeof noise, "noise.wav");
-    OK(pianola_effect_load(soundtrack, &source, failed));
-    FAILS(pianola_effect_wait(*failed), PIANOLA_ERROR_FILE, "noise.wav: not an audio file");
-    OK(pianola_effect_state(*failed, &state));
+    OK(pianola_sound_load(soundtrack, &source, failed));
+    FAILS(pianola_sound_wait(*failed), PIANOLA_ERROR_FILE, "noise.wav: not an audio file");
+    OK(pianola_sound_state(*failed, &state));
     CHECK(state == PIANOLA_FAILED);
     return effect;
 }
 
-static void transport(pianola_soundtrack *soundtrack, pianola_song *song, pianola_song *failed, pianola_effect *effect,
-                      pianola_effect *failed_effect) {
+static void transport(pianola_soundtrack *soundtrack, pianola_song *song, pianola_song *failed, pianola_sound *effect,
+                      pianola_sound *failed_effect) {
     /* Wrong state before anything plays. */
     FAILS(pianola_set_layer(soundtrack, "Strings", 0, 0, PIANOLA_NOW, NULL), PIANOLA_ERROR_STATE, "no song is playing");
     OK(pianola_stop(soundtrack, PIANOLA_AT_MARKER, "end", 0)); /* nothing plays: nothing to stop */
@@ -257,10 +257,10 @@ static void transport(pianola_soundtrack *soundtrack, pianola_song *song, pianol
     FAILS(pianola_set_master_volume(soundtrack, -1, 0), PIANOLA_ERROR_ARGUMENT, "master volume -1");
     FAILS(pianola_set_master_volume(soundtrack, 1, NAN), PIANOLA_ERROR_ARGUMENT, "fade");
     OK(pianola_set_master_volume(soundtrack, 0.9f, 0.01));
-    FAILS(pianola_play_effect(soundtrack, failed_effect, PIANOLA_NOW, NULL, 1, 0), PIANOLA_ERROR_STATE, "did not load");
-    FAILS(pianola_play_effect(soundtrack, NULL, PIANOLA_NOW, NULL, 1, 0), PIANOLA_ERROR_HANDLE, "pianola_effect");
-    FAILS(pianola_play_effect(soundtrack, effect, PIANOLA_NOW, NULL, 1, 2), PIANOLA_ERROR_ARGUMENT, "pan 2");
-    OK(pianola_play_effect(soundtrack, effect, PIANOLA_NEXT_BAR, NULL, 0.5f, -0.25f));
+    FAILS(pianola_play_sound(soundtrack, failed_effect, PIANOLA_NOW, NULL, 1, 0), PIANOLA_ERROR_STATE, "did not load");
+    FAILS(pianola_play_sound(soundtrack, NULL, PIANOLA_NOW, NULL, 1, 0), PIANOLA_ERROR_HANDLE, "pianola_sound");
+    FAILS(pianola_play_sound(soundtrack, effect, PIANOLA_NOW, NULL, 1, 2), PIANOLA_ERROR_ARGUMENT, "pan 2");
+    OK(pianola_play_sound(soundtrack, effect, PIANOLA_NEXT_BAR, NULL, 0.5f, -0.25f));
     OK(pianola_pause(soundtrack));
     OK(pianola_resume(soundtrack));
     FAILS(pianola_pause(NULL), PIANOLA_ERROR_HANDLE, "NULL");
@@ -293,7 +293,7 @@ static void rendering(pianola_soundtrack *soundtrack, pianola_song *song) {
     free(shorts);
 }
 
-static void events(pianola_soundtrack *soundtrack, pianola_song *song, pianola_song *failed, pianola_effect *effect) {
+static void events(pianola_soundtrack *soundtrack, pianola_song *song, pianola_song *failed, pianola_sound *effect) {
     pianola_event polled[8];
     size_t count = 99, total = 0;
     int loaded = 0, load_failed = 0, bars = 0, beats = 0, effect_loaded = 0;
@@ -315,7 +315,7 @@ static void events(pianola_soundtrack *soundtrack, pianola_song *song, pianola_s
             switch (e->type) {
             case PIANOLA_EVENT_SONG_LOADED: loaded += e->song == song; break;
             case PIANOLA_EVENT_SONG_LOAD_FAILED: load_failed += e->song == failed && strstr(e->text, "junk.mid") != NULL; break;
-            case PIANOLA_EVENT_EFFECT_LOADED: effect_loaded += e->effect == effect; break;
+            case PIANOLA_EVENT_SOUND_LOADED: effect_loaded += e->sound == effect; break;
             case PIANOLA_EVENT_BAR: bars += e->song == song && e->beat == 1; break;
             case PIANOLA_EVENT_BEAT: beats += e->song == song && e->beat > 1; break;
             default: break;
@@ -643,9 +643,9 @@ int main(int argc, char **argv) {
     version_and_errors();
     pianola_soundtrack *soundtrack = soundtrack_configs();
     pianola_song *failed_song = NULL;
-    pianola_effect *failed_effect = NULL;
+    pianola_sound *failed_effect = NULL;
     pianola_song *song = songs(soundtrack, &failed_song);
-    pianola_effect *effect = effects(soundtrack, &failed_effect);
+    pianola_sound *effect = effects(soundtrack, &failed_effect);
     transport(soundtrack, song, failed_song, effect, failed_effect);
     rendering(soundtrack, song);
     events(soundtrack, song, failed_song, effect);
@@ -656,9 +656,9 @@ int main(int argc, char **argv) {
     OK(pianola_stop(soundtrack, PIANOLA_NEXT_BAR, NULL, 0.1));
     OK(pianola_song_destroy(song));
     OK(pianola_song_destroy(failed_song));
-    OK(pianola_effect_destroy(effect));
-    FAILS(pianola_play_effect(soundtrack, effect, PIANOLA_NOW, NULL, 1, 0), PIANOLA_ERROR_HANDLE, "not a live pianola_effect");
-    OK(pianola_effect_destroy(failed_effect));
+    OK(pianola_sound_destroy(effect));
+    FAILS(pianola_play_sound(soundtrack, effect, PIANOLA_NOW, NULL, 1, 0), PIANOLA_ERROR_HANDLE, "not a live pianola_sound");
+    OK(pianola_sound_destroy(failed_effect));
     OK(pianola_soundtrack_destroy(soundtrack));
     FAILS(pianola_soundtrack_destroy(soundtrack), PIANOLA_ERROR_HANDLE, "not a live pianola_soundtrack");
     FAILS(pianola_play(soundtrack, song, PIANOLA_NOW, NULL, 0, 0), PIANOLA_ERROR_HANDLE, "not a live pianola_soundtrack");

@@ -22,9 +22,9 @@ import numpy as np
 from . import _library as _c
 
 __all__ = [
-    "__version__", "version", "render", "render_file", "play_file", "Soundtrack", "Song", "Effect", "BusEffect",
+    "__version__", "version", "render", "render_file", "play_file", "Soundtrack", "Song", "Sound", "BusEffect",
     "PianolaError", "ArgumentError", "HandleError", "StateError", "FileError", "DeviceError", "BusyError",
-    "Beat", "Bar", "Marker", "LoopWrapped", "Jumped", "Transitioned", "SongEnded", "SongLoaded", "SongLoadFailed", "EffectLoaded", "EffectLoadFailed",
+    "Beat", "Bar", "Marker", "LoopWrapped", "Jumped", "Transitioned", "SongEnded", "SongLoaded", "SongLoadFailed", "SoundLoaded", "SoundLoadFailed",
 ]
 
 Data = Union[str, os.PathLike, bytes, bytearray, memoryview]
@@ -44,7 +44,7 @@ class ArgumentError(PianolaError, ValueError):
 
 
 class HandleError(PianolaError):
-    """A song, effect or soundtrack that was closed."""
+    """A song, sound or soundtrack that was closed."""
 
 
 class StateError(PianolaError):
@@ -75,7 +75,7 @@ def _check(status: int) -> None:
 
 
 def version() -> str:
-    """The library's version ("0.2.0")."""
+    """The library's version ("0.3.0")."""
     return _c.lib.pianola_version().decode()
 
 
@@ -169,7 +169,7 @@ def play_file(midi: Data, soundfont: Data, device: Optional[str] = None, *, driv
 
 
 class _Loadable:
-    """A song or effect handle: loading on a worker thread, then ready or failed."""
+    """A song or sound handle: loading on a worker thread, then ready or failed."""
     _kind = ""
 
     def __init__(self, handle: ctypes.c_void_p, name: str):
@@ -189,7 +189,7 @@ class _Loadable:
         return self
 
     def close(self) -> None:
-        """Frees the handle (a sounding song or effect plays on)."""
+        """Frees the handle (a song or sound playing plays on)."""
         if self._handle:
             _check(getattr(_c.lib, f"pianola_{self._kind}_destroy")(self._handle))
             self._handle = None
@@ -203,9 +203,10 @@ class Song(_Loadable):
     _kind = "song"
 
 
-class Effect(_Loadable):
-    """A sound effect loaded (or loading) into a `Soundtrack`."""
-    _kind = "effect"
+class Sound(_Loadable):
+    """A sound (a sound effect, a voice line: a one-shot) loaded (or loading) into a
+    `Soundtrack`. An effect, here, is one on a bus (`Soundtrack.add_effect`)."""
+    _kind = "sound"
 
 
 class BusEffect:
@@ -310,20 +311,20 @@ class SongLoadFailed(_SongEvent):
 
 
 @dataclass(frozen=True)
-class _EffectEvent:
-    """Something that happened to `effect` (None if its handle was closed), at `sample_time` frames."""
-    effect: Optional[Effect]
+class _SoundEvent:
+    """Something that happened to `sound` (None if its handle was closed), at `sample_time` frames."""
+    sound: Optional[Sound]
     sample_time: int
 
 
 @dataclass(frozen=True)
-class EffectLoaded(_EffectEvent):
-    """The effect finished loading."""
+class SoundLoaded(_SoundEvent):
+    """The sound finished loading."""
 
 
 @dataclass(frozen=True)
-class EffectLoadFailed(_EffectEvent):
-    """The effect could not be loaded, for `reason`."""
+class SoundLoadFailed(_SoundEvent):
+    """The sound could not be loaded, for `reason`."""
     reason: str
 
 
@@ -333,20 +334,20 @@ class Soundtrack:
     `render`, or played through Pianola's own ALSA output)."""
 
     def __init__(self, sample_rate: int = 48000, *, max_frames: int = 4096, limiter: bool = True, polyphony: int = 256,
-                 effect_voices: int = 32, reverb: bool = True, chorus: bool = True, gain: float = 0.2):
+                 sound_voices: int = 32, reverb: bool = True, chorus: bool = True, gain: float = 0.2):
         config = _c.SoundtrackConfig()
         _check(_c.lib.pianola_soundtrack_config_init(ctypes.byref(config)))
-        config.sample_rate, config.max_frames, config.polyphony, config.effect_voices = sample_rate, max_frames, polyphony, effect_voices
+        config.sample_rate, config.max_frames, config.polyphony, config.sound_voices = sample_rate, max_frames, polyphony, sound_voices
         config.limiter, config.reverb, config.chorus, config.gain = int(limiter), int(reverb), int(chorus), gain
         self._handle = ctypes.c_void_p()
         _check(_c.lib.pianola_soundtrack_create(ctypes.byref(config), ctypes.byref(self._handle)))
         self.sample_rate = sample_rate
         self._songs: dict = {}
-        self._effects: dict = {}
+        self._sounds: dict = {}
 
     def close(self) -> None:
-        """Stops the output, frees the soundtrack and its songs' and effects' handles."""
-        for loaded in list(self._songs.values()) + list(self._effects.values()):
+        """Stops the output, frees the soundtrack and its songs' and sounds' handles."""
+        for loaded in list(self._songs.values()) + list(self._sounds.values()):
             if loaded._handle:
                 loaded.close()
         if self._handle:
@@ -395,15 +396,15 @@ class Soundtrack:
         self._songs[handle.value] = song
         return song
 
-    def load_effect(self, data: Data, *, name: str = "effect") -> Effect:
-        """Starts loading a sound effect (an audio file's path or bytes) and returns it at once, loading."""
+    def load_sound(self, data: Data, *, name: str = "sound") -> Sound:
+        """Starts loading a sound (an audio file's path or bytes: a sound effect, a voice line) and returns it at once, loading."""
         keep: list = []
         source = _source(data, keep, name)
         handle = ctypes.c_void_p()
-        _check(_c.lib.pianola_effect_load(self._handle, ctypes.byref(source), ctypes.byref(handle)))
-        effect = Effect(handle, name if isinstance(data, (bytes, bytearray, memoryview)) else os.fsdecode(data))
-        self._effects[handle.value] = effect
-        return effect
+        _check(_c.lib.pianola_sound_load(self._handle, ctypes.byref(source), ctypes.byref(handle)))
+        sound = Sound(handle, name if isinstance(data, (bytes, bytearray, memoryview)) else os.fsdecode(data))
+        self._sounds[handle.value] = sound
+        return sound
 
     def play(self, song: Song, at: str = "now", *, marker: Optional[str] = None, fade_in: float = 0, fade_out: float = 0) -> None:
         """Plays `song` from its start at `at` ('now', 'beat', 'bar') or at `marker`; the song
@@ -453,10 +454,10 @@ class Soundtrack:
         """Fades everything to `volume` over `seconds`."""
         _check(_c.lib.pianola_set_master_volume(self._handle, volume, seconds))
 
-    def play_effect(self, effect: Effect, at: str = "now", *, marker: Optional[str] = None, volume: float = 1, pan: float = 0) -> None:
-        """Plays `effect` at `at` or `marker`, at `volume`, panned by `pan` (-1 to 1)."""
+    def play_sound(self, sound: Sound, at: str = "now", *, marker: Optional[str] = None, volume: float = 1, pan: float = 0) -> None:
+        """Plays `sound` at `at` or `marker`, at `volume`, panned by `pan` (-1 to 1)."""
         moment, text = _moment(at, marker)
-        _check(_c.lib.pianola_play_effect(self._handle, effect._handle, moment, text, volume, pan))
+        _check(_c.lib.pianola_play_sound(self._handle, sound._handle, moment, text, volume, pan))
 
     def play_stinger(self, stinger: Song, at: str = "beat", *, marker: Optional[str] = None, priority: int = 0, volume: float = 1) -> None:
         """Plays the loaded song `stinger` (a short MIDI phrase) over the playing song at `at`
@@ -556,7 +557,7 @@ class Soundtrack:
         return [self._event(buffer[i]) for i in range(count.value)]
 
     def _event(self, e: _c.Event):
-        song, effect, text, t = self._songs.get(e.song), self._effects.get(e.effect), e.text.decode("utf-8", "replace"), e.sample_time
+        song, sound, text, t = self._songs.get(e.song), self._sounds.get(e.sound), e.text.decode("utf-8", "replace"), e.sample_time
         kind = e.type
         if kind == _c.EVENT_BEAT:
             return Beat(song, t, bar=e.bar, beat=e.beat, section=text or None)
@@ -568,10 +569,10 @@ class Soundtrack:
             return Jumped(song, t, section=text)
         if kind == _c.EVENT_TRANSITIONED:
             return Transitioned(song, t, rule=text)
-        if kind in (_c.EVENT_SONG_LOAD_FAILED, _c.EVENT_EFFECT_LOAD_FAILED):
-            return SongLoadFailed(song, t, reason=text) if kind == _c.EVENT_SONG_LOAD_FAILED else EffectLoadFailed(effect, t, reason=text)
-        if kind in (_c.EVENT_EFFECT_LOADED,):
-            return EffectLoaded(effect, t)
+        if kind in (_c.EVENT_SONG_LOAD_FAILED, _c.EVENT_SOUND_LOAD_FAILED):
+            return SongLoadFailed(song, t, reason=text) if kind == _c.EVENT_SONG_LOAD_FAILED else SoundLoadFailed(sound, t, reason=text)
+        if kind in (_c.EVENT_SOUND_LOADED,):
+            return SoundLoaded(sound, t)
         return {_c.EVENT_LOOP_WRAPPED: LoopWrapped, _c.EVENT_SONG_ENDED: SongEnded, _c.EVENT_SONG_LOADED: SongLoaded}[kind](song, t)
 
     def render(self, frames: int) -> np.ndarray:

@@ -19,7 +19,7 @@ ERROR_BUSY = -6
 LOADING, READY, FAILED = 0, 1, 2
 NOW, NEXT_BEAT, NEXT_BAR, AT_MARKER, SECTION_END = 0, 1, 2, 3, 4
 (EVENT_BEAT, EVENT_BAR, EVENT_MARKER, EVENT_LOOP_WRAPPED, EVENT_SONG_ENDED, EVENT_SONG_LOADED,
- EVENT_SONG_LOAD_FAILED, EVENT_EFFECT_LOADED, EVENT_EFFECT_LOAD_FAILED, EVENT_JUMPED, EVENT_TRANSITIONED) = range(1, 12)
+ EVENT_SONG_LOAD_FAILED, EVENT_SOUND_LOADED, EVENT_SOUND_LOAD_FAILED, EVENT_JUMPED, EVENT_TRANSITIONED) = range(1, 12)
 # Transition entries and parameter targets (pianola.h), by the names the module takes.
 ENTRIES = {"section_start": 0, "same_position": 1, "cue": 2}
 FADE_SHAPES = {"linear": 0, "equal_power": 1}
@@ -40,7 +40,7 @@ class Source(ctypes.Structure):
 class SoundtrackConfig(ctypes.Structure):
     """pianola_soundtrack_config."""
     _fields_ = [("struct_size", ctypes.c_uint32), ("sample_rate", ctypes.c_int32), ("max_frames", ctypes.c_int32),
-                ("limiter", ctypes.c_int32), ("polyphony", ctypes.c_int32), ("effect_voices", ctypes.c_int32),
+                ("limiter", ctypes.c_int32), ("polyphony", ctypes.c_int32), ("sound_voices", ctypes.c_int32),
                 ("reverb", ctypes.c_int32), ("chorus", ctypes.c_int32), ("gain", ctypes.c_float)]
 
 
@@ -73,7 +73,7 @@ class SongConfig(ctypes.Structure):
 class Event(ctypes.Structure):
     """pianola_event."""
     _fields_ = [("type", ctypes.c_int32), ("bar", ctypes.c_int32), ("beat", ctypes.c_int32), ("sample_time", ctypes.c_int64),
-                ("song", ctypes.c_void_p), ("effect", ctypes.c_void_p), ("text", ctypes.c_char * EVENT_TEXT_SIZE)]
+                ("song", ctypes.c_void_p), ("sound", ctypes.c_void_p), ("text", ctypes.c_char * EVENT_TEXT_SIZE)]
 
 
 class TransitionRule(ctypes.Structure):
@@ -140,10 +140,10 @@ _signatures = {
     "pianola_song_state": (_status, [_handle, _c.POINTER(_c.c_int32)]),
     "pianola_song_wait": (_status, [_handle]),
     "pianola_song_destroy": (_status, [_handle]),
-    "pianola_effect_load": (_status, [_handle, _c.POINTER(Source), _out_handle]),
-    "pianola_effect_state": (_status, [_handle, _c.POINTER(_c.c_int32)]),
-    "pianola_effect_wait": (_status, [_handle]),
-    "pianola_effect_destroy": (_status, [_handle]),
+    "pianola_sound_load": (_status, [_handle, _c.POINTER(Source), _out_handle]),
+    "pianola_sound_state": (_status, [_handle, _c.POINTER(_c.c_int32)]),
+    "pianola_sound_wait": (_status, [_handle]),
+    "pianola_sound_destroy": (_status, [_handle]),
     "pianola_play": (_status, [_handle, _handle, _c.c_int32, _c.c_char_p, _c.c_double, _c.c_double]),
     "pianola_crossfade": (_status, [_handle, _handle, _c.c_double, _c.c_int32, _c.c_char_p]),
     "pianola_stop": (_status, [_handle, _c.c_int32, _c.c_char_p, _c.c_double]),
@@ -154,7 +154,7 @@ _signatures = {
     "pianola_set_transpose": (_status, [_handle, _c.c_int32]),
     "pianola_set_layer": (_status, [_handle, _c.c_char_p, _c.c_float, _c.c_double, _c.c_int32, _c.c_char_p]),
     "pianola_set_master_volume": (_status, [_handle, _c.c_float, _c.c_double]),
-    "pianola_play_effect": (_status, [_handle, _handle, _c.c_int32, _c.c_char_p, _c.c_float, _c.c_float]),
+    "pianola_play_sound": (_status, [_handle, _handle, _c.c_int32, _c.c_char_p, _c.c_float, _c.c_float]),
     "pianola_play_stinger": (_status, [_handle, _handle, _c.c_int32, _c.c_char_p, _c.c_int32, _c.c_float]),
     "pianola_meters": (_status, [_handle, _c.POINTER(_c.c_float), _c.POINTER(_c.c_float)]),
     "pianola_set_transition": (_status, [_handle, _c.POINTER(TransitionRule), _handle, _c.c_char_p, _handle, _c.c_char_p]),
