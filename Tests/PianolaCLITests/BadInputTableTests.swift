@@ -17,11 +17,13 @@ struct BadInputTableTests {
             + [UInt8(length >> 24), UInt8((length >> 16) & 0xFF), UInt8((length >> 8) & 0xFF), UInt8(length & 0xFF)] + body
     }
 
-    /// One row: its name, the pianola arguments (given the scratch folder), and what the line says.
+    /// One row: its name, the pianola arguments (given the scratch folder), what the line says,
+    /// and the environment it runs in (given the scratch folder, after the arguments are made).
     struct Row: CustomStringConvertible, Sendable {
         let description: String
         let arguments: @Sendable (Scratch) throws -> [String]
         let says: String
+        var environment: @Sendable (Scratch) throws -> [String: String] = { _ in [:] }
     }
 
     static let rows: [Row] = [
@@ -207,6 +209,14 @@ struct BadInputTableTests {
             ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", font,
              "--fx", "ch3:lopass"]
         }, says: "--fx 'lopass': no built-in effect 'lopass'"),
+        Row(description: "an LV2 bundle with broken Turtle", arguments: {
+            let broken = $0.url.appendingPathComponent("lv2/broken.lv2")
+            try FileManager.default.createDirectory(at: broken, withIntermediateDirectories: true)
+            try Data("@prefix lv2: <http://lv2plug.in/ns/lv2core#> .\n<urn:pianola:test:broken> a lv2:Plugin ;; oops {\n".utf8)
+                .write(to: broken.appendingPathComponent("manifest.ttl"))
+            return ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", font,
+                    "--fx", "urn:pianola:test:broken"]
+        }, says: "broken.lv2: manifest.ttl:2:", environment: { ["LV2_PATH": $0.url.appendingPathComponent("lv2").path + ":/usr/lib/lv2"] }),
         Row(description: "a SoundFont that is a directory", arguments: {
             ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", $0.url.path]
         }, says: "cannot load SoundFont: is a directory"),
@@ -224,7 +234,8 @@ struct BadInputTableTests {
     @Test("each hostile input", arguments: rows)
     func row(_ row: Row) throws {
         let scratch = try Scratch()
-        Self.check(try CLIRun.pianola(try row.arguments(scratch)), says: row.says, row.description)
+        let arguments = try row.arguments(scratch)
+        Self.check(try CLIRun.pianola(arguments, environment: try row.environment(scratch)), says: row.says, row.description)
         #expect(!FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("pwned").path), "a shell ran the device name")
     }
 
