@@ -13,6 +13,7 @@ library's one-line message raised as a `PianolaError`.
         for event in music.poll_events(): print(event)
 """
 import ctypes
+import errno
 import os
 from dataclasses import dataclass
 from typing import Optional, Sequence, Union
@@ -55,6 +56,36 @@ class FileError(PianolaError, OSError):
     """A file or bytes that cannot be read or are not what they should be, or an output that cannot be written."""
 
 
+class PianolaFileNotFoundError(FileError, FileNotFoundError):
+    """A file that does not exist; `errno` and `filename` as the OS said."""
+
+
+class PianolaIsADirectoryError(FileError, IsADirectoryError):
+    """A folder given as a file; `errno` and `filename` as the OS said."""
+
+
+class PianolaPermissionError(FileError, PermissionError):
+    """A file that may not be read; `errno` and `filename` as the OS said."""
+
+
+_os_errors = {errno.ENOENT: PianolaFileNotFoundError, errno.EISDIR: PianolaIsADirectoryError,
+              errno.EACCES: PianolaPermissionError, errno.EPERM: PianolaPermissionError}
+
+
+def _readable(path: Union[str, os.PathLike]) -> None:
+    """Raises what the OS says of opening `path` to read (a missing file, a folder, no
+    permission) as the matching `FileError`, with its `errno`, `strerror` and `filename`, read
+    as Python's own OSErrors read ("[Errno 2] No such file or directory: 'x.mid'")."""
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as problem:
+        kind = _os_errors.get(problem.errno, FileError)
+        error = kind(_c.ERROR_FILE, f"{os.fsdecode(path)}: {problem.strerror}")
+        error.errno, error.strerror, error.filename = problem.errno, problem.strerror, os.fsdecode(path)
+        raise error from None
+
+
 class DeviceError(PianolaError):
     """An audio device that cannot be opened or fails."""
 
@@ -90,6 +121,7 @@ def _source(data: Data, keep: list, name: str) -> _c.Source:
         block = bytes(data)
         keep.append(block)
         return _c.Source(None, ctypes.cast(ctypes.c_char_p(block), ctypes.c_void_p), len(block), name.encode())
+    _readable(data)
     path = os.fsencode(data)
     keep.append(path)
     return _c.Source(path, None, 0, None)
@@ -173,8 +205,15 @@ class _Loadable:
     _kind = ""
 
     def __init__(self, handle: ctypes.c_void_p, name: str):
-        self._handle = handle
+        self._live: Optional[ctypes.c_void_p] = handle
         self.name = name
+
+    @property
+    def _handle(self) -> ctypes.c_void_p:
+        """The live handle; a clear error once closed."""
+        if self._live is None:
+            raise HandleError(_c.ERROR_HANDLE, f"{type(self).__name__} {self.name!r} is closed: load it again to use it")
+        return self._live
 
     @property
     def state(self) -> str:
@@ -190,9 +229,9 @@ class _Loadable:
 
     def close(self) -> None:
         """Frees the handle (a song or sound playing plays on)."""
-        if self._handle:
-            _check(getattr(_c.lib, f"pianola_{self._kind}_destroy")(self._handle))
-            self._handle = None
+        if self._live is not None:
+            _check(getattr(_c.lib, f"pianola_{self._kind}_destroy")(self._live))
+            self._live = None
 
     def __repr__(self) -> str:
         return f"<pianola.{type(self).__name__} {self.name!r}>"
@@ -339,20 +378,28 @@ class Soundtrack:
         _check(_c.lib.pianola_soundtrack_config_init(ctypes.byref(config)))
         config.sample_rate, config.max_frames, config.polyphony, config.sound_voices = sample_rate, max_frames, polyphony, sound_voices
         config.limiter, config.reverb, config.chorus, config.gain = int(limiter), int(reverb), int(chorus), gain
-        self._handle = ctypes.c_void_p()
-        _check(_c.lib.pianola_soundtrack_create(ctypes.byref(config), ctypes.byref(self._handle)))
+        self._live: Optional[ctypes.c_void_p] = None
+        handle = ctypes.c_void_p()
+        _check(_c.lib.pianola_soundtrack_create(ctypes.byref(config), ctypes.byref(handle)))
+        self._live = handle
         self.sample_rate = sample_rate
         self._songs: dict = {}
         self._sounds: dict = {}
 
+    @property
+    def _handle(self) -> ctypes.c_void_p:
+        """The live handle; a clear error once closed."""
+        if self._live is None:
+            raise HandleError(_c.ERROR_HANDLE, "this Soundtrack is closed: make a new one")
+        return self._live
+
     def close(self) -> None:
         """Stops the output, frees the soundtrack and its songs' and sounds' handles."""
         for loaded in list(self._songs.values()) + list(self._sounds.values()):
-            if loaded._handle:
-                loaded.close()
-        if self._handle:
-            _check(_c.lib.pianola_soundtrack_destroy(self._handle))
-            self._handle = None
+            loaded.close()
+        if self._live is not None:
+            _check(_c.lib.pianola_soundtrack_destroy(self._live))
+            self._live = None
 
     def __enter__(self) -> "Soundtrack":
         return self

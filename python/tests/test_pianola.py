@@ -1,6 +1,7 @@
 """The Python module against the real library and the real CLI: renders that match the CLI's
 sample for sample, errors that carry the C library's one line, and the game API's events
 naming Song objects. Run from the repository with libpianola installed (see .ci/run)."""
+import errno
 import os
 import re
 import struct
@@ -47,16 +48,32 @@ def test_bytes_render_as_the_files_do():
     assert np.array_equal(from_files, from_bytes)
 
 
-def test_a_bad_path_raises_the_one_line_message():
+def test_a_bad_path_raises_what_the_os_said_as_python_does():
     with pytest.raises(pianola.FileError) as caught:
         pianola.render("/no/such/song.mid", FONT)
-    message = str(caught.value)
-    assert message.startswith("/no/such/song.mid: ") and "No such file or directory" in message and "\n" not in message
-    assert caught.value.status == -4
-    with pytest.raises(pianola.FileError, match=r"^/nonexistent\.sf2: cannot load SoundFont"):
+    assert str(caught.value) == "[Errno 2] No such file or directory: '/no/such/song.mid'"
+    assert caught.value.status == -4 and isinstance(caught.value, FileNotFoundError)
+    with pytest.raises(FileNotFoundError, match=r"^\[Errno 2\] No such file or directory: '/nonexistent\.sf2'$") as missing:
         pianola.render(SONG, "/nonexistent.sf2")
+    assert isinstance(missing.value, pianola.FileError)
+    assert (missing.value.errno, missing.value.filename) == (errno.ENOENT, "/nonexistent.sf2")
+    with pytest.raises(IsADirectoryError) as folder:
+        pianola.render(str(ROOT / "songs"), FONT)
+    assert (folder.value.errno, folder.value.filename) == (errno.EISDIR, str(ROOT / "songs"))
     with pytest.raises(pianola.ArgumentError, match=r"sample_rate 5"):
         pianola.render(SONG, FONT, sample_rate=5)
+
+
+def test_a_closed_soundtrack_or_song_says_so():
+    music = pianola.Soundtrack()
+    song = music.load_song(SONG, FONT).wait()
+    song.close()
+    with pytest.raises(pianola.HandleError, match=r"^Song '.*ode-to-joy.mid' is closed: load it again to use it$"):
+        music.play(song)
+    music.close()
+    music.close()   # twice is fine
+    with pytest.raises(pianola.HandleError, match=r"^this Soundtrack is closed: make a new one$"):
+        music.render(100)
 
 
 def test_render_file_refuses_to_overwrite_unless_asked(tmp_path):
