@@ -54,6 +54,10 @@ extension Soundtrack {
         case .marker(let name):
             guard let deck = state.current else { throw SoundtrackError(.state, "no song is playing, so there is no marker '\(name)' to wait for") }
             guard let next = deck.node.player.nextTime(ofMarker: name, atOrAfter: earliest) else {
+                let names = deck.node.player.markerNames
+                guard names.contains(where: { $0.lowercased() == name.lowercased() }) else {
+                    throw SoundtrackError(.argument, "\(deck.song.name) has no marker '\(name)' (\(names.isEmpty ? "it has none" : "markers: \(names.joined(separator: ", "))"))")
+                }
                 throw SoundtrackError(.state, "\(deck.song.name) does not reach a marker '\(name)' again")
             }
             return next.time

@@ -137,7 +137,7 @@ extension Soundtrack {
         try state.withLock { state throws(SoundtrackError) in
             guard let deck = state.current else { throw SoundtrackError(.state, "no song is playing, so there is no layer '\(name)'") }
             guard let input = deck.layers[name.lowercased()] else {
-                throw SoundtrackError(.argument, "\(deck.song.name) has no layer '\(name)' (layers: \(deck.layers.keys.sorted().joined(separator: ", ")))")
+                throw SoundtrackError(.argument, "\(deck.song.name) has no layer '\(name)' (\(deck.layers.isEmpty ? "it has none" : "layers: \(deck.layers.keys.sorted().joined(separator: ", "))"))")
             }
             var settings = deck.node.bus.settings(ofInput: input) ?? MixerNode.InputSettings()
             settings.volume = volume

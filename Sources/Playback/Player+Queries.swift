@@ -79,3 +79,16 @@ extension Player {
         return (t, output, score.tempoMap.tick(atSampleFrame: frame, sampleRate: score.sampleRate))
     }
 }
+
+extension Player {
+    /// The texts of the song's markers, each once, in song order. Any thread.
+    public var markerNames: [String] {
+        var names: [String] = []
+        for event in score.events {
+            guard case .meta(.text(.marker, let bytes)) = event.message else { continue }
+            let text = String(latin1: bytes)
+            if !names.contains(where: { $0.lowercased() == text.lowercased() }) { names.append(text) }
+        }
+        return names
+    }
+}

@@ -90,6 +90,20 @@ struct SoundtrackReachTests {
         #expect(s.contains { abs(Int($0)) > 300 })
     }
 
+    @Test("a marker the song has but has played past is a state error; a song without layers says it has none")
+    func markerPassed() async throws {
+        let fixture = try SoundtrackFixture()
+        let soundtrack = Soundtrack(configuration: dryConfiguration())
+        var plain = Soundtrack.SongDescription(midiPath: try fixture.write(SoundtrackFixture.waltz(bars: 5), as: "w.mid"), soundFontPath: SoundtrackFixture.testFont)
+        plain.loopConventions = []
+        let waltz = try await soundtrack.load(plain)
+        let entrance = try await soundtrack.load(.init(midiPath: try fixture.write(SoundtrackFixture.entrance(), as: "e.mid"), soundFontPath: SoundtrackFixture.testFont))
+        try soundtrack.play(waltz)
+        _ = pullStereo(soundtrack, frames: 100_000)   // "verse" sounded at frame 72,000
+        #expect(throws: SoundtrackError(.state, "\(waltz.name) does not reach a marker 'verse' again")) { try soundtrack.play(entrance, at: .marker("verse")) }
+        #expect(throws: SoundtrackError(.argument, "\(waltz.name) has no layer 'Strings' (it has none)")) { try soundtrack.setLayer("Strings", volume: 1) }
+    }
+
     @Test("a switch at a marker lands on the marker's frame, after a loop wrap when the loop comes first; a missing marker is a one-line error")
     func atMarker() async throws {
         let fixture = try SoundtrackFixture()
@@ -100,7 +114,7 @@ struct SoundtrackReachTests {
         let waltz = try await soundtrack.load(looped)
         let entrance = try await soundtrack.load(.init(midiPath: try fixture.write(SoundtrackFixture.entrance(), as: "e.mid"), soundFontPath: SoundtrackFixture.testFont))
         try soundtrack.play(waltz)
-        #expect(throws: SoundtrackError(.state, "\(waltz.name) does not reach a marker 'chorus' again")) { try soundtrack.play(entrance, at: .marker("chorus")) }
+        #expect(throws: SoundtrackError(.argument, "\(waltz.name) has no marker 'chorus' (markers: verse, loopStart, loopEnd)")) { try soundtrack.play(entrance, at: .marker("chorus")) }
         try soundtrack.play(entrance, at: .marker("VERSE"))
         _ = pullStereo(soundtrack, frames: 100_000)
         let first = soundtrack.pollEvents().first { if case .beat(let song, let beat) = $0 { song === entrance && beat.bar == 1 && beat.beat == 1 } else { false } }

@@ -241,7 +241,7 @@ static void transport(pianola_soundtrack *soundtrack, pianola_song *song, pianol
     FAILS(pianola_play(soundtrack, song, PIANOLA_NOW, NULL, -1, 0), PIANOLA_ERROR_ARGUMENT, "fade-in of -1");
     FAILS(pianola_play(soundtrack, song, PIANOLA_NOW, NULL, 0, INFINITY), PIANOLA_ERROR_ARGUMENT, "fade-out");
     OK(pianola_play(soundtrack, song, PIANOLA_NOW, NULL, 0, 0));
-    FAILS(pianola_play(soundtrack, song, PIANOLA_AT_MARKER, "no such marker", 0, 0), PIANOLA_ERROR_STATE, "no such marker");
+    FAILS(pianola_play(soundtrack, song, PIANOLA_AT_MARKER, "no such marker", 0, 0), PIANOLA_ERROR_ARGUMENT, "has no marker 'no such marker' (");
     FAILS(pianola_crossfade(soundtrack, song, -2, PIANOLA_NEXT_BAR, NULL), PIANOLA_ERROR_ARGUMENT, "-2");
     OK(pianola_crossfade(soundtrack, song, 0.5, PIANOLA_NEXT_BAR, NULL));
     FAILS(pianola_set_tempo(soundtrack, 0), PIANOLA_ERROR_ARGUMENT, "tempo 0%");
