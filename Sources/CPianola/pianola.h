@@ -484,7 +484,7 @@ enum {
     PIANOLA_EVENT_MARKER = 3,
     /** The song went back to its loop's start. */
     PIANOLA_EVENT_LOOP_WRAPPED = 4,
-    /** The song played to its end. */
+    /** The song played to its end (one left before it is PIANOLA_EVENT_SONG_STOPPED). */
     PIANOLA_EVENT_SONG_ENDED = 5,
     /** The song finished loading and can play. */
     PIANOLA_EVENT_SONG_LOADED = 6,
@@ -498,7 +498,14 @@ enum {
     PIANOLA_EVENT_JUMPED = 10,
     /** The music left for `song` by the transition rule named `text` (a Swift game's
         Soundtrack.transition(to:section:)). */
-    PIANOLA_EVENT_TRANSITIONED = 11
+    PIANOLA_EVENT_TRANSITIONED = 11,
+    /** The song started sounding on `sample_time` (pianola_play, pianola_crossfade, a
+        transition): the frame its first sample plays; `text` the section it entered, "" from
+        its start. It comes before the song's first BAR. */
+    PIANOLA_EVENT_SONG_STARTED = 12,
+    /** The song was left before its end (another song played, or pianola_stop): its
+        fade-out, if any, begins on `sample_time`. */
+    PIANOLA_EVENT_SONG_STOPPED = 13
 };
 
 /** Room for an event's text, its NUL included; a longer text is cut at a UTF-8 character. */
@@ -512,7 +519,8 @@ typedef struct pianola_event {
     int32_t bar;
     /** BEAT and BAR: the beat in its bar, counted from 1 (1 for BAR); else 0. */
     int32_t beat;
-    /** When it sounded (or, for loads, when it was reported) on the music clock, in frames. */
+    /** When it sounded on the music clock, in frames; for loads, the frames rendered when
+        the load finished. */
     int64_t sample_time;
     /** The song it concerns (its handle from pianola_song_load), or NULL for sounds and for
         a song whose handle was destroyed. */
@@ -526,6 +534,50 @@ typedef struct pianola_event {
 /** Moves up to `capacity` events, oldest first, into `events`; `*count` receives how many.
     The rest wait for the next call. Call it often (each game frame). Any thread. */
 pianola_status pianola_poll_events(pianola_soundtrack *soundtrack, pianola_event *events, size_t capacity, size_t *count);
+
+/* ---------------------------------------------------------------- Where the music is */
+
+/** The playing song and its place at the end of the audio rendered so far. */
+typedef struct pianola_position {
+    /** sizeof(pianola_position): set it before the call (pianola_position_init does). */
+    uint32_t struct_size;
+    /** Bars and beats: beats in the bar (3 in 3/4; 4 when the song has no meter). */
+    int32_t beats_per_bar;
+    /** The beat's note value (4 in 3/4). */
+    int32_t beat_unit;
+    /** The bar, counted from 1; 0 for a song in SMPTE time or when no song plays. */
+    int32_t bar;
+    /** The beat in its bar, counted from 1; 0 as for `bar`. */
+    int32_t beat;
+    /** How far into the beat, from 0 up to 1, by frames. */
+    double beat_fraction;
+    /** The song sounding (the one played last that has started; a song fading out until the
+        next one starts), or NULL when none sounds or its handle was destroyed. Stingers are
+        not the playing song. */
+    pianola_song *song;
+    /** The music clock's frame this is for: every frame before it has been rendered. */
+    int64_t sample_time;
+    /** Frames into the song as written (its tempo map at the soundtrack's rate); a loop's
+        wrap or a jump moves it back. */
+    int64_t song_frame;
+    /** `song_frame` in seconds. */
+    double seconds;
+    /** The song's tick there. */
+    int64_t tick;
+    /** The tempo it plays at, in quarter notes a minute: the written tempo times the rate
+        (pianola_set_tempo, game parameters). 0 when no song plays. */
+    double bpm;
+    /** The section it is in ("" before the first, or none). */
+    char section[PIANOLA_EVENT_TEXT_SIZE];
+} pianola_position;
+
+/** Fills `position` with zeros and its struct_size. Any thread. */
+pianola_status pianola_position_init(pianola_position *position);
+
+/** Where the music is at the end of the audio rendered so far, exact to the frame: the
+    playing song, seconds, tick, bar and beat, tempo and meter. A game reads it after each
+    pianola_render_f32 (or from its UI thread while Pianola's own output plays). Any thread. */
+pianola_status pianola_soundtrack_position(pianola_soundtrack *soundtrack, pianola_position *position);
 
 /* ---------------------------------------------------------------- Audio out */
 

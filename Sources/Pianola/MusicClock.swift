@@ -32,6 +32,9 @@ final class MusicClock: AudioNode, @unchecked Sendable {
         published.load(ordering: .acquiring) + SampleTime(largestPull.load(ordering: .relaxed))
     }
 
+    /// The music time rendered so far: the end of the last cycle. Any thread.
+    var renderedTime: SampleTime { published.load(ordering: .acquiring) }
+
     /// The graph's (the output's) time at which music time `time` sounds, if no pause comes
     /// between: the clocks differ by the time spent paused. Any thread.
     func graphTime(ofMusicTime time: SampleTime) -> SampleTime { time + graphOffset.load(ordering: .relaxed) }

@@ -160,7 +160,7 @@ extension Soundtrack {
         let input = music.connect(node, settings: settings)
         if fadeIn > 0 { fade(input: input, from: 0, to: volume, at: time, frames: fadeIn, shape: fadeShape) }
         player.start(at: time)
-        let deck = Deck(song: song, node: node, input: input, layers: layers)
+        let deck = Deck(song: song, node: node, input: input, layers: layers, startTime: time)
         deck.transpose = transpose
         return deck
     }
@@ -191,8 +191,22 @@ extension Soundtrack {
     /// than its fades end cuts the oldest (by then the quietest) rather than filling the mixer.
     static let maxFading = 4
 
-    /// Fades `deck` out from `time` over `fade` frames and stops its player at the end.
+    /// Makes `deck` the playing song, reporting its start (from its section `section`) once
+    /// it sounds.
+    func promote(_ deck: Deck, section: String? = nil, state: inout State) {
+        state.current = deck
+        state.scheduled.append(.songStarted(song: deck.song, section: section, sampleTime: deck.startTime))
+    }
+
+    /// Leaves the playing song `deck` from `time`, fading out over `fade` frames, and stops
+    /// its player at the end: reported as stopped when it has sounded and not ended; a start
+    /// not reached is taken back.
     func retire(_ deck: Deck, at time: SampleTime, fade: Int, shape: FadeShape = .linear, state: inout State) {
+        if time <= deck.startTime {
+            state.scheduled.removeAll { if case .songStarted(let song, _, let t) = $0 { song == deck.song && t == deck.startTime } else { false } }
+        } else if !deck.node.player.isFinished {
+            state.scheduled.append(.songStopped(song: deck.song, sampleTime: time))
+        }
         self.fade(input: deck.input, from: music.settings(ofInput: deck.input)?.volume ?? 1, to: 0, at: time, frames: fade, shape: shape)
         deck.node.player.stop(at: time + SampleTime(fade))
         deck.retireAt = time + SampleTime(fade)
@@ -226,12 +240,17 @@ extension Soundtrack {
         for stinger in state.stingers { _ = stinger.node.player.pollEvents() }   // a stinger's markers are not the game's
         state.stingers = ringOutFinished(state.stingers, state: &state)
         state.segments = ringOutFinished(state.segments, state: &state)
-        state.events += state.scheduled.filter { $0.sampleTime < now }
-        state.scheduled.removeAll { $0.sampleTime < now }
+        releaseScheduled(before: now, state: &state)
         let done = state.fading.filter { deck in deck.retireAt.map { $0 + SampleTime(configuration.maxFrames) <= now } ?? false }
         state.fading.removeAll { deck in done.contains { $0 === deck } }
         for deck in done { disconnect(deck, state: &state) }
         music.collectDisconnected()
+    }
+
+    /// Reports the scheduled events before `time`.
+    func releaseScheduled(before time: SampleTime, state: inout State) {
+        state.events += state.scheduled.filter { $0.sampleTime < time }
+        state.scheduled.removeAll { $0.sampleTime < time }
     }
 
     /// `decks` less those rung out, which are disconnected: each rings out once its player

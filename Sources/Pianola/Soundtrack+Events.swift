@@ -20,7 +20,12 @@ extension Soundtrack {
     public func pollEvents(limit: Int = .max) -> [Event] {
         state.withLock { state in
             maintain(&state)
-            for deck in state.fading + state.segments + (state.current.map { [$0] } ?? []) { collectEvents(of: deck, into: &state.events, output: state.output) }
+            var collected: [Event] = []
+            for deck in state.fading + state.segments + (state.current.map { [$0] } ?? []) { collectEvents(of: deck, into: &collected, output: state.output) }
+            // The players report up to a lookahead early: what the soundtrack scheduled for
+            // the same moments comes out with them, so a song's start precedes its first beat.
+            if let latest = collected.map(\.sampleTime).max() { releaseScheduled(before: latest + 1, state: &state) }
+            state.events += collected
             state.events.sort { $0.sampleTime < $1.sampleTime }   // stable: same-time events keep their order
             let taken = Array(state.events.prefix(max(0, limit)))
             state.events.removeFirst(taken.count)

@@ -61,9 +61,9 @@ extension Soundtrack {
         }
     }
 
-    /// Adds the event `make` builds for the music clock's time now.
+    /// Adds the event `make` builds for the music clock's time now: the frame rendered up to.
     func report(_ make: (SampleTime) -> Event) {
-        let time = clock.earliestUnrenderedTime
+        let time = clock.renderedTime
         state.withLock { $0.events.append(make(time)) }
     }
 

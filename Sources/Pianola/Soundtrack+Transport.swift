@@ -29,7 +29,7 @@ extension Soundtrack {
             let synthesizers = try takeSynthesizers(of: content)
             let deck = try makeDeck(song, content: content, synthesizers: synthesizers, startingAt: time, fadeIn: fadeIn, mappings: state.mappings)
             if let old = state.current { retire(old, at: time, fade: fadeOut, state: &state) }
-            state.current = deck
+            promote(deck, state: &state)
         }
     }
 

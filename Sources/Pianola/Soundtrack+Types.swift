@@ -232,13 +232,20 @@ extension Soundtrack {
         /// The music left `from` (`nil`: none played) for `to` (its section `section`, `nil`:
         /// its start) by the transition rule called `rule` (`transition(to:section:)`). Any thread.
         case transitioned(from: Song?, to: Song, section: String?, rule: String, sampleTime: SampleTime)
+        /// `song` started sounding on `sampleTime` (`play`, `crossfade`, `transition`), from
+        /// its section `section` (`nil`: from its start). Any thread.
+        case songStarted(song: Song, section: String?, sampleTime: SampleTime)
+        /// `song` was left before its end (another song played, or `stop`): its fade-out, if
+        /// any, begins on `sampleTime`. Any thread.
+        case songStopped(song: Song, sampleTime: SampleTime)
         /// The song played to its end. Any thread.
         case songEnded(song: Song, sampleTime: SampleTime)
-        /// A song finished loading, ready to play; `sampleTime` is the music clock then. Any thread.
+        /// A song finished loading, ready to play; `sampleTime` is the music clock's frame
+        /// then (every frame before it had been rendered). Any thread.
         case songLoaded(song: Song, sampleTime: SampleTime)
         /// A song could not be loaded. Any thread.
         case songLoadFailed(song: Song, error: SoundtrackError, sampleTime: SampleTime)
-        /// An effect finished loading, ready to play. Any thread.
+        /// A sound effect finished loading, ready to play; `sampleTime` as for `songLoaded`. Any thread.
         case soundEffectLoaded(effect: SoundEffect, sampleTime: SampleTime)
         /// An effect could not be loaded. Any thread.
         case soundEffectLoadFailed(effect: SoundEffect, error: SoundtrackError, sampleTime: SampleTime)
@@ -264,6 +271,7 @@ extension Soundtrack.Event {
     public var sampleTime: SampleTime {
         switch self {
         case .marker(_, _, let t), .loopWrapped(_, let t), .jumped(_, _, let t), .transitioned(_, _, _, _, let t), .songEnded(_, let t),
+             .songStarted(_, _, let t), .songStopped(_, let t),
              .songLoaded(_, let t), .songLoadFailed(_, _, let t), .soundEffectLoaded(_, let t), .soundEffectLoadFailed(_, _, let t):
             return t
         case .beat(_, let beat):

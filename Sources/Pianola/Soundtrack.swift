@@ -29,16 +29,18 @@ public final class Soundtrack: Sendable {
         let node: SongNode
         let input: Int                       // the music bus's input
         let layers: [String: Int]            // layer name (lowercased) → bus input
+        let startTime: SampleTime            // music time of its first frame
         var retireAt: SampleTime?            // silent and stopped from here: disconnect once rendered past it
         var ratePercent = 100                // setTempo's, which a stinger follows
         var transpose = 0                    // setTranspose's, which a stinger follows
         var priority = 0                     // a stinger's
 
-        init(song: Song, node: SongNode, input: Int, layers: [String: Int]) {
+        init(song: Song, node: SongNode, input: Int, layers: [String: Int], startTime: SampleTime) {
             self.song = song
             self.node = node
             self.input = input
             self.layers = layers
+            self.startTime = startTime
         }
     }
 

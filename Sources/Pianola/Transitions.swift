@@ -163,7 +163,7 @@ extension Soundtrack {
                 let deck = try makeDeck(song, content: content, synthesizers: try takeSynthesizers(of: content), startingAt: enter,
                                         fadeIn: fadeIn, fadeShape: rule.fadeShape, span: entryTick..<content.sequence.length, mappings: state.mappings)
                 if let from { retire(from, at: leave, fade: fadeOut, shape: rule.fadeShape, state: &state) }
-                state.current = deck
+                promote(deck, section: target?.name, state: &state)
             }
             state.scheduled.append(.transitioned(from: from?.song, to: song, section: target?.name, rule: rule.name, sampleTime: leave))
             return rule

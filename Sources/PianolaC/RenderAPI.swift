@@ -54,10 +54,8 @@ public func pianolaRenderPlanar(_ handle: OpaquePointer?, _ left: UnsafeMutableP
 @_cdecl("pianola_render_config_init")
 public func pianolaRenderConfigInit(_ config: UnsafeMutablePointer<pianola_render_config>?) -> pianola_status {
     status {
-        let config = try required(config, "config")
+        let config = try initialize(config, "config", to: pianola_render_config(), size: \.struct_size)
         let defaults = SongGraph.Settings()
-        config.pointee = pianola_render_config()
-        config.pointee.struct_size = UInt32(MemoryLayout<pianola_render_config>.size)
         config.pointee.sample_rate = Int32(defaults.sampleRate)
         config.pointee.tail_seconds = defaults.tailSeconds
         config.pointee.reverb = defaults.reverb ? 1 : 0

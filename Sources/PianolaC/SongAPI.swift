@@ -24,10 +24,7 @@ func loadState(_ state: Soundtrack.LoadState) -> pianola_load_state {
 @_cdecl("pianola_song_config_init")
 public func pianolaSongConfigInit(_ config: UnsafeMutablePointer<pianola_song_config>?) -> pianola_status {
     status {
-        let config = try required(config, "config")
-        config.pointee = pianola_song_config()
-        config.pointee.struct_size = UInt32(MemoryLayout<pianola_song_config>.size)
-        config.pointee.loop = 1
+        try initialize(config, "config", to: pianola_song_config(), size: \.struct_size).pointee.loop = 1
     }
 }
 
@@ -186,6 +183,13 @@ private func cEvent(_ event: Soundtrack.Event) -> pianola_event {
     case .transitioned(_, let song, _, let rule, _):
         c.type = pianola_event_type(PIANOLA_EVENT_TRANSITIONED)
         text = rule
+        about(song)
+    case .songStarted(let song, let section, _):
+        c.type = pianola_event_type(PIANOLA_EVENT_SONG_STARTED)
+        text = section ?? ""
+        about(song)
+    case .songStopped(let song, _):
+        c.type = pianola_event_type(PIANOLA_EVENT_SONG_STOPPED)
         about(song)
     case .songEnded(let song, _):
         c.type = pianola_event_type(PIANOLA_EVENT_SONG_ENDED)

@@ -209,3 +209,29 @@ public func pianolaOutputStop(_ handle: OpaquePointer?) -> pianola_status {
         soundtrack.stopOutput()
     }
 }
+
+/// pianola_position_init: zeros and the struct's size. Any thread.
+@_cdecl("pianola_position_init")
+public func pianolaPositionInit(_ position: UnsafeMutablePointer<pianola_position>?) -> pianola_status {
+    status {
+        try initialize(position, "position", to: pianola_position(), size: \.struct_size)
+    }
+}
+
+/// pianola_soundtrack_position: the playing song and where it is, at the frame last rendered. Any thread.
+@_cdecl("pianola_soundtrack_position")
+public func pianolaSoundtrackPosition(_ handle: OpaquePointer?, _ out: UnsafeMutablePointer<pianola_position>?) -> pianola_status {
+    status {
+        let soundtrack = try soundtrack(handle)
+        let out = try required(out, "position")
+        try checkSize(out.pointee.struct_size, of: "pianola_position", is: MemoryLayout<pianola_position>.size)
+        let p = soundtrack.position
+        var c = pianola_position()
+        c.struct_size = out.pointee.struct_size
+        (c.beats_per_bar, c.beat_unit, c.bar, c.beat) = (Int32(p.beatsPerBar), Int32(p.beatUnit), Int32(clamping: p.bar), Int32(clamping: p.beat))
+        (c.beat_fraction, c.sample_time, c.song_frame, c.seconds, c.tick, c.bpm) = (p.beatFraction, p.sampleTime, p.songFrame, p.seconds, Int64(p.tick), p.bpm)
+        c.song = p.song.flatMap { HandleTable.shared.handle(of: $0) }
+        withUnsafeMutableBytes(of: &c.section) { copy(p.section ?? "", into: $0.baseAddress!.assumingMemoryBound(to: CChar.self), capacity: $0.count) }
+        out.pointee = c
+    }
+}

@@ -90,6 +90,16 @@ func required<T>(_ pointer: T?, _ what: String) throws(APIError) -> T {
     return pointer
 }
 
+/// Fills the struct at `pointer` (an *_init call's argument, named `what`) with `empty`
+/// and its own size at `size`, returning the pointer for the defaults that follow.
+@discardableResult
+func initialize<T>(_ pointer: UnsafeMutablePointer<T>?, _ what: String, to empty: T, size: WritableKeyPath<T, UInt32>) throws(APIError) -> UnsafeMutablePointer<T> {
+    let pointer = try required(pointer, what)
+    pointer.pointee = empty
+    pointer.pointee[keyPath: size] = UInt32(MemoryLayout<T>.size)
+    return pointer
+}
+
 /// A C string argument as Swift, or an argument error naming `what` when NULL.
 func string(_ pointer: UnsafePointer<CChar>?, _ what: String) throws(APIError) -> String {
     String(cString: try required(pointer, what))

@@ -92,3 +92,13 @@ extension Player {
         return names
     }
 }
+
+extension Player {
+    /// The end of the last render cycle on the output clock, the score frame playing then
+    /// (`nil` when the song was not playing: not started yet, stopped or ended), exact to the
+    /// frame across loop wraps, jumps and rate changes, and the rate played (1: as written). Any thread.
+    public var renderedPosition: (time: SampleTime, frame: Int64?, rate: Double) {
+        let t = timeline.read()
+        return (t.renderedTime, t.renderedFrame >= 0 ? t.renderedFrame : nil, Double(t.rate) / 1_000_000)
+    }
+}

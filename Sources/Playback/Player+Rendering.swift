@@ -19,6 +19,7 @@ extension Player {
 
     /// Schedules the events due before the end of this cycle plus the lookahead. Render thread only.
     public func willRender(from time: SampleTime, frames: Int) {
+        cycleEnd = time + SampleTime(frames)
         while let command = commands.pop() { apply(command, at: time) }
         defer { publishTimeline() }
         guard playing else { return }
@@ -31,13 +32,15 @@ extension Player {
         }
         scheduledUntil = max(scheduledUntil, limit)
         if playing, let stop = stopTime, stop < reach {
+            willChangeMapping(at: max(stop, time))
             interrupt(at: max(stop, time))
             sync.stop(at: max(stop, time))
             resetToStart()
         }
         // Where the song is at the end of this cycle (not the next event's tick, which can be
         // seconds ahead across a rest).
-        let tick = score.tempoMap.tick(atSampleFrame: scoreFrame(at: time + SampleTime(frames)), sampleRate: score.sampleRate)
+        let frame = renderedFrame
+        let tick = score.tempoMap.tick(atSampleFrame: frame >= 0 ? frame : scoreFrame(at: cycleEnd), sampleRate: score.sampleRate)
         positionTick.store(min(score.endTick, tick), ordering: .relaxed)
     }
 
@@ -98,6 +101,7 @@ extension Player {
             if cursor >= events.count || nextFrame > endFrame || (nextFrame == endFrame && events[cursor].message.isSoundingNoteOn) {
                 let end = outputTime(ofFrame: endFrame)
                 if end < horizon {
+                    willChangeMapping(at: max(end, time))
                     sendControllers(before: max(end, time), from: time)
                     releaseAll(at: max(end, time))
                     sync.stop(at: max(end, time))
@@ -164,6 +168,7 @@ extension Player {
         guard scale != rateScale else { return }
         let pivot = max(time, scheduledUntil)
         if playing {
+            willChangeMapping(at: pivot)
             anchorFrame = scoreFrame(at: pivot)   // at the rate played until now
             anchorTime = pivot
         }

@@ -19,6 +19,7 @@ extension Player {
     /// held notes released there, the state at `index` chased there. A loop's wrap and a
     /// jump. Render thread only.
     func move(toFrame frame: Int64, index: Int, at time: SampleTime) {
+        willChangeMapping(at: time)
         releaseAll(at: time)
         anchorTime = time
         anchorFrame = frame
@@ -30,12 +31,30 @@ extension Player {
         sync.start(fromFrame: frame, at: time)
     }
 
-    /// Publishes the mapping from score to output time for `nextTime(on:atOrAfter:)`, then
-    /// lets go of a start(at:) it has taken.
+    /// How output time maps to score frames now.
+    var mapping: ScoreMapping { ScoreMapping(anchorTime: anchorTime, anchorFrame: anchorFrame, rate: rate, playing: playing) }
+
+    /// Keeps the mapping in force before a change at `time` that lies past the cycle being
+    /// scheduled (the lookahead reached it), so the position at the cycle's end stays exact;
+    /// the earliest such change is the one kept.
+    func willChangeMapping(at time: SampleTime) {
+        guard time > cycleEnd, beforeChange.map({ $0.until <= cycleEnd }) ?? true else { return }
+        beforeChange = (time, mapping)
+    }
+
+    /// The score frame playing at the end of the cycle scheduled, -1 when not playing then.
+    var renderedFrame: Int64 {
+        let m = beforeChange.flatMap { $0.until > cycleEnd ? $0.mapping : nil } ?? mapping
+        return min(m.frame(at: cycleEnd), endFrame)
+    }
+
+    /// Publishes the mapping from score to output time for `nextTime(on:atOrAfter:)` and the
+    /// position at the cycle's end, then lets go of a start(at:) it has taken.
     func publishTimeline() {
         timeline.publish(Timeline(anchorTime: anchorTime, anchorFrame: anchorFrame, rate: rate,
                                   playing: playing, loopEndFrame: loopStart == nil ? -1 : loopEndFrame,
-                                  loopStartTick: Int64(loopStart?.tick ?? 0), endFrame: endFrame))
+                                  loopStartTick: Int64(loopStart?.tick ?? 0), endFrame: endFrame,
+                                  renderedTime: cycleEnd, renderedFrame: renderedFrame))
         if startTaken {
             startTaken = false
             pendingStart.store(.min, ordering: .releasing)
@@ -83,6 +102,7 @@ extension Player {
             }
             anchorTime = max(at ?? time, time)
             playing = true
+            beforeChange = nil
             stopTime = nil
             findNextBeat()
             findNextBoundary()
@@ -91,11 +111,13 @@ extension Player {
             sync.start(fromFrame: anchorFrame, at: anchorTime)
         case .pause:
             guard playing else { return }
+            beforeChange = nil
             interrupt(at: time)
             sync.stop(at: time)
             playing = false
             pendingJump = nil
         case .stop:
+            beforeChange = nil
             if playing {
                 interrupt(at: time)
                 sync.stop(at: time)
@@ -124,6 +146,7 @@ extension Player {
             // Stopped or paused, the position stands where it is (the anchor's time means
             // nothing until a start sets it).
             guard playing else { baseRate = percent; return }
+            beforeChange = nil
             let frame = scoreFrame(at: time)   // at the rate played until now
             interrupt(at: time)
             baseRate = percent
@@ -170,6 +193,7 @@ extension Player {
     /// (playing, the state there is chased and the sync outputs restart there).
     func seek(toIndex index: Int, frame: Int64, at time: SampleTime) {
         pendingJump = nil
+        beforeChange = nil
         if playing { interrupt(at: time) }
         cursor = index
         anchorFrame = frame

@@ -96,6 +96,8 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     var baseTranspose = 0                 // setTranspose's
     var transposeOffset = 0               // modulateTranspose's
     var scheduledUntil: SampleTime = .min // the destinations hold what is due before this
+    var cycleEnd: SampleTime = .min       // the end of the cycle being scheduled
+    var beforeChange: (until: SampleTime, mapping: ScoreMapping)?   // the mapping the lookahead changed past `cycleEnd`
     let controllers: (any ControllerSource)?
     let sectionChooser: (any SectionChooser)?
     let sectionTicks: [Int]               // the chooser's sections: their first ticks

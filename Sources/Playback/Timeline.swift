@@ -13,6 +13,21 @@ struct Timeline {
     var loopEndFrame: Int64        // -1: no loop
     var loopStartTick: Int64
     var endFrame: Int64
+    var renderedTime: SampleTime   // the end of the last cycle scheduled
+    var renderedFrame: Int64       // the score frame playing then, -1 when not playing
+}
+
+/// How output time maps to score frames from an anchor on, at a rate, while playing.
+struct ScoreMapping {
+    var anchorTime: SampleTime
+    var anchorFrame: Int64
+    var rate: Int64                // millionths of the written tempo
+    var playing: Bool
+
+    /// The score frame playing at `time`, -1 when not playing then (stopped, or not started yet).
+    func frame(at time: SampleTime) -> Int64 {
+        playing && time >= anchorTime ? anchorFrame + (time - anchorTime) * rate / 1_000_000 : -1
+    }
 }
 
 /// A `Timeline` the render thread publishes and any thread reads whole, through a sequence
@@ -26,6 +41,8 @@ final class TimelineSnapshot: Sendable {
     private let loopEndFrame = Atomic<Int64>(-1)
     private let loopStartTick = Atomic<Int64>(0)
     private let endFrame = Atomic<Int64>(0)
+    private let renderedTime = Atomic<Int64>(.min)
+    private let renderedFrame = Atomic<Int64>(-1)
 
     /// Render thread only.
     func publish(_ t: Timeline) {
@@ -39,6 +56,8 @@ final class TimelineSnapshot: Sendable {
         loopEndFrame.store(t.loopEndFrame, ordering: .relaxed)
         loopStartTick.store(t.loopStartTick, ordering: .relaxed)
         endFrame.store(t.endFrame, ordering: .relaxed)
+        renderedTime.store(t.renderedTime, ordering: .relaxed)
+        renderedFrame.store(t.renderedFrame, ordering: .relaxed)
         version.store(v &+ 2, ordering: .releasing)
     }
 
@@ -49,7 +68,8 @@ final class TimelineSnapshot: Sendable {
             let t = Timeline(anchorTime: anchorTime.load(ordering: .relaxed), anchorFrame: anchorFrame.load(ordering: .relaxed),
                              rate: rate.load(ordering: .relaxed), playing: playing.load(ordering: .relaxed),
                              loopEndFrame: loopEndFrame.load(ordering: .relaxed), loopStartTick: loopStartTick.load(ordering: .relaxed),
-                             endFrame: endFrame.load(ordering: .relaxed))
+                             endFrame: endFrame.load(ordering: .relaxed), renderedTime: renderedTime.load(ordering: .relaxed),
+                             renderedFrame: renderedFrame.load(ordering: .relaxed))
             atomicMemoryFence(ordering: .acquiring)
             if before & 1 == 0 && version.load(ordering: .relaxed) == before { return t }
             sched_yield()

@@ -140,6 +140,36 @@ struct PlayerEventTests {
     }
 }
 
+@Suite("The position at the end of each cycle")
+struct RenderedPositionTests {
+    @Test("exact to the frame across a tempo change, loop wraps and the end, for slices shorter than the lookahead and not", arguments: [64, 100, 777])
+    func exactAcrossWrapsAndEnd(slice: Int) throws {
+        let sequence = RenderHarness.sequence(program: 0, notes: [(0, 480, 60), (960, 480, 64), (1900, 500, 67)], tempos: [(480, 333_333)])
+        let harness = try RenderHarness(sequence)
+        harness.player.setLoop(startTick: 960, endTick: 1920, count: 2)
+        let map = sequence.tempoMap
+        func at(_ tick: Int) -> Int64 { map.sampleFrame(atTick: tick, sampleRate: RenderHarness.rate) }
+        let loop = at(1920) - at(960), end = at(2400)
+        // The frame the song plays at output time t: on to the loop's end, once round the
+        // loop, then on to the end, after which it is not playing.
+        func expected(_ t: Int64) -> Int64? {
+            if t < at(1920) { return t }
+            if t < at(1920) + loop { return at(960) + t - at(1920) }
+            let frame = t - loop
+            return frame < end ? frame : nil
+        }
+        var t: Int64 = 0, checked = 0, wrong: [String] = []
+        while t < end + loop + 4_800 {
+            _ = harness.render(frames: slice, slice: slice)
+            t += Int64(slice)
+            let p = harness.player.renderedPosition
+            checked += 1
+            if p.time != t || p.frame != expected(t) { wrong.append("t \(t): \(p.time) \(p.frame.map(String.init) ?? "nil"), expected \(expected(t).map(String.init) ?? "nil")") }
+        }
+        #expect(wrong.isEmpty, "\(wrong.count) of \(checked) cycles: \(wrong.prefix(4))")
+    }
+}
+
 @Suite("Seeking by beats and bar:beat; changing the graph while it renders")
 struct SeekAndGraphTests {
     @Test("seek by beats and by bar:beat lands where the meter says")

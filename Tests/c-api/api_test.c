@@ -595,6 +595,98 @@ static void offline(void) {
 }
 
 /* Create, load from memory, play, render, destroy: over and over. */
+/* The game of issue 31 again: town plays, battle follows on town's next bar, 20 s pulled in
+   blocks of 1000 frames; after each block the position agrees with the songs' tempo maps to
+   the frame (town: 112 bpm, battle: 150 bpm looping its 6.4 s = 307200 frames), and the
+   switch is reported by SONG_STOPPED and SONG_STARTED on its frame, before battle's bar 1. */
+static pianola_song *load_song(pianola_soundtrack *soundtrack, const char *path) {
+    pianola_song_config config;
+    pianola_song *song = NULL;
+    pianola_song_config_init(&config);
+    config.midi = path_source(path);
+    config.soundfont = path_source(font);
+    OK(pianola_song_load(soundtrack, &config, &song));
+    OK(pianola_song_wait(song));
+    return song;
+}
+
+static void where_the_music_is(void) {
+    enum { block = 1000, rate = 48000, battle_loop = 307200 };
+    pianola_soundtrack_config config;
+    pianola_soundtrack *soundtrack = NULL;
+    pianola_position p;
+    pianola_event polled[32];
+    size_t count;
+    pianola_soundtrack_config_init(&config);
+    OK(pianola_soundtrack_create(&config, &soundtrack));
+    pianola_song *town = load_song(soundtrack, "songs/town.mid"), *battle = load_song(soundtrack, "songs/battle.mid");
+
+    FAILS(pianola_position_init(NULL), PIANOLA_ERROR_ARGUMENT, "position is NULL");
+    OK(pianola_position_init(&p));
+    CHECK(p.struct_size == sizeof p);
+    FAILS(pianola_soundtrack_position(NULL, &p), PIANOLA_ERROR_HANDLE, "NULL");
+    FAILS(pianola_soundtrack_position(soundtrack, NULL), PIANOLA_ERROR_ARGUMENT, "position is NULL");
+    p.struct_size = 8;
+    FAILS(pianola_soundtrack_position(soundtrack, &p), PIANOLA_ERROR_ARGUMENT, "pianola_position.struct_size is 8");
+    OK(pianola_position_init(&p));
+    OK(pianola_soundtrack_position(soundtrack, &p));
+    CHECK(p.song == NULL && p.sample_time == 0 && p.bar == 0 && p.bpm == 0 && p.section[0] == '\0');
+
+    OK(pianola_play(soundtrack, town, PIANOLA_NOW, NULL, 0, 0));
+    float *audio = malloc(2 * block * sizeof(float));
+    int64_t rendered = 0, town_started = -1, town_stopped = -1, battle_started = -1, battle_bar = -1;
+    int asked = 0, agreed = 0, blocks = 20 * rate / block, started_first = 0, wraps = 0;
+    for (int b = 0; b < blocks; b++) {
+        OK(pianola_render_f32(soundtrack, audio, block));
+        rendered += block;
+        if (!asked && rendered >= 6 * rate) {
+            OK(pianola_play(soundtrack, battle, PIANOLA_NEXT_BAR, NULL, 0, 0));
+            asked = 1;
+        }
+        do {
+            OK(pianola_poll_events(soundtrack, polled, 32, &count));
+            for (size_t i = 0; i < count; i++) {
+                const pianola_event *e = &polled[i];
+                if (e->type == PIANOLA_EVENT_SONG_STARTED && e->song == town) town_started = e->sample_time;
+                if (e->type == PIANOLA_EVENT_SONG_STARTED && e->song == battle) battle_started = e->sample_time;
+                if (e->type == PIANOLA_EVENT_SONG_STOPPED && e->song == town) town_stopped = e->sample_time;
+                if (e->type == PIANOLA_EVENT_LOOP_WRAPPED && e->song == battle) wraps++;
+                if (e->type == PIANOLA_EVENT_BAR && e->song == battle && battle_bar < 0) {
+                    battle_bar = e->sample_time;
+                    started_first = battle_started == e->sample_time && e->bar == 1;
+                }
+            }
+        } while (count > 0);
+        OK(pianola_soundtrack_position(soundtrack, &p));
+        int on_battle = battle_started >= 0 && rendered >= battle_started;
+        int64_t frame = on_battle ? (rendered - battle_started) % battle_loop : rendered;
+        double quarter = on_battle ? 0.4 : 0.535714;   /* the files' tempos: 400000 and 535714 µs a quarter */
+        double bpm = 60 / quarter, quarters = (double)frame / rate / quarter;
+        int beat = (int)fmod(quarters, 4) + 1, bar = (int)(quarters / 4) + 1;
+        double off_grid = fabs(quarters * 480 - round(quarters * 480));   /* a tick's rounding decides the beat */
+        int ok = p.sample_time == rendered && p.song == (on_battle ? battle : town) && p.song_frame == frame
+            && fabs(p.seconds - (double)frame / rate) < 1e-12 && fabs(p.bpm - bpm) < 1e-9
+            && p.beats_per_bar == 4 && p.beat_unit == 4
+            && (off_grid < 1e-3 || (p.bar == bar && p.beat == beat && fabs(p.beat_fraction - (quarters - floor(quarters))) < 1e-3));
+        agreed += ok;
+        if (!ok)
+            fprintf(stderr, "block %d: position %s frame %lld %.6f s bar %d beat %d+%.4f bpm %.3f, expected %s frame %lld bar %d beat %d+%.4f bpm %.3f\n", b,
+                    p.song == town ? "town" : p.song == battle ? "battle" : "?", (long long)p.song_frame, p.seconds, p.bar, p.beat, p.beat_fraction, p.bpm,
+                    on_battle ? "battle" : "town", (long long)frame, bar, beat, quarters - floor(quarters), bpm);
+    }
+    CHECK(agreed == blocks);
+    CHECK(town_started == 0);
+    CHECK(llabs(battle_started - 308571) <= 1);   /* town's bar 4: 12 quarters at 112 bpm */
+    CHECK(town_stopped == battle_started && battle_bar == battle_started && started_first);
+    CHECK(wraps == 2);
+    printf("position: %d blocks of %d frames agree with the tempo maps; battle started on frame %lld (town's bar 4)\n",
+           agreed, block, (long long)battle_started);
+    free(audio);
+    OK(pianola_song_destroy(town));
+    OK(pianola_song_destroy(battle));
+    OK(pianola_soundtrack_destroy(soundtrack));
+}
+
 static void cycles(int count) {
     size_t midi_size, font_size;
     void *midi = read_file(song_path, &midi_size), *font_bytes = read_file(font, &font_size);
@@ -663,6 +755,7 @@ int main(int argc, char **argv) {
     FAILS(pianola_soundtrack_destroy(soundtrack), PIANOLA_ERROR_HANDLE, "not a live pianola_soundtrack");
     FAILS(pianola_play(soundtrack, song, PIANOLA_NOW, NULL, 0, 0), PIANOLA_ERROR_HANDLE, "not a live pianola_soundtrack");
     offline();
+    where_the_music_is();
     cycles(cycle_count);
 
     printf("%d passed, %d failed\n", checks - failures, failures);

@@ -25,7 +25,7 @@ from . import _library as _c
 __all__ = [
     "__version__", "version", "render", "render_file", "play_file", "Soundtrack", "Song", "Sound", "BusEffect",
     "PianolaError", "ArgumentError", "HandleError", "StateError", "FileError", "DeviceError", "BusyError",
-    "Beat", "Bar", "Marker", "LoopWrapped", "Jumped", "Transitioned", "SongEnded", "SongLoaded", "SongLoadFailed", "SoundLoaded", "SoundLoadFailed",
+    "Beat", "Bar", "Marker", "LoopWrapped", "Jumped", "Transitioned", "SongStarted", "SongStopped", "SongEnded", "Position", "SongLoaded", "SongLoadFailed", "SoundLoaded", "SoundLoadFailed",
 ]
 
 Data = Union[str, os.PathLike, bytes, bytearray, memoryview]
@@ -334,8 +334,49 @@ class Transitioned(_SongEvent):
 
 
 @dataclass(frozen=True)
+class SongStarted(_SongEvent):
+    """The song started sounding on `sample_time`, from its section `section` (None: its start);
+    it comes before the song's first Bar."""
+    section: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class SongStopped(_SongEvent):
+    """The song was left before its end (another played, or stop()); its fade-out begins on `sample_time`."""
+
+
+@dataclass(frozen=True)
 class SongEnded(_SongEvent):
     """The song played to its end."""
+
+
+@dataclass(frozen=True)
+class Position:
+    """Where the music is at the end of the audio rendered so far (Soundtrack.position)."""
+    song: Optional[Song]
+    """The song sounding (the one played last that has started), None when none does."""
+    sample_time: int
+    """The music clock's frame this is for: every frame before it has been rendered."""
+    song_frame: int
+    """Frames into the song as written (its tempo map); a loop's wrap or a jump moves it back."""
+    seconds: float
+    """`song_frame` in seconds."""
+    tick: int
+    """The song's tick there."""
+    bar: int
+    """The bar, from 1; 0 for a song without bars or when none plays."""
+    beat: int
+    """The beat of the bar, from 1; 0 as for `bar`."""
+    beat_fraction: float
+    """How far into the beat, 0 up to 1, by frames."""
+    beats_per_bar: int
+    """Beats in the bar: 3 in 3/4."""
+    beat_unit: int
+    """The beat's note value: 4 in 3/4."""
+    bpm: float
+    """The tempo played, in quarter notes a minute (the written tempo times set_tempo's); 0 when none plays."""
+    section: Optional[str]
+    """The section it is in, None before the first."""
 
 
 @dataclass(frozen=True)
@@ -590,6 +631,15 @@ class Soundtrack:
         return value.value
 
     @property
+    def position(self) -> Position:
+        """The playing song and where it is at the end of the audio rendered so far, exact to the frame."""
+        p = _c.Position()
+        _check(_c.lib.pianola_position_init(ctypes.byref(p)))
+        _check(_c.lib.pianola_soundtrack_position(self._handle, ctypes.byref(p)))
+        return Position(self._songs.get(p.song), p.sample_time, p.song_frame, p.seconds, p.tick, p.bar, p.beat, p.beat_fraction,
+                        p.beats_per_bar, p.beat_unit, p.bpm, p.section.decode("utf-8", "replace") or None)
+
+    @property
     def meters(self) -> tuple:
         """(peak, rms) of the last render."""
         peak, rms = ctypes.c_float(), ctypes.c_float()
@@ -616,11 +666,14 @@ class Soundtrack:
             return Jumped(song, t, section=text)
         if kind == _c.EVENT_TRANSITIONED:
             return Transitioned(song, t, rule=text)
+        if kind == _c.EVENT_SONG_STARTED:
+            return SongStarted(song, t, section=text or None)
         if kind in (_c.EVENT_SONG_LOAD_FAILED, _c.EVENT_SOUND_LOAD_FAILED):
             return SongLoadFailed(song, t, reason=text) if kind == _c.EVENT_SONG_LOAD_FAILED else SoundLoadFailed(sound, t, reason=text)
         if kind in (_c.EVENT_SOUND_LOADED,):
             return SoundLoaded(sound, t)
-        return {_c.EVENT_LOOP_WRAPPED: LoopWrapped, _c.EVENT_SONG_ENDED: SongEnded, _c.EVENT_SONG_LOADED: SongLoaded}[kind](song, t)
+        return {_c.EVENT_LOOP_WRAPPED: LoopWrapped, _c.EVENT_SONG_ENDED: SongEnded, _c.EVENT_SONG_STOPPED: SongStopped,
+                _c.EVENT_SONG_LOADED: SongLoaded}[kind](song, t)
 
     def render(self, frames: int) -> np.ndarray:
         """The next `frames` frames, float32, shape (frames, 2)."""

@@ -19,7 +19,8 @@ ERROR_BUSY = -6
 LOADING, READY, FAILED = 0, 1, 2
 NOW, NEXT_BEAT, NEXT_BAR, AT_MARKER, SECTION_END = 0, 1, 2, 3, 4
 (EVENT_BEAT, EVENT_BAR, EVENT_MARKER, EVENT_LOOP_WRAPPED, EVENT_SONG_ENDED, EVENT_SONG_LOADED,
- EVENT_SONG_LOAD_FAILED, EVENT_SOUND_LOADED, EVENT_SOUND_LOAD_FAILED, EVENT_JUMPED, EVENT_TRANSITIONED) = range(1, 12)
+ EVENT_SONG_LOAD_FAILED, EVENT_SOUND_LOADED, EVENT_SOUND_LOAD_FAILED, EVENT_JUMPED, EVENT_TRANSITIONED,
+ EVENT_SONG_STARTED, EVENT_SONG_STOPPED) = range(1, 14)
 # Transition entries and parameter targets (pianola.h), by the names the module takes.
 ENTRIES = {"section_start": 0, "same_position": 1, "cue": 2}
 FADE_SHAPES = {"linear": 0, "equal_power": 1}
@@ -74,6 +75,14 @@ class Event(ctypes.Structure):
     """pianola_event."""
     _fields_ = [("type", ctypes.c_int32), ("bar", ctypes.c_int32), ("beat", ctypes.c_int32), ("sample_time", ctypes.c_int64),
                 ("song", ctypes.c_void_p), ("sound", ctypes.c_void_p), ("text", ctypes.c_char * EVENT_TEXT_SIZE)]
+
+
+class Position(ctypes.Structure):
+    """pianola_position."""
+    _fields_ = [("struct_size", ctypes.c_uint32), ("beats_per_bar", ctypes.c_int32), ("beat_unit", ctypes.c_int32),
+                ("bar", ctypes.c_int32), ("beat", ctypes.c_int32), ("beat_fraction", ctypes.c_double), ("song", ctypes.c_void_p),
+                ("sample_time", ctypes.c_int64), ("song_frame", ctypes.c_int64), ("seconds", ctypes.c_double),
+                ("tick", ctypes.c_int64), ("bpm", ctypes.c_double), ("section", ctypes.c_char * EVENT_TEXT_SIZE)]
 
 
 class TransitionRule(ctypes.Structure):
@@ -157,6 +166,8 @@ _signatures = {
     "pianola_play_sound": (_status, [_handle, _handle, _c.c_int32, _c.c_char_p, _c.c_float, _c.c_float]),
     "pianola_play_stinger": (_status, [_handle, _handle, _c.c_int32, _c.c_char_p, _c.c_int32, _c.c_float]),
     "pianola_meters": (_status, [_handle, _c.POINTER(_c.c_float), _c.POINTER(_c.c_float)]),
+    "pianola_position_init": (_status, [_c.POINTER(Position)]),
+    "pianola_soundtrack_position": (_status, [_handle, _c.POINTER(Position)]),
     "pianola_set_transition": (_status, [_handle, _c.POINTER(TransitionRule), _handle, _c.c_char_p, _handle, _c.c_char_p]),
     "pianola_transition": (_status, [_handle, _handle, _c.c_char_p]),
     "pianola_define_parameter": (_status, [_handle, _c.c_char_p, _c.c_double, _c.c_double, _c.c_double]),

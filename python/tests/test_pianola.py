@@ -139,6 +139,39 @@ def test_soundtrack_plays_loops_and_names_songs_in_its_events():
         assert [e.sample_time for e in events] == sorted(e.sample_time for e in events)
 
 
+def test_the_position_follows_the_tempo_maps_to_the_frame_and_a_switch_is_reported_on_its_frame():
+    with pianola.Soundtrack(reverb=False, chorus=False) as music:
+        town = music.load_song(ROOT / "songs" / "town.mid", FONT).wait()
+        battle = music.load_song(ROOT / "songs" / "battle.mid", FONT).wait()
+        nothing = music.position
+        assert nothing.song is None and nothing.sample_time == 0 and nothing.bar == 0 and nothing.bpm == 0
+        music.play(town)
+        rendered, events, wrong = 0, [], []
+        for block in range(12 * 48):
+            music.render(1000)
+            rendered += 1000
+            if rendered == 6 * 48000:
+                music.play(battle, "bar")
+            events += music.poll_events(limit=1000)
+            started = [e.sample_time for e in events if isinstance(e, pianola.SongStarted) and e.song is battle]
+            on_battle = bool(started) and rendered >= started[0]
+            quarter = 0.4 if on_battle else 0.535714            # the files' tempos, in seconds a quarter
+            frame = rendered - started[0] if on_battle else rendered
+            quarters = frame / 48000 / quarter
+            p = music.position
+            expected = (battle if on_battle else town, frame, int(quarters // 4) + 1, int(quarters % 4) + 1)
+            if (p.song, p.song_frame, p.bar, p.beat) != expected or p.sample_time != rendered or abs(p.bpm - 60 / quarter) > 1e-9:
+                wrong.append((block, p, expected))
+        assert not wrong, wrong[:3]
+        # Loaded before any audio was rendered: reported at frame 0, not at a later render.
+        assert [e.sample_time for e in events if isinstance(e, pianola.SongLoaded)] == [0, 0]
+        switch = [e for e in events if e.sample_time == 308571]   # town's bar 4: 12 quarters at 112 bpm
+        assert [type(e) for e in switch][:2] == [pianola.SongStopped, pianola.SongStarted]
+        assert switch[0].song is town and switch[1].song is battle and switch[1].section is None
+        assert isinstance(switch[2], pianola.Bar) and switch[2].song is battle and switch[2].bar == 1
+        assert next(e for e in events if isinstance(e, pianola.SongStarted)) == pianola.SongStarted(town, 0)
+
+
 def test_a_jump_to_a_section_lands_on_a_bar_line_and_is_reported():
     with pianola.Soundtrack(reverb=False, chorus=False) as music:
         town = music.load_song(ROOT / "songs" / "town.mid", FONT).wait()
