@@ -90,6 +90,8 @@ typedef struct pianola_song pianola_song;
 typedef struct pianola_sound pianola_sound;
 /** An offline render of one song, read out in pieces. */
 typedef struct pianola_renderer pianola_renderer;
+/** A SoundFont loaded once, shared by many offline renders (on many threads at once). */
+typedef struct pianola_soundfont pianola_soundfont;
 
 /* ---------------------------------------------------------------- Files and bytes */
 
@@ -627,6 +629,27 @@ pianola_status pianola_output_stop(pianola_soundtrack *soundtrack);
 
 /* ---------------------------------------------------------------- Offline: one song */
 
+/** Which synthesizer plays a song offline. */
+typedef int32_t pianola_synth;
+
+enum {
+    /** The default: libfluidsynth, as `pianola render` chooses today. */
+    PIANOLA_SYNTH_DEFAULT = 0,
+    /** Pianola's own engine: every event on its exact frame (SF2 and SF3; a DLS bank goes to
+        libfluidsynth). */
+    PIANOLA_SYNTH_PIANOLA = 1,
+    /** libfluidsynth: events on the nearest 64-frame block edge; also plays DLS banks. */
+    PIANOLA_SYNTH_FLUIDSYNTH = 2
+};
+
+/** Loads the SoundFont at `source`'s path (bytes are refused: give a path) once, for the
+    engine `synth`, to share between renders (pianola_render_config.loaded_soundfont), which
+    may run on several threads at once. Any thread. */
+pianola_status pianola_soundfont_load(const pianola_source *source, pianola_synth synth, pianola_soundfont **soundfont);
+
+/** Frees the SoundFont; renders made with it keep what they need. Any thread. */
+pianola_status pianola_soundfont_destroy(pianola_soundfont *soundfont);
+
 /** A song to render offline or play through once. */
 typedef struct pianola_render_config {
     /** sizeof(pianola_render_config), set by pianola_render_config_init. */
@@ -648,7 +671,62 @@ typedef struct pianola_render_config {
     /** pianola_render_file: 16 or 24 (integer) or 32 (float, WAV only) bits per sample
         (default 16). */
     int32_t bits;
+    /* The fields below came in 0.3.0; a config of 0.2.0, ending here, is still taken. */
+    /** A SoundFont loaded once (pianola_soundfont_load), or NULL: when set, `soundfont` is
+        not read and `synth` is the font's. */
+    pianola_soundfont *loaded_soundfont;
+    /** The synthesizer (default PIANOLA_SYNTH_DEFAULT). */
+    pianola_synth synth;
+    /** Semitones every channel but 10 moves, -48 to 48 (default 0). */
+    int32_t transpose;
+    /** Where the render starts and ends: seconds ("12.5") or bar:beat ("3:1", "3:1:240",
+        counted from 1), as `pianola render --from/--to`; NULL: the song's start, its end. */
+    const char *from;
+    /** See `from`. */
+    const char *to;
+    /** Tracks to mute, counted from 1 as `pianola info` lists them (`mute_track_count` of them). */
+    const int32_t *mute_tracks;
+    /** How many `mute_tracks`. */
+    size_t mute_track_count;
+    /** Tracks to solo: while any track or channel is soloed, only those sound. */
+    const int32_t *solo_tracks;
+    /** How many `solo_tracks`. */
+    size_t solo_track_count;
+    /** Channels to mute: bit 0 is channel 1, bit 15 channel 10… (default 0). */
+    uint32_t mute_channels;
+    /** Channels to solo, as `mute_channels`. */
+    uint32_t solo_channels;
+    /** Nonzero: the renderer records the notes it plays (pianola_renderer_labels). */
+    int32_t labels;
 } pianola_render_config;
+
+/** A note as a render played it, on the frames the synthesizer used. */
+typedef struct pianola_note_label {
+    /** The frame (from the render's start) the key was pressed on. */
+    int64_t start_frame;
+    /** The frame it was released on (the render's end for a key never released). */
+    int64_t end_frame;
+    /** The channel, 1 to 16. */
+    int32_t channel;
+    /** The key, 0 to 127 (as sounded: after transposition). */
+    int32_t key;
+    /** The velocity, 1 to 127. */
+    int32_t velocity;
+    /** The channel's program then, 0 to 127. */
+    int32_t program;
+    /** The channel's bank then (CC0 × 128 + CC32). */
+    int32_t bank;
+} pianola_note_label;
+
+/** A track of the song being rendered. */
+typedef struct pianola_track_info {
+    /** Its notes. */
+    int64_t notes;
+    /** The channels its notes play on: bit 0 is channel 1. */
+    uint32_t channels;
+    /** Its name ("" if none). */
+    char name[PIANOLA_EVENT_TEXT_SIZE];
+} pianola_track_info;
 
 /** Fills `config` with the defaults and its struct_size. Any thread. */
 pianola_status pianola_render_config_init(pianola_render_config *config);
@@ -678,6 +756,17 @@ pianola_status pianola_renderer_max_frames(pianola_renderer *renderer, int64_t *
 /** Renders up to `frames` more frames into `interleaved` (2 × frames floats); `*frames_read`
     receives how many, 0 once the song and its tail have ended. One thread at a time. */
 pianola_status pianola_renderer_read(pianola_renderer *renderer, float *interleaved, size_t frames, size_t *frames_read);
+
+/** The notes played so far (the config asked for `labels`), oldest first: up to `capacity`
+    into `labels`; `*count` receives how many there are in all (call with capacity 0 to size
+    the array). Call it after the last read for every note. One thread at a time. */
+pianola_status pianola_renderer_labels(pianola_renderer *renderer, pianola_note_label *labels, size_t capacity, size_t *count);
+
+/** How many tracks the song has, into `*count`. Any thread. */
+pianola_status pianola_renderer_track_count(pianola_renderer *renderer, int32_t *count);
+
+/** Track `track` (counted from 1) of the song: its notes, channels and name. Any thread. */
+pianola_status pianola_renderer_track(pianola_renderer *renderer, int32_t track, pianola_track_info *info);
 
 /** Frees the renderer. Any thread. */
 pianola_status pianola_renderer_destroy(pianola_renderer *renderer);

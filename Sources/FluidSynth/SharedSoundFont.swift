@@ -19,7 +19,7 @@ public final class SharedSoundFont: @unchecked Sendable {
     public let name: String
     private let owner: Synthesizer
     let font: OpaquePointer
-    private let lending = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let lending: UnsafeMutablePointer<pthread_mutex_t>   // made once nothing can throw: a failed init runs no deinit
 
     /// Loads the SoundFont at `path`, every sample. Control thread.
     public convenience init(path: String) throws(SynthesizerError) {
@@ -42,6 +42,7 @@ public final class SharedSoundFont: @unchecked Sendable {
         guard let font = owner.soundFont(id) else { throw SynthesizerError(.soundFont(path: name), "loaded, then not found") }
         self.name = name
         self.font = font
+        lending = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         pthread_mutex_init(lending, nil)
     }
 

@@ -15,7 +15,7 @@ final class HandleTable: @unchecked Sendable {
 
     /// What a handle names.
     enum Kind: UInt64 {
-        case soundtrack = 1, song, sound, renderer
+        case soundtrack = 1, song, sound, renderer, soundFont
     }
 
     private struct Slot {

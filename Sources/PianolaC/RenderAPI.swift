@@ -65,10 +65,69 @@ public func pianolaRenderConfigInit(_ config: UnsafeMutablePointer<pianola_rende
     }
 }
 
-/// What a render config asks for: the song read, its font, the settings and the sample encoding.
-private func song(_ config: UnsafePointer<pianola_render_config>?) throws -> (MusicSequence, FileSource, SongGraph.Settings, AudioFileWriter.Encoding) {
+/// A render config read: the song, its font (a file, or one loaded once), the settings, the
+/// sample encoding, and whether notes are labelled.
+private struct RenderRequest {
+    let sequence: MusicSequence
+    let font: Font
+    let settings: SongGraph.Settings
+    let encoding: AudioFileWriter.Encoding
+    let labels: Bool
+
+    enum Font {
+        case file(FileSource)
+        case loaded(LoadedSoundFont)
+    }
+
+    /// A renderer of the request, recording labels if asked. Control thread.
+    func makeRenderer() throws -> SongRenderer {
+        let renderer: SongRenderer
+        switch font {
+        case .file(let source): renderer = try SongRenderer(sequence: sequence, soundFont: source, settings: settings)
+        case .loaded(let font): renderer = try SongRenderer(sequence: sequence, soundFont: font, settings: settings)
+        }
+        if labels { renderer.recordLabels() }
+        return renderer
+    }
+}
+
+/// The engine a pianola_synth names.
+private func engine(_ synth: pianola_synth) throws(APIError) -> SynthesisEngine {
+    switch synth {
+    case pianola_synth(PIANOLA_SYNTH_DEFAULT): return SongGraph.Settings().engine
+    case pianola_synth(PIANOLA_SYNTH_PIANOLA): return .pianola
+    case pianola_synth(PIANOLA_SYNTH_FLUIDSYNTH): return .fluidsynth
+    default: throw .argument("synth \(synth): use PIANOLA_SYNTH_DEFAULT, PIANOLA_SYNTH_PIANOLA or PIANOLA_SYNTH_FLUIDSYNTH")
+    }
+}
+
+/// Tracks counted from 1 (`count` of them at `tracks`, the field `what`), as 0-based indices of `sequence`'s.
+private func tracks(_ tracks: UnsafePointer<Int32>?, _ count: Int, _ what: String, of sequence: MusicSequence) throws(APIError) -> Set<Int> {
+    guard count == 0 || tracks != nil, (0...65_535).contains(count) else { throw .argument("\(what): give \(what)_count (0 to 65535) tracks") }
+    var chosen: Set<Int> = []
+    for i in 0..<count {
+        let track = Int(tracks![i])
+        guard (1...sequence.tracks.count).contains(track) else {
+            throw .argument("\(what)[\(i)] \(track): the song has tracks 1 to \(sequence.tracks.count)")
+        }
+        chosen.insert(track - 1)
+    }
+    return chosen
+}
+
+/// Channels 1–16 from a mask, bit 0 channel 1, as 0-based channels.
+private func channels(_ mask: UInt32, _ what: String) throws(APIError) -> Set<Int> {
+    guard mask >> 16 == 0 else { throw .argument("\(what) 0x\(String(mask, radix: 16)): bits 0 to 15 are channels 1 to 16") }
+    return Set((0..<16).filter { mask & (1 << $0) != 0 })
+}
+
+/// What a render config asks for.
+private func request(_ config: UnsafePointer<pianola_render_config>?) throws -> RenderRequest {
     let c = try required(config, "config").pointee
-    try checkSize(c.struct_size, of: "pianola_render_config", is: MemoryLayout<pianola_render_config>.size)
+    // A config from before the 0.3.0 fields ends where they start; it is taken without them.
+    let firstRelease = MemoryLayout<pianola_render_config>.offset(of: \pianola_render_config.loaded_soundfont)!
+    let isCurrent = Int(c.struct_size) != firstRelease
+    if isCurrent { try checkSize(c.struct_size, of: "pianola_render_config", is: MemoryLayout<pianola_render_config>.size) }
     var settings = SongGraph.Settings()
     settings.sampleRate = try inRange(c.sample_rate, 8_000...384_000, "sample_rate")
     settings.tailSeconds = try inRange(c.tail_seconds, 0...60, "tail_seconds")
@@ -77,8 +136,62 @@ private func song(_ config: UnsafePointer<pianola_render_config>?) throws -> (Mu
     settings.gain = try inRange(Double(c.gain), 0...10, "gain")
     let encodings: [Int32: AudioFileWriter.Encoding] = [16: .int16, 24: .int24, 32: .float32]
     guard let encoding = encodings[c.bits] else { throw APIError.argument("bits \(c.bits): use 16, 24 or 32 (float)") }
-    let midi = try c.midi.fileSource("midi"), font = try c.soundfont.fileSource("soundfont")
-    return (try midi.musicSequence(), font, settings, encoding)
+    let midi = try c.midi.fileSource("midi")
+    let sequence = try midi.musicSequence()
+    guard isCurrent else { return RenderRequest(sequence: sequence, font: .file(try c.soundfont.fileSource("soundfont")), settings: settings, encoding: encoding, labels: false) }
+    let font: RenderRequest.Font
+    if let handle = c.loaded_soundfont {
+        let loaded = try object(handle, .soundFont, as: LoadedSoundFont.self, "pianola_soundfont")
+        settings.engine = loaded.engine
+        font = .loaded(loaded)
+    } else {
+        settings.engine = try engine(c.synth)
+        font = .file(try c.soundfont.fileSource("soundfont"))
+    }
+    settings.transpose = try inRange(c.transpose, -48...48, "transpose")
+    let name = midi.name
+    func position(_ text: UnsafePointer<CChar>?, _ what: String) throws -> Int? {
+        guard let text else { return nil }
+        let written = String(cString: text)
+        do { return try sequence.tick(atPosition: written) } catch { throw APIError.argument("\(what) \"\(written)\": \(error)") }
+    }
+    if let from = try position(c.from, "from") {
+        guard from < sequence.length else {
+            throw APIError.argument("from \"\(String(cString: c.from))\" is at or after the end of \(name) (\(sequence.durationSeconds) s)")
+        }
+        settings.fromTick = from
+    }
+    settings.toTick = try position(c.to, "to")
+    if let end = settings.toTick, end <= settings.fromTick { throw APIError.argument("to \"\(String(cString: c.to))\" is not after from") }
+    settings.mutedTracks = try tracks(c.mute_tracks, c.mute_track_count, "mute_tracks", of: sequence)
+    settings.soloTracks = try tracks(c.solo_tracks, c.solo_track_count, "solo_tracks", of: sequence)
+    settings.mutedChannels = try channels(c.mute_channels, "mute_channels")
+    settings.soloChannels = try channels(c.solo_channels, "solo_channels")
+    return RenderRequest(sequence: sequence, font: font, settings: settings, encoding: encoding, labels: c.labels != 0)
+}
+
+/// pianola_soundfont_load: a font loaded once for many renders. Any thread.
+@_cdecl("pianola_soundfont_load")
+public func pianolaSoundFontLoad(_ source: UnsafePointer<pianola_source>?, _ synth: pianola_synth, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> pianola_status {
+    status {
+        let source = try required(source, "source").pointee
+        let out = try required(out, "soundfont")
+        guard case .path(let path) = try source.fileSource("source") else {
+            throw APIError.argument("source: a SoundFont shared between renders is read from a path; give path, not data")
+        }
+        let loaded: LoadedSoundFont
+        do { loaded = try LoadedSoundFont(path: path, engine: try engine(synth)) } catch let error as APIError { throw error } catch { throw APIError(PIANOLA_ERROR_FILE, "\(error)") }
+        try hand(loaded, as: .soundFont, to: out)
+    }
+}
+
+/// pianola_soundfont_destroy: lets go of it. Any thread.
+@_cdecl("pianola_soundfont_destroy")
+public func pianolaSoundFontDestroy(_ handle: OpaquePointer?) -> pianola_status {
+    status {
+        _ = try object(handle, .soundFont, as: LoadedSoundFont.self, "pianola_soundfont")
+        _ = HandleTable.shared.remove(handle, .soundFont)
+    }
 }
 
 /// pianola_render_file: a song into an audio file. Any thread.
@@ -89,8 +202,8 @@ public func pianolaRenderFile(_ config: UnsafePointer<pianola_render_config>?, _
         guard let container = AudioFileWriter.Container(path: path) else {
             throw APIError.argument("\(path): unknown audio file type; name it .wav, .flac, .ogg, .opus, .mp3 or .raw")
         }
-        let (sequence, font, settings, encoding) = try song(config)
-        _ = try SongRenderer(sequence: sequence, soundFont: font, settings: settings).write(to: path, container: container, encoding: encoding, overwrite: overwrite != 0)
+        let request = try request(config)
+        _ = try request.makeRenderer().write(to: path, container: container, encoding: request.encoding, overwrite: overwrite != 0)
     }
 }
 
@@ -99,8 +212,11 @@ public func pianolaRenderFile(_ config: UnsafePointer<pianola_render_config>?, _
 public func pianolaPlayFileDriver(_ config: UnsafePointer<pianola_render_config>?, _ driver: pianola_driver, _ device: UnsafePointer<CChar>?) -> pianola_status {
     status {
         let driver = try audioDriver(driver)
-        let (sequence, font, settings, _) = try song(config)
-        try SongGraph.playThrough(sequence, soundFont: font, settings: settings, driver: driver, device: device.map { String(cString: $0) })
+        let request = try request(config)
+        guard case .file(let font) = request.font else {
+            throw APIError.argument("loaded_soundfont is for offline renders; give soundfont to play a file")
+        }
+        try SongGraph.playThrough(request.sequence, soundFont: font, settings: request.settings, driver: driver, device: device.map { String(cString: $0) })
     }
 }
 
@@ -115,8 +231,7 @@ public func pianolaPlayFile(_ config: UnsafePointer<pianola_render_config>?, _ d
 public func pianolaRendererCreate(_ config: UnsafePointer<pianola_render_config>?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> pianola_status {
     status {
         let out = try required(out, "renderer")
-        let (sequence, font, settings, _) = try song(config)
-        try hand(SongRenderer(sequence: sequence, soundFont: font, settings: settings), as: .renderer, to: out)
+        try hand(try request(config).makeRenderer(), as: .renderer, to: out)
     }
 }
 
@@ -143,6 +258,51 @@ public func pianolaRendererRead(_ handle: OpaquePointer?, _ interleaved: UnsafeM
         let (buffer, read) = (try required(interleaved, "interleaved"), try required(framesRead, "frames_read"))
         guard frames >= 0, frames <= maximumRenderFrames else { throw APIError.argument("frames \(UInt(bitPattern: frames)): read at most \(maximumRenderFrames) frames a call") }
         read.pointee = renderer.read(interleaved: buffer, frames: frames)
+    }
+}
+
+/// pianola_renderer_labels: the notes played so far. One thread at a time.
+@_cdecl("pianola_renderer_labels")
+public func pianolaRendererLabels(_ handle: OpaquePointer?, _ labels: UnsafeMutablePointer<pianola_note_label>?, _ capacity: Int,
+                                  _ count: UnsafeMutablePointer<Int>?) -> pianola_status {
+    status {
+        let renderer = try renderer(handle)
+        let count = try required(count, "count")
+        guard capacity >= 0, capacity <= maximumRenderFrames else { throw APIError.argument("capacity \(UInt(bitPattern: capacity)): give at most \(maximumRenderFrames) labels") }
+        guard capacity == 0 || labels != nil else { throw APIError.argument("labels is NULL") }
+        let all = renderer.labels
+        for (i, label) in all.prefix(capacity).enumerated() {
+            labels![i] = pianola_note_label(start_frame: label.startFrame, end_frame: label.endFrame, channel: Int32(label.channel + 1),
+                                            key: Int32(label.key), velocity: Int32(label.velocity), program: Int32(label.program), bank: Int32(label.bank))
+        }
+        count.pointee = all.count
+    }
+}
+
+/// pianola_renderer_track_count: the song's tracks. Any thread.
+@_cdecl("pianola_renderer_track_count")
+public func pianolaRendererTrackCount(_ handle: OpaquePointer?, _ count: UnsafeMutablePointer<Int32>?) -> pianola_status {
+    status {
+        let renderer = try renderer(handle)
+        try required(count, "count").pointee = Int32(renderer.songGraph.sequence.tracks.count)
+    }
+}
+
+/// pianola_renderer_track: one track's notes, channels and name. Any thread.
+@_cdecl("pianola_renderer_track")
+public func pianolaRendererTrack(_ handle: OpaquePointer?, _ track: Int32, _ info: UnsafeMutablePointer<pianola_track_info>?) -> pianola_status {
+    status {
+        let tracks = try renderer(handle).songGraph.sequence.tracks
+        let info = try required(info, "info")
+        guard (1...Int32(tracks.count)).contains(track) else { throw APIError.argument("track \(track): the song has tracks 1 to \(tracks.count)") }
+        let chosen = tracks[Int(track) - 1]
+        var c = pianola_track_info()
+        c.notes = Int64(chosen.noteCount)
+        for event in chosen.events where event.message.isSoundingNoteOn {
+            if let channel = event.message.channel { c.channels |= 1 << UInt32(channel) }
+        }
+        withUnsafeMutableBytes(of: &c.name) { copy(chosen.name ?? "", into: $0.baseAddress!.assumingMemoryBound(to: CChar.self), capacity: $0.count) }
+        info.pointee = c
     }
 }
 

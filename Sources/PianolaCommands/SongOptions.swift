@@ -234,24 +234,12 @@ struct SongOptions: ParsableArguments {
 
     /// A tick from `12.5` or `3:1[:tick]`, `nil` for anything else.
     func quietPosition(_ text: String, in sequence: MusicSequence) -> Int? {
-        if let seconds = Double(text), seconds >= 0, seconds.isFinite { return sequence.tempoMap.tick(atSeconds: seconds) }
-        guard let position = BarBeatTick(text), let meter = sequence.meterMap else { return nil }
-        return meter.tick(at: position)
+        try? sequence.tick(atPosition: text)
     }
 
     /// A tick from `12.5` (seconds) or `3:1[:tick]` (bar:beat from 1).
     func position(_ text: String, _ option: String, in sequence: MusicSequence) throws -> Int {
-        if let seconds = Double(text), seconds >= 0, seconds.isFinite {
-            return sequence.tempoMap.tick(atSeconds: seconds)
-        }
-        guard let position = BarBeatTick(text) else {
-            throw fail("\(option) \(text): give seconds (12.5) or bar:beat (3:1), counted from 1")
-        }
-        guard let meter = sequence.meterMap else {
-            throw fail("\(option) \(text): this song counts SMPTE time, which has no bars; give seconds")
-        }
-        if let problem = meter.problem(with: position) { throw fail("\(option) \(text): \(problem)") }
-        return meter.tick(at: position)
+        do { return try sequence.tick(atPosition: text) } catch { throw fail("\(option) \(text): \(error)") }
     }
 }
 

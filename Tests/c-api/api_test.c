@@ -595,6 +595,114 @@ static void offline(void) {
 }
 
 /* Create, load from memory, play, render, destroy: over and over. */
+/* Reads a renderer to its end; returns the frames, the peak into *peak. */
+static size_t read_all(pianola_renderer *renderer, float *peak) {
+    float *buffer = malloc(2 * 8192 * sizeof(float));
+    size_t got = 0, total = 0;
+    *peak = 0;
+    do {
+        OK(pianola_renderer_read(renderer, buffer, 8192, &got));
+        *peak = fmaxf(*peak, peak_of(buffer, 2 * got));
+        total += got;
+    } while (got > 0);
+    free(buffer);
+    return total;
+}
+
+/* What a data pipeline asks of one render: a shared font, a range, a transposition, mutes
+   and solos, the tracks, and labels of the notes on the frames they sounded. */
+static void offline_choices(void) {
+    pianola_render_config config;
+    pianola_renderer *renderer = NULL;
+    pianola_soundfont *shared = NULL;
+    pianola_source bytes = bytes_source("x", 1, "x.sf2");
+    pianola_track_info info;
+    pianola_note_label labels[256];
+    size_t count = 0;
+    int32_t tracks = 0, melody[] = {2}, nine[] = {9};
+    float peak = 0;
+
+    FAILS(pianola_soundfont_load(&bytes, PIANOLA_SYNTH_DEFAULT, &shared), PIANOLA_ERROR_ARGUMENT, "give path");
+    pianola_source missing = path_source("/nonexistent.sf2");
+    FAILS(pianola_soundfont_load(&missing, PIANOLA_SYNTH_DEFAULT, &shared), PIANOLA_ERROR_FILE, "/nonexistent.sf2");
+    pianola_source good = path_source(font);
+    FAILS(pianola_soundfont_load(&good, 7, &shared), PIANOLA_ERROR_ARGUMENT, "synth 7");
+    OK(pianola_soundfont_load(&good, PIANOLA_SYNTH_DEFAULT, &shared));
+
+    OK(pianola_render_config_init(&config));
+    config.midi = path_source(song_path);
+    config.loaded_soundfont = shared;
+    config.tail_seconds = 0.5;
+    config.from = "3:1";
+    config.to = "5:1";
+    config.labels = 1;
+    OK(pianola_renderer_create(&config, &renderer));
+    OK(pianola_renderer_track_count(renderer, &tracks));
+    CHECK(tracks >= 2);
+    FAILS(pianola_renderer_track(renderer, 0, &info), PIANOLA_ERROR_ARGUMENT, "track 0: the song has tracks 1 to");
+    OK(pianola_renderer_track(renderer, 2, &info));
+    CHECK(info.notes > 0 && info.channels != 0);
+    size_t frames = read_all(renderer, &peak);
+    FAILS(pianola_renderer_labels(renderer, NULL, 4, &count), PIANOLA_ERROR_ARGUMENT, "labels is NULL");
+    OK(pianola_renderer_labels(renderer, NULL, 0, &count));
+    size_t all = count;
+    CHECK(all > 4 && all <= 256);
+    OK(pianola_renderer_labels(renderer, labels, 256, &count));
+    int inside = 1;
+    for (size_t i = 0; i < count && i < 256; i++)
+        inside &= labels[i].start_frame >= 0 && labels[i].end_frame <= (int64_t)frames && labels[i].start_frame < labels[i].end_frame
+            && labels[i].channel >= 1 && labels[i].channel <= 16 && labels[i].velocity > 0;
+    CHECK(count == all && inside && peak > 0.01f);
+    /* Bars 3 and 4 at ode's tempo, then at most the half-second tail. */
+    printf("offline choices: bars 3-4 rendered as %zu frames with %zu labelled notes\n", frames, all);
+    OK(pianola_renderer_destroy(renderer));
+
+    config.transpose = 12;
+    config.solo_tracks = melody;
+    config.solo_track_count = 1;
+    OK(pianola_renderer_create(&config, &renderer));
+    read_all(renderer, &peak);
+    OK(pianola_renderer_labels(renderer, labels, 256, &count));
+    CHECK(count > 0 && count < all && labels[0].key >= 60 + 12 - 12);   /* the melody alone, an octave up */
+    OK(pianola_renderer_destroy(renderer));
+
+    config.solo_track_count = 0;
+    config.mute_channels = 0xFFFF;
+    OK(pianola_renderer_create(&config, &renderer));
+    read_all(renderer, &peak);
+    OK(pianola_renderer_labels(renderer, labels, 256, &count));
+    CHECK(count == 0);
+    OK(pianola_renderer_destroy(renderer));
+
+    config.mute_channels = 1u << 16;
+    FAILS(pianola_renderer_create(&config, &renderer), PIANOLA_ERROR_ARGUMENT, "mute_channels 0x10000");
+    config.mute_channels = 0;
+    config.solo_tracks = nine;
+    config.solo_track_count = 1;
+    FAILS(pianola_renderer_create(&config, &renderer), PIANOLA_ERROR_ARGUMENT, "solo_tracks[0] 9: the song has tracks 1 to");
+    config.solo_track_count = 0;
+    config.transpose = 49;
+    FAILS(pianola_renderer_create(&config, &renderer), PIANOLA_ERROR_ARGUMENT, "transpose 49");
+    config.transpose = 0;
+    config.from = "99:1";
+    FAILS(pianola_renderer_create(&config, &renderer), PIANOLA_ERROR_ARGUMENT, "from \"99:1\"");
+    config.from = "soon";
+    FAILS(pianola_renderer_create(&config, &renderer), PIANOLA_ERROR_ARGUMENT, "from \"soon\": give seconds (12.5) or bar:beat (3:1)");
+    config.from = "5:1";
+    config.to = "3:1";
+    FAILS(pianola_renderer_create(&config, &renderer), PIANOLA_ERROR_ARGUMENT, "to \"3:1\" is not after from");
+    config.from = NULL;
+    config.to = NULL;
+    config.struct_size = offsetof(pianola_render_config, loaded_soundfont);   /* a 0.2.0 config */
+    config.soundfont = path_source(font);
+    OK(pianola_renderer_create(&config, &renderer));
+    OK(pianola_renderer_labels(renderer, labels, 256, &count));
+    CHECK(count == 0);   /* 0.2.0 had no labels */
+    OK(pianola_renderer_destroy(renderer));
+    OK(pianola_soundfont_destroy(shared));
+    FAILS(pianola_soundfont_destroy(shared), PIANOLA_ERROR_HANDLE, "pianola_soundfont");
+}
+
 /* The game of issue 31 again: town plays, battle follows on town's next bar, 20 s pulled in
    blocks of 1000 frames; after each block the position agrees with the songs' tempo maps to
    the frame (town: 112 bpm, battle: 150 bpm looping its 6.4 s = 307200 frames), and the
@@ -755,6 +863,7 @@ int main(int argc, char **argv) {
     FAILS(pianola_soundtrack_destroy(soundtrack), PIANOLA_ERROR_HANDLE, "not a live pianola_soundtrack");
     FAILS(pianola_play(soundtrack, song, PIANOLA_NOW, NULL, 0, 0), PIANOLA_ERROR_HANDLE, "not a live pianola_soundtrack");
     offline();
+    offline_choices();
     where_the_music_is();
     cycles(cycle_count);
 
