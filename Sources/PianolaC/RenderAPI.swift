@@ -268,8 +268,7 @@ public func pianolaRendererLabels(_ handle: OpaquePointer?, _ labels: UnsafeMuta
     status {
         let renderer = try renderer(handle)
         let count = try required(count, "count")
-        guard capacity >= 0, capacity <= maximumRenderFrames else { throw APIError.argument("capacity \(UInt(bitPattern: capacity)): give at most \(maximumRenderFrames) labels") }
-        guard capacity == 0 || labels != nil else { throw APIError.argument("labels is NULL") }
+        let labels = try callerArray(labels, capacity: capacity, "labels", limit: maximumRenderFrames)
         let all = renderer.labels
         for (i, label) in all.prefix(capacity).enumerated() {
             labels![i] = pianola_note_label(start_frame: label.startFrame, end_frame: label.endFrame, channel: Int32(label.channel + 1),

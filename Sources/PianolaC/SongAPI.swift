@@ -149,8 +149,7 @@ public func pianolaPollEvents(_ handle: OpaquePointer?, _ events: UnsafeMutableP
     status {
         let soundtrack = try soundtrack(handle)
         let count = try required(count, "count")
-        guard capacity >= 0, capacity <= 1 << 24 else { throw APIError.argument("capacity \(capacity): use 0 to 16777216 events") }
-        guard capacity == 0 || events != nil else { throw APIError.argument("events is NULL") }
+        let events = try callerArray(events, capacity: capacity, "events", limit: 1 << 24)
         let polled = soundtrack.pollEvents(limit: capacity)
         for (i, event) in polled.enumerated() { events![i] = cEvent(event) }
         count.pointee = polled.count

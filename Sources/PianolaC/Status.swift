@@ -100,6 +100,13 @@ func initialize<T>(_ pointer: UnsafeMutablePointer<T>?, _ what: String, to empty
     return pointer
 }
 
+/// The caller's array of `capacity` `what` to fill, checked: NULL only when empty, at most `limit` long.
+func callerArray<T>(_ items: UnsafeMutablePointer<T>?, capacity: Int, _ what: String, limit: Int) throws(APIError) -> UnsafeMutablePointer<T>? {
+    guard capacity >= 0, capacity <= limit else { throw .argument("capacity \(UInt(bitPattern: capacity)): use 0 to \(limit) \(what)") }
+    guard capacity == 0 || items != nil else { throw .argument("\(what) is NULL") }
+    return items
+}
+
 /// A C string argument as Swift, or an argument error naming `what` when NULL.
 func string(_ pointer: UnsafePointer<CChar>?, _ what: String) throws(APIError) -> String {
     String(cString: try required(pointer, what))
