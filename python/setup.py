@@ -41,13 +41,19 @@ def library():
     return os.path.join(prefix, "lib", "libpianola.so.0")
 
 
+FONT = os.path.join(PROJECT, "soundfonts", "pianola-gm.sf2")
+
+
 class BuildWithLibrary(build_py):
-    """Copies the library into the built package as pianola/libpianola.so.0."""
+    """Copies the library into the built package as pianola/libpianola.so.0, and the project's
+    own SoundFont (what render plays when given none) when built in the checkout."""
 
     def run(self):
         super().run()
         if bundled():
             shutil.copy(library(), os.path.join(self.build_lib, "pianola", "libpianola.so.0"))
+        if os.path.exists(FONT):
+            shutil.copy(FONT, os.path.join(self.build_lib, "pianola", "pianola-gm.sf2"))
 
 
 class PlatformDistribution(Distribution):

@@ -56,15 +56,13 @@ extension Soundtrack {
                                             loaded: @escaping @Sendable (SampleTime) -> Event,
                                             failed: @escaping @Sendable (SoundtrackError, SampleTime) -> Event) {
         DispatchQueue.global().async { [weak self] in
-            loading.finish(Result { () throws(SoundtrackError) in try make() })
-            if case .failed(let error) = loading.state { self?.report { failed(error, $0) } } else { self?.report(loaded) }
+            let result = Result { () throws(SoundtrackError) in try make() }
+            // The frame rendered up to when it finished, read before a waiter can go on and render more.
+            let time = self?.clock.renderedTime ?? 0
+            loading.finish(result)
+            let event = if case .failure(let error) = result { failed(error, time) } else { loaded(time) }
+            self?.state.withLock { $0.events.append(event) }
         }
-    }
-
-    /// Adds the event `make` builds for the music clock's time now: the frame rendered up to.
-    func report(_ make: (SampleTime) -> Event) {
-        let time = clock.renderedTime
-        state.withLock { $0.events.append(make(time)) }
     }
 
     var synthesizerConfiguration: Synthesizer.Configuration {

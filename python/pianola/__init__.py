@@ -13,7 +13,6 @@ library's one-line message raised as a `PianolaError`.
         for event in music.poll_events(): print(event)
 """
 import ctypes
-import errno
 import os
 from dataclasses import dataclass
 from typing import Optional, Sequence, Union
@@ -21,88 +20,18 @@ from typing import Optional, Sequence, Union
 import numpy as np
 
 from . import _library as _c
+from ._errors import (ArgumentError, BusyError, Data, DeviceError, FileError, HandleError, PianolaError, PianolaFileNotFoundError,
+                      PianolaIsADirectoryError, PianolaPermissionError, StateError, _check, _source, driver as _driver,
+                      integer as _integer, number as _number)
+from ._offline import LABEL_DTYPE, LOUDNESS_TARGET, Rendering, default_soundfont, loudness, play_file, render, render_file, render_many
 
 __all__ = [
-    "__version__", "version", "render", "render_file", "play_file", "Soundtrack", "Song", "Sound", "BusEffect",
+    "__version__", "version", "render", "render_file", "play_file", "render_many", "Rendering", "LABEL_DTYPE", "loudness",
+    "LOUDNESS_TARGET", "default_soundfont", "Soundtrack", "Song", "Sound", "BusEffect",
     "PianolaError", "ArgumentError", "HandleError", "StateError", "FileError", "DeviceError", "BusyError",
     "Beat", "Bar", "Marker", "LoopWrapped", "Jumped", "Transitioned", "SongStarted", "SongStopped", "SongEnded", "Position", "SongLoaded", "SongLoadFailed", "SoundLoaded", "SoundLoadFailed",
 ]
 
-Data = Union[str, os.PathLike, bytes, bytearray, memoryview]
-"""A file: a path (str or PathLike), or its bytes in memory."""
-
-
-class PianolaError(Exception):
-    """A call libpianola refused: `status` is its code, the message its one line."""
-
-    def __init__(self, status: int, message: str):
-        super().__init__(message)
-        self.status = status
-
-
-class ArgumentError(PianolaError, ValueError):
-    """A value out of its range, or a name the song does not have."""
-
-
-class HandleError(PianolaError):
-    """A song, sound or soundtrack that was closed."""
-
-
-class StateError(PianolaError):
-    """The call does not fit the moment: a song still loading or failed, none playing, the output running."""
-
-
-class FileError(PianolaError, OSError):
-    """A file or bytes that cannot be read or are not what they should be, or an output that cannot be written."""
-
-
-class PianolaFileNotFoundError(FileError, FileNotFoundError):
-    """A file that does not exist; `errno` and `filename` as the OS said."""
-
-
-class PianolaIsADirectoryError(FileError, IsADirectoryError):
-    """A folder given as a file; `errno` and `filename` as the OS said."""
-
-
-class PianolaPermissionError(FileError, PermissionError):
-    """A file that may not be read; `errno` and `filename` as the OS said."""
-
-
-_os_errors = {errno.ENOENT: PianolaFileNotFoundError, errno.EISDIR: PianolaIsADirectoryError,
-              errno.EACCES: PianolaPermissionError, errno.EPERM: PianolaPermissionError}
-
-
-def _readable(path: Union[str, os.PathLike]) -> None:
-    """Raises what the OS says of opening `path` to read (a missing file, a folder, no
-    permission) as the matching `FileError`, with its `errno`, `strerror` and `filename`, read
-    as Python's own OSErrors read ("[Errno 2] No such file or directory: 'x.mid'")."""
-    try:
-        with open(path, "rb"):
-            pass
-    except OSError as problem:
-        kind = _os_errors.get(problem.errno, FileError)
-        error = kind(_c.ERROR_FILE, f"{os.fsdecode(path)}: {problem.strerror}")
-        error.errno, error.strerror, error.filename = problem.errno, problem.strerror, os.fsdecode(path)
-        raise error from None
-
-
-class DeviceError(PianolaError):
-    """An audio device that cannot be opened or fails."""
-
-
-class BusyError(PianolaError):
-    """A queue to the audio side is full: pull audio, then try again."""
-
-
-_errors = {_c.ERROR_ARGUMENT: ArgumentError, _c.ERROR_HANDLE: HandleError, _c.ERROR_STATE: StateError,
-           _c.ERROR_FILE: FileError, _c.ERROR_DEVICE: DeviceError, _c.ERROR_BUSY: BusyError}
-
-
-def _check(status: int) -> None:
-    """Raises the C call's error, with its one-line message, unless it succeeded."""
-    if status != _c.OK:
-        message = _c.lib.pianola_last_error().decode("utf-8", "replace")
-        raise _errors.get(status, PianolaError)(status, message)
 
 
 def version() -> str:
@@ -115,18 +44,6 @@ __version__ = version()
 the wheel and the Debian packages carry too."""
 
 
-def _source(data: Data, keep: list, name: str) -> _c.Source:
-    """A pianola_source for a path or bytes; `keep` holds what must live until the call returns."""
-    if isinstance(data, (bytes, bytearray, memoryview)):
-        block = bytes(data)
-        keep.append(block)
-        return _c.Source(None, ctypes.cast(ctypes.c_char_p(block), ctypes.c_void_p), len(block), name.encode())
-    _readable(data)
-    path = os.fsencode(data)
-    keep.append(path)
-    return _c.Source(path, None, 0, None)
-
-
 _moments = {"now": _c.NOW, "beat": _c.NEXT_BEAT, "bar": _c.NEXT_BAR, "section_end": _c.SECTION_END}
 
 
@@ -137,67 +54,6 @@ def _moment(at: str, marker: Optional[str]):
     if at not in _moments:
         raise ArgumentError(_c.ERROR_ARGUMENT, f"at={at!r}: use 'now', 'beat', 'bar' or 'section_end', or give marker=")
     return _moments[at], None
-
-
-def _render_config(midi: Data, soundfont: Data, keep: list, sample_rate: int, tail_seconds: float, reverb: bool,
-                   chorus: bool, gain: float, bits: int = 16) -> _c.RenderConfig:
-    config = _c.RenderConfig()
-    _check(_c.lib.pianola_render_config_init(ctypes.byref(config)))
-    config.midi = _source(midi, keep, "midi")
-    config.soundfont = _source(soundfont, keep, "soundfont")
-    config.sample_rate, config.tail_seconds, config.gain, config.bits = sample_rate, tail_seconds, gain, bits
-    config.reverb, config.chorus = int(reverb), int(chorus)
-    return config
-
-
-def render(midi: Data, soundfont: Data, sample_rate: int = 48000, *, tail_seconds: float = 5.0, reverb: bool = True,
-           chorus: bool = True, gain: float = 0.2) -> np.ndarray:
-    """Renders a MIDI file (path or bytes) through a SoundFont, faster than real time: the music,
-    then until its notes have died (at most `tail_seconds`). Returns float32 frames, shape (frames, 2)."""
-    keep: list = []
-    config = _render_config(midi, soundfont, keep, sample_rate, tail_seconds, reverb, chorus, gain)
-    renderer = ctypes.c_void_p()
-    _check(_c.lib.pianola_renderer_create(ctypes.byref(config), ctypes.byref(renderer)))
-    try:
-        most = ctypes.c_int64()
-        _check(_c.lib.pianola_renderer_max_frames(renderer, ctypes.byref(most)))
-        audio = np.empty((most.value, 2), dtype=np.float32)
-        done, got = 0, ctypes.c_size_t()
-        while done < most.value:
-            chunk = min(1 << 16, most.value - done)
-            _check(_c.lib.pianola_renderer_read(renderer, audio[done:].ctypes.data, chunk, ctypes.byref(got)))
-            if got.value == 0:
-                break
-            done += got.value
-        return audio[:done].copy() if done < most.value else audio
-    finally:
-        _c.lib.pianola_renderer_destroy(renderer)
-
-
-def render_file(midi: Data, soundfont: Data, output: Union[str, os.PathLike], *, overwrite: bool = False, bits: int = 16,
-                sample_rate: int = 48000, tail_seconds: float = 5.0, reverb: bool = True, chorus: bool = True, gain: float = 0.2) -> None:
-    """Renders a MIDI file into an audio file (.wav, .flac, .ogg, .opus, .mp3 by its name), with
-    `bits` 16, 24 or 32 (float). An existing file is refused unless `overwrite`."""
-    keep: list = []
-    config = _render_config(midi, soundfont, keep, sample_rate, tail_seconds, reverb, chorus, gain, bits)
-    _check(_c.lib.pianola_render_file(ctypes.byref(config), os.fsencode(output), int(overwrite)))
-
-
-def _driver(driver: Optional[str]) -> int:
-    """The pianola_driver for "alsa", "pipewire", "jack" or None (the default choice)."""
-    if driver not in _c.DRIVERS:
-        names = [repr(name) for name in _c.DRIVERS if name is not None]
-        raise ArgumentError(_c.ERROR_ARGUMENT, f"driver {driver!r}: use {', '.join(names)} or None")
-    return _c.DRIVERS[driver]
-
-
-def play_file(midi: Data, soundfont: Data, device: Optional[str] = None, *, driver: Optional[str] = None, sample_rate: int = 48000,
-              tail_seconds: float = 5.0, reverb: bool = True, chorus: bool = True, gain: float = 0.2) -> None:
-    """Plays a MIDI file once through `device` on `driver` ("alsa", "pipewire", "jack", or None
-    for what `pianola play` chooses); device None is the driver's default. Returns when it has ended."""
-    keep: list = []
-    config = _render_config(midi, soundfont, keep, sample_rate, tail_seconds, reverb, chorus, gain)
-    _check(_c.lib.pianola_play_file_driver(ctypes.byref(config), _driver(driver), device.encode() if device is not None else None))
 
 
 class _Loadable:
@@ -417,9 +273,12 @@ class Soundtrack:
                  sound_voices: int = 32, reverb: bool = True, chorus: bool = True, gain: float = 0.2):
         config = _c.SoundtrackConfig()
         _check(_c.lib.pianola_soundtrack_config_init(ctypes.byref(config)))
-        config.sample_rate, config.max_frames, config.polyphony, config.sound_voices = sample_rate, max_frames, polyphony, sound_voices
-        config.limiter, config.reverb, config.chorus, config.gain = int(limiter), int(reverb), int(chorus), gain
         self._live: Optional[ctypes.c_void_p] = None
+        config.sample_rate = _integer("sample_rate", sample_rate, 8000, 384000)
+        config.max_frames = _integer("max_frames", max_frames, 64, 65536)
+        config.polyphony = _integer("polyphony", polyphony, 1, 65535)
+        config.sound_voices = _integer("sound_voices", sound_voices, 1, 1024)
+        config.limiter, config.reverb, config.chorus, config.gain = int(limiter), int(reverb), int(chorus), _number("gain", gain, 0, 10)
         handle = ctypes.c_void_p()
         _check(_c.lib.pianola_soundtrack_create(ctypes.byref(config), ctypes.byref(handle)))
         self._live = handle

@@ -96,7 +96,22 @@ class RenderConfig(ctypes.Structure):
     """pianola_render_config."""
     _fields_ = [("struct_size", ctypes.c_uint32), ("midi", Source), ("soundfont", Source), ("sample_rate", ctypes.c_int32),
                 ("tail_seconds", ctypes.c_double), ("reverb", ctypes.c_int32), ("chorus", ctypes.c_int32),
-                ("gain", ctypes.c_float), ("bits", ctypes.c_int32)]
+                ("gain", ctypes.c_float), ("bits", ctypes.c_int32), ("loaded_soundfont", ctypes.c_void_p), ("synth", ctypes.c_int32),
+                ("transpose", ctypes.c_int32), ("from", ctypes.c_char_p), ("to", ctypes.c_char_p),
+                ("mute_tracks", ctypes.POINTER(ctypes.c_int32)), ("mute_track_count", ctypes.c_size_t),
+                ("solo_tracks", ctypes.POINTER(ctypes.c_int32)), ("solo_track_count", ctypes.c_size_t),
+                ("mute_channels", ctypes.c_uint32), ("solo_channels", ctypes.c_uint32), ("labels", ctypes.c_int32)]
+
+
+class NoteLabel(ctypes.Structure):
+    """pianola_note_label."""
+    _fields_ = [("start_frame", ctypes.c_int64), ("end_frame", ctypes.c_int64), ("channel", ctypes.c_int32), ("key", ctypes.c_int32),
+                ("velocity", ctypes.c_int32), ("program", ctypes.c_int32), ("bank", ctypes.c_int32)]
+
+
+class TrackInfo(ctypes.Structure):
+    """pianola_track_info."""
+    _fields_ = [("notes", ctypes.c_int64), ("channels", ctypes.c_uint32), ("name", ctypes.c_char * EVENT_TEXT_SIZE)]
 
 
 BUNDLED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libpianola.so.0")
@@ -133,6 +148,18 @@ def _load():
 
 
 lib = _load()
+
+
+def path() -> str:
+    """Where the libpianola this module loaded lives (as the process mapped it), or ""."""
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                if "libpianola.so" in line and "/" in line:
+                    return os.path.realpath(line[line.index("/"):].strip())
+    except OSError:
+        pass
+    return ""
 
 _handle = ctypes.c_void_p
 _out_handle = ctypes.POINTER(ctypes.c_void_p)
@@ -193,6 +220,11 @@ _signatures = {
     "pianola_renderer_max_frames": (_status, [_handle, _c.POINTER(_c.c_int64)]),
     "pianola_renderer_read": (_status, [_handle, _c.c_void_p, _c.c_size_t, _c.POINTER(_c.c_size_t)]),
     "pianola_renderer_destroy": (_status, [_handle]),
+    "pianola_renderer_labels": (_status, [_handle, _c.POINTER(NoteLabel), _c.c_size_t, _c.POINTER(_c.c_size_t)]),
+    "pianola_renderer_track_count": (_status, [_handle, _c.POINTER(_c.c_int32)]),
+    "pianola_renderer_track": (_status, [_handle, _c.c_int32, _c.POINTER(TrackInfo)]),
+    "pianola_soundfont_load": (_status, [_c.POINTER(Source), _c.c_int32, _out_handle]),
+    "pianola_soundfont_destroy": (_status, [_handle]),
 }
 for _name, (_restype, _argtypes) in _signatures.items():
     _function = getattr(lib, _name)

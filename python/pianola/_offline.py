@@ -1,0 +1,453 @@
+"""Songs rendered offline for data work: one song with its stems and note labels, or many on
+every core with one SoundFont load; songs given as paths, bytes, file objects or the objects
+of pretty_midi, mido and symusic; the audio shaped and normalized as asked."""
+import concurrent.futures
+import ctypes
+import os
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _library as _c
+from ._errors import ArgumentError, Data, FileError, _check, _source, driver as _driver, integer, number
+
+Song = Union[str, os.PathLike, bytes, bytearray, memoryview, object]
+"""A song: a path, its bytes, a binary file object, or an object that writes a MIDI file
+(pretty_midi.PrettyMIDI.write, mido.MidiFile.save, symusic.Score.dump_midi)."""
+
+LABEL_DTYPE = np.dtype([("start_frame", "<i8"), ("end_frame", "<i8"), ("channel", "<i4"), ("key", "<i4"),
+                        ("velocity", "<i4"), ("program", "<i4"), ("bank", "<i4")], align=True)
+"""A note label as `render(labels=True)` gives it: the frames (from the audio's first) the key
+was pressed and released on, its channel (1-16), key, velocity, and the channel's program and bank."""
+
+_SYNTHS = {None: 0, "pianola": 1, "fluidsynth": 2}
+_NORMALIZE = (None, "peak", "loudness")
+LOUDNESS_TARGET = -23.0
+"""What normalize="loudness" aims at, in LUFS: EBU R 128's programme loudness."""
+
+
+def default_soundfont() -> str:
+    """The project's own General MIDI SoundFont (pianola-gm.sf2), which plays when none is given:
+    the copy in this package, else the installed library's share/pianola/soundfonts. Raises a
+    FileError (FileNotFoundError) naming where it looked."""
+    places = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "pianola-gm.sf2")]
+    libdir = os.path.dirname(_c.path())
+    if libdir:   # PREFIX/lib or PREFIX/lib/MULTIARCH
+        places += [os.path.join(up, "share", "pianola", "soundfonts", "pianola-gm.sf2") for up in (os.path.dirname(libdir), os.path.dirname(os.path.dirname(libdir)))]
+    places.append("/usr/share/pianola/soundfonts/pianola-gm.sf2")
+    for place in places:
+        if os.path.isfile(place):
+            return place
+    from ._errors import PianolaFileNotFoundError
+    raise PianolaFileNotFoundError(_c.ERROR_FILE, f"no soundfont given, and the project's own pianola-gm.sf2 is in none of {', '.join(places)}; "
+                                                  "give soundfont=")
+
+
+def _song_data(midi: Song) -> Data:
+    """A song as a path or bytes: a file object read, an object that writes MIDI files asked to
+    write one (pretty_midi, mido, symusic: none of them imported here)."""
+    if isinstance(midi, (str, os.PathLike, bytes, bytearray, memoryview)):
+        return midi
+    if callable(getattr(midi, "read", None)):
+        data = midi.read()
+        if not isinstance(data, (bytes, bytearray)):
+            raise TypeError(f"midi: the file object gave {type(data).__name__}, not bytes; open it in binary mode ('rb')")
+        return bytes(data)
+    for method in ("write", "save", "dump_midi"):   # pretty_midi, mido, symusic
+        if callable(getattr(midi, method, None)):
+            with tempfile.TemporaryDirectory() as folder:
+                path = os.path.join(folder, "song.mid")
+                getattr(midi, method)(path)
+                with open(path, "rb") as written:
+                    return written.read()
+    raise TypeError(f"midi: give a path, bytes, a binary file object, or an object with write/save/dump_midi "
+                    f"(pretty_midi, mido, symusic), not {type(midi).__name__}")
+
+
+def _name_of(midi: Song) -> str:
+    """What messages call an in-memory song."""
+    if isinstance(midi, (bytes, bytearray, memoryview)):
+        return "midi"
+    name = getattr(midi, "name", None) or getattr(midi, "filename", None)
+    return os.path.basename(str(name)) if isinstance(name, (str, os.PathLike)) else f"{type(midi).__name__} song"
+
+
+def _tracks(name: str, tracks) -> List[int]:
+    """Track numbers counted from 1, as ints."""
+    chosen = [tracks] if isinstance(tracks, int) and not isinstance(tracks, bool) else list(tracks)
+    for track in chosen:
+        integer(f"{name} entries", track, 1, 65535)
+    return chosen
+
+
+def _mask(name: str, channels) -> int:
+    """Channels 1-16 as the C API's mask."""
+    chosen = [channels] if isinstance(channels, int) and not isinstance(channels, bool) else list(channels)
+    return sum(1 << (integer(f"{name} entries", channel, 1, 16) - 1) for channel in set(chosen))
+
+
+def _position(name: str, value) -> Optional[bytes]:
+    """A start or end: seconds (a number), or bar:beat text ("3:1")."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value.encode()
+    return repr(number(name, value, 0, 1e9)).encode()
+
+
+@dataclass
+class _Request:
+    """One render's choices, checked in Python's terms before any C call."""
+    sample_rate: int = 48000
+    start: Optional[bytes] = None
+    end: Optional[bytes] = None
+    transpose: int = 0
+    mute: List[int] = field(default_factory=list)
+    solo: List[int] = field(default_factory=list)
+    mute_channels: int = 0
+    solo_channels: int = 0
+    tail_seconds: float = 5.0
+    reverb: bool = True
+    chorus: bool = True
+    gain: float = 0.2
+    synth: int = 0
+
+    @staticmethod
+    def checked(sample_rate, start, end, transpose, mute, solo, mute_channels, solo_channels, tail_seconds, reverb, chorus,
+                gain, synth) -> "_Request":
+        if synth not in _SYNTHS:
+            raise ArgumentError(_c.ERROR_ARGUMENT, f"synth must be 'pianola', 'fluidsynth' or None, not {synth!r}")
+        return _Request(integer("sample_rate", sample_rate, 8000, 384000), _position("start", start), _position("end", end),
+                        integer("transpose", transpose, -48, 48), _tracks("mute", mute), _tracks("solo", solo),
+                        _mask("mute_channels", mute_channels), _mask("solo_channels", solo_channels),
+                        number("tail_seconds", tail_seconds, 0, 60), bool(reverb), bool(chorus), number("gain", gain, 0, 10), _SYNTHS[synth])
+
+    def config(self, midi: Data, name: str, soundfont, keep: list, labels: bool = False, solo: Optional[List[int]] = None,
+               solo_channels: Optional[int] = None, mute: Optional[List[int]] = None, bits: int = 16) -> _c.RenderConfig:
+        """The C config for `midi` through `soundfont` (a path or bytes, or a loaded handle),
+        with the solos and mutes given in place of the request's."""
+        config = _c.RenderConfig()
+        _check(_c.lib.pianola_render_config_init(ctypes.byref(config)))
+        config.midi = _source(midi, keep, name)
+        if isinstance(soundfont, ctypes.c_void_p):
+            config.loaded_soundfont = soundfont
+        else:
+            config.soundfont = _source(soundfont, keep, "soundfont")
+        config.sample_rate, config.tail_seconds, config.gain, config.bits = self.sample_rate, self.tail_seconds, self.gain, bits
+        config.reverb, config.chorus, config.synth, config.transpose = int(self.reverb), int(self.chorus), self.synth, self.transpose
+        config.labels = int(labels)
+        setattr(config, "from", self.start)   # a keyword in Python, a field in C
+        config.to = self.end
+        config.mute_channels = self.mute_channels
+        config.solo_channels = self.solo_channels if solo_channels is None else solo_channels
+        for array_name, tracks in (("mute_tracks", self.mute if mute is None else mute), ("solo_tracks", self.solo if solo is None else solo)):
+            array = (ctypes.c_int32 * max(1, len(tracks)))(*tracks)
+            keep.append(array)
+            setattr(config, array_name, ctypes.cast(array, ctypes.POINTER(ctypes.c_int32)))
+            setattr(config, array_name.replace("tracks", "track_count"), len(tracks))
+        return config
+
+
+class _Renderer:
+    """A pianola_renderer: read out whole, with its labels and its song's tracks."""
+
+    def __init__(self, config: _c.RenderConfig):
+        self.handle = ctypes.c_void_p()
+        _check(_c.lib.pianola_renderer_create(ctypes.byref(config), ctypes.byref(self.handle)))
+
+    def __enter__(self) -> "_Renderer":
+        return self
+
+    def __exit__(self, *_) -> None:
+        _c.lib.pianola_renderer_destroy(self.handle)
+
+    def read(self, progress: Optional[Callable[[float], None]] = None) -> np.ndarray:
+        most = ctypes.c_int64()
+        _check(_c.lib.pianola_renderer_max_frames(self.handle, ctypes.byref(most)))
+        audio = np.empty((most.value, 2), dtype=np.float32)
+        done, got = 0, ctypes.c_size_t()
+        while done < most.value:
+            chunk = min(1 << 16, most.value - done)
+            _check(_c.lib.pianola_renderer_read(self.handle, audio[done:].ctypes.data, chunk, ctypes.byref(got)))
+            if got.value == 0:
+                break
+            done += got.value
+            if progress:
+                progress(done / most.value)
+        return audio[:done].copy() if done < most.value else audio
+
+    def labels(self) -> np.ndarray:
+        count = ctypes.c_size_t()
+        _check(_c.lib.pianola_renderer_labels(self.handle, None, 0, ctypes.byref(count)))
+        array = (_c.NoteLabel * max(1, count.value))()
+        _check(_c.lib.pianola_renderer_labels(self.handle, array, count.value, ctypes.byref(count)))
+        return np.frombuffer(bytes(array), dtype=LABEL_DTYPE, count=count.value).copy()
+
+    def tracks(self) -> List[_c.TrackInfo]:
+        count = ctypes.c_int32()
+        _check(_c.lib.pianola_renderer_track_count(self.handle, ctypes.byref(count)))
+        infos = []
+        for track in range(1, count.value + 1):
+            info = _c.TrackInfo()
+            _check(_c.lib.pianola_renderer_track(self.handle, track, ctypes.byref(info)))
+            infos.append(info)
+        return infos
+
+
+@dataclass
+class Rendering:
+    """A render with what was asked besides the mix (`render(stems=..., labels=True)`)."""
+    audio: np.ndarray
+    """The mix, shaped as asked."""
+    sample_rate: int
+    """Frames a second."""
+    stems: Dict[int, np.ndarray] = field(default_factory=dict)
+    """stems="tracks" (or True): track number (from 1, as `pianola info` counts) → that track
+    alone; stems="channels": channel (1-16) → that channel alone. Each as long and shaped as the
+    mix, normalized by the mix's factor, so they add up to it."""
+    stem_names: Dict[int, str] = field(default_factory=dict)
+    """The tracks' names ("" if none), for track stems; "channel N" for channel stems."""
+    labels: Optional[np.ndarray] = None
+    """The notes played (labels=True): a structured array of LABEL_DTYPE, oldest first, on
+    the audio's frames."""
+    gain: float = 1.0
+    """The factor `normalize` applied (1 when not asked)."""
+
+
+def _shape(audio: np.ndarray, channels_first: bool, mono: bool) -> np.ndarray:
+    if mono:
+        audio = audio.mean(axis=1, dtype=np.float32)
+        return audio
+    return np.ascontiguousarray(audio.T) if channels_first else audio
+
+
+def _fit(audio: np.ndarray, frames: int) -> np.ndarray:
+    """`audio` cut or padded with silence to `frames` frames."""
+    if len(audio) >= frames:
+        return audio[:frames]
+    return np.concatenate([audio, np.zeros((frames - len(audio), 2), dtype=np.float32)])
+
+
+def loudness(audio: np.ndarray, sample_rate: int) -> float:
+    """The integrated loudness of float audio ((frames, 2), (frames,) or (channels, frames)
+    with channels_first) in LUFS, as ITU-R BS.1770-4 measures it: K-weighted, 400 ms blocks
+    overlapping by 75 %, gated at -70 LUFS and 10 LU below the ungated mean. -inf for silence
+    or audio shorter than a block."""
+    x = np.asarray(audio, dtype=np.float64)
+    if x.ndim == 1:
+        x = x[:, None]
+    elif x.shape[0] <= 8 and x.shape[1] > 8:   # channels first
+        x = x.T
+    frames = x.shape[0]
+    block, hop = int(round(0.4 * sample_rate)), int(round(0.1 * sample_rate))
+    if frames < block:
+        return float("-inf")
+    # The K-weighting's two biquads (a high shelf, then a high pass) applied as their
+    # response, on a length that leaves room for their ringing.
+    n = 1 << int(np.ceil(np.log2(frames + sample_rate)))
+    w = np.exp(-1j * np.pi * np.arange(n // 2 + 1) / (n // 2))
+
+    def response(b, a):
+        return (b[0] + b[1] * w + b[2] * w * w) / (a[0] + a[1] * w + a[2] * w * w)
+
+    k = response(*_shelf(sample_rate)) * response(*_high_pass(sample_rate))
+    weighted = np.fft.irfft(np.fft.rfft(x, n=n, axis=0) * k[:, None], n=n, axis=0)[:frames]
+    power = np.cumsum(np.vstack([np.zeros((1, x.shape[1])), weighted * weighted]), axis=0)
+    starts = np.arange(0, frames - block + 1, hop)
+    blocks = ((power[starts + block] - power[starts]) / block).sum(axis=1)
+    blocks = blocks[blocks > 0]
+    louds = -0.691 + 10 * np.log10(blocks) if len(blocks) else np.array([])
+    gated = blocks[louds > -70]
+    if len(gated) == 0:
+        return float("-inf")
+    relative = -0.691 + 10 * np.log10(gated.mean()) - 10
+    final = blocks[(louds > -70) & (louds > relative)]
+    return float(-0.691 + 10 * np.log10(final.mean()))
+
+
+def _shelf(rate: int):
+    """BS.1770's first stage, a high shelf of +4 dB above 1.7 kHz, designed for `rate` by the
+    bilinear transform (at 48 kHz it is the standard's table to 1e-8)."""
+    fc, gain_db, q = 1681.974450955533, 3.999843853973347, 0.7071752369554196
+    k = np.tan(np.pi * fc / rate)
+    vh = 10 ** (gain_db / 20)
+    vb = vh ** 0.4996667741545416
+    a0 = 1 + k / q + k * k
+    return ([(vh + vb * k / q + k * k) / a0, 2 * (k * k - vh) / a0, (vh - vb * k / q + k * k) / a0],
+            [1.0, 2 * (k * k - 1) / a0, (1 - k / q + k * k) / a0])
+
+
+def _high_pass(rate: int):
+    """BS.1770's second stage, a high pass at 38 Hz, for `rate`."""
+    fc, q = 38.13547087602444, 0.5003270373238773
+    k = np.tan(np.pi * fc / rate)
+    a0 = 1 + k / q + k * k
+    return [1.0, -2.0, 1.0], [1.0, 2 * (k * k - 1) / a0, (1 - k / q + k * k) / a0]
+
+
+def _gain(audio: np.ndarray, normalize: Optional[str], sample_rate: int) -> float:
+    """The factor `normalize` asks for: "peak" brings the peak to 1.0 (0 dBFS), "loudness" the
+    integrated loudness to LOUDNESS_TARGET (it may then peak above 1.0; the audio is float)."""
+    if normalize not in _NORMALIZE:
+        raise ArgumentError(_c.ERROR_ARGUMENT, f"normalize must be 'peak', 'loudness' or None, not {normalize!r}")
+    if normalize == "peak":
+        peak = float(np.abs(audio).max()) if audio.size else 0.0
+        return 1.0 / peak if peak > 0 else 1.0
+    if normalize == "loudness":
+        measured = loudness(audio, sample_rate)
+        return float(10 ** ((LOUDNESS_TARGET - measured) / 20)) if np.isfinite(measured) else 1.0
+    return 1.0
+
+
+def _render_one(midi: Song, soundfont, request: _Request, stems, labels: bool, channels_first: bool, mono: bool,
+                normalize: Optional[str], progress: Optional[Callable[[float], None]] = None):
+    """One song rendered as `render` describes; `soundfont` may be a loaded handle."""
+    if stems not in (False, True, "tracks", "channels"):
+        raise ArgumentError(_c.ERROR_ARGUMENT, f"stems must be True, 'tracks', 'channels' or False, not {stems!r}")
+    data, name = _song_data(midi), _name_of(midi)
+    keep: list = []
+    with _Renderer(request.config(data, name, soundfont, keep, labels=labels)) as renderer:
+        mix = renderer.read(progress)
+        label_array = renderer.labels() if labels else None
+        tracks = renderer.tracks() if stems else []
+    parts: Dict[int, np.ndarray] = {}
+    names: Dict[int, str] = {}
+    if stems in (True, "tracks"):
+        for number_, info in enumerate(tracks, start=1):
+            if info.notes == 0 or number_ in request.mute or (request.solo and number_ not in request.solo):
+                continue
+            with _Renderer(request.config(data, name, soundfont, keep, solo=[number_], mute=[], solo_channels=0)) as alone:
+                parts[number_] = _fit(alone.read(), len(mix))
+            names[number_] = info.name.decode("utf-8", "replace")
+    elif stems == "channels":
+        silenced = sorted(set(request.mute) | ({t for t in range(1, len(tracks) + 1)} - set(request.solo) if request.solo else set()))
+        used = 0   # the channels the tracks heard play on
+        for number_, info in enumerate(tracks, start=1):
+            used |= 0 if number_ in silenced else info.channels
+        for channel in range(1, 17):
+            bit = 1 << (channel - 1)
+            if not used & bit or request.mute_channels & bit or (request.solo_channels and not request.solo_channels & bit):
+                continue
+            with _Renderer(request.config(data, name, soundfont, keep, solo=[], mute=silenced, solo_channels=bit)) as alone:
+                parts[channel] = _fit(alone.read(), len(mix))
+            names[channel] = f"channel {channel}"
+    gain = _gain(mix, normalize, request.sample_rate)
+    shaped = _shape(mix * np.float32(gain) if gain != 1 else mix, channels_first, mono)
+    if not stems and not labels:
+        return shaped
+    return Rendering(shaped, request.sample_rate, {k: _shape(v * np.float32(gain) if gain != 1 else v, channels_first, mono) for k, v in parts.items()},
+                     names, label_array, gain)
+
+
+def render(midi: Song, soundfont: Optional[Data] = None, sample_rate: int = 48000, *, start=None, end=None, transpose: int = 0,
+           mute: Sequence[int] = (), solo: Sequence[int] = (), mute_channels: Sequence[int] = (), solo_channels: Sequence[int] = (),
+           stems: Union[bool, str] = False, labels: bool = False, channels_first: bool = False, mono: bool = False,
+           normalize: Optional[str] = None, synth: Optional[str] = None, tail_seconds: float = 5.0, reverb: bool = True,
+           chorus: bool = True, gain: float = 0.2):
+    """Renders a song through a SoundFont, faster than real time: the music (from `start` to
+    `end`: seconds, or "bar:beat" text), then until its notes have died (at most
+    `tail_seconds`). `soundfont` None is the project's own (default_soundfont()). Tracks
+    (from 1, as `pianola info` counts) and channels (1-16) can be muted or soloed; `transpose`
+    moves every channel but 10. Returns float32 audio shaped (frames, 2), or (2, frames) with
+    `channels_first`, or (frames,) with `mono`, scaled by `normalize` ("peak" or "loudness").
+    With `stems` ("tracks"/True or "channels") or `labels`, returns a Rendering holding the
+    mix, each track or channel alone, and the notes played on their frames."""
+    request = _Request.checked(sample_rate, start, end, transpose, mute, solo, mute_channels, solo_channels, tail_seconds,
+                               reverb, chorus, gain, synth)
+    return _render_one(midi, default_soundfont() if soundfont is None else soundfont, request, stems, bool(labels),
+                       bool(channels_first), bool(mono), normalize)
+
+
+class _Bar:
+    """A tqdm-style progress line on stderr: count, bar, rate and time left."""
+
+    def __init__(self, total: int):
+        self.total, self.started = total, time.monotonic()
+
+    def __call__(self, done: int, total: int, song) -> None:
+        elapsed = time.monotonic() - self.started
+        width = 30
+        filled = int(width * done / max(1, total))
+        left = elapsed / done * (total - done) if done else 0
+        sys.stderr.write(f"\rrender_many: {done}/{total} [{'#' * filled}{'.' * (width - filled)}] {elapsed:.1f} s, {left:.1f} s left ")
+        if done == total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def render_many(songs: Sequence[Song], soundfont: Optional[Data] = None, sample_rate: int = 48000, *, workers: Optional[int] = None,
+                progress: Union[bool, Callable[[int, int, Song], None], None] = None, errors: str = "raise", **options) -> list:
+    """Renders every song as `render` does (the same keyword options), loading the SoundFont
+    once and rendering on `workers` threads (default: every core). Returns the results in the
+    songs' order. `progress` is called as progress(done, total, song) after each song, or, when
+    True, draws a bar on stderr. With errors="return", a song that fails gives its exception in
+    its place instead of raising once the others are done."""
+    if errors not in ("raise", "return"):
+        raise ArgumentError(_c.ERROR_ARGUMENT, f"errors must be 'raise' or 'return', not {errors!r}")
+    songs = list(songs)
+    workers = integer("workers", workers if workers is not None else (os.cpu_count() or 1), 1, 1024)
+    known = {"start", "end", "transpose", "mute", "solo", "mute_channels", "solo_channels", "stems", "labels", "channels_first",
+             "mono", "normalize", "synth", "tail_seconds", "reverb", "chorus", "gain"}
+    if set(options) - known:
+        raise TypeError(f"render_many() got an unexpected keyword argument {sorted(set(options) - known)[0]!r}")
+    shaping = {key: options.pop(key) for key in ("stems", "labels", "channels_first", "mono", "normalize") if key in options}
+    request = _Request.checked(sample_rate, options.get("start"), options.get("end"), options.get("transpose", 0), options.get("mute", ()),
+                               options.get("solo", ()), options.get("mute_channels", ()), options.get("solo_channels", ()),
+                               options.get("tail_seconds", 5.0), options.get("reverb", True), options.get("chorus", True),
+                               options.get("gain", 0.2), options.get("synth"))
+    report = _Bar(len(songs)) if progress is True else (progress or None)
+    source = _source(default_soundfont() if soundfont is None else soundfont, [], "soundfont")
+    if not source.path:
+        raise ArgumentError(_c.ERROR_ARGUMENT, "render_many loads the SoundFont once from a path: give its path, not bytes")
+    font = ctypes.c_void_p()
+    _check(_c.lib.pianola_soundfont_load(ctypes.byref(source), request.synth, ctypes.byref(font)))
+    try:
+        results: list = [None] * len(songs)
+        with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = {pool.submit(_render_one, song, font, request, shaping.get("stems", False), bool(shaping.get("labels", False)),
+                                   bool(shaping.get("channels_first", False)), bool(shaping.get("mono", False)),
+                                   shaping.get("normalize")): i for i, song in enumerate(songs)}
+            first_error = None
+            for done, future in enumerate(concurrent.futures.as_completed(futures), start=1):
+                i = futures[future]
+                try:
+                    results[i] = future.result()
+                except Exception as problem:   # a song's own error: kept in its place, or raised after the rest
+                    results[i] = problem
+                    first_error = first_error or problem
+                if report:
+                    report(done, len(songs), songs[i])
+        if first_error is not None and errors == "raise":
+            raise first_error
+        return results
+    finally:
+        _c.lib.pianola_soundfont_destroy(font)
+
+
+def render_file(midi: Song, soundfont: Optional[Data], output: Union[str, os.PathLike], *, overwrite: bool = False, bits: int = 16,
+                sample_rate: int = 48000, tail_seconds: float = 5.0, reverb: bool = True, chorus: bool = True, gain: float = 0.2) -> None:
+    """Renders a song into an audio file (.wav, .flac, .ogg, .opus, .mp3 by its name), with
+    `bits` 16, 24 or 32 (float). An existing file is refused unless `overwrite`; `soundfont`
+    None is the project's own."""
+    request = _Request.checked(sample_rate, None, None, 0, (), (), (), (), tail_seconds, reverb, chorus, gain, None)
+    keep: list = []
+    config = request.config(_song_data(midi), _name_of(midi), default_soundfont() if soundfont is None else soundfont, keep,
+                            bits=integer("bits", bits, 16, 32))
+    status = _c.lib.pianola_render_file(ctypes.byref(config), os.fsencode(output), int(overwrite))
+    if status == _c.ERROR_FILE and not overwrite and os.path.exists(output):
+        raise FileError(status, _c.lib.pianola_last_error().decode("utf-8", "replace") + "; pass overwrite=True to replace it")
+    _check(status)
+
+
+def play_file(midi: Song, soundfont: Optional[Data] = None, device: Optional[str] = None, *, driver: Optional[str] = None,
+              sample_rate: int = 48000, tail_seconds: float = 5.0, reverb: bool = True, chorus: bool = True, gain: float = 0.2) -> None:
+    """Plays a song once through `device` on `driver` ("alsa", "pipewire", "jack", or None
+    for what `pianola play` chooses); device None is the driver's default. Returns when it has ended."""
+    request = _Request.checked(sample_rate, None, None, 0, (), (), (), (), tail_seconds, reverb, chorus, gain, None)
+    keep: list = []
+    config = request.config(_song_data(midi), _name_of(midi), default_soundfont() if soundfont is None else soundfont, keep)
+    _check(_c.lib.pianola_play_file_driver(ctypes.byref(config), _driver(driver), device.encode() if device is not None else None))
