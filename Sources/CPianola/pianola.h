@@ -771,6 +771,68 @@ pianola_status pianola_renderer_track(pianola_renderer *renderer, int32_t track,
 /** Frees the renderer. Any thread. */
 pianola_status pianola_renderer_destroy(pianola_renderer *renderer);
 
+/* ---------------------------------------------------------------- MIDI ports */
+
+/** Room for a port's address, client name and port name, each with its NUL. */
+#define PIANOLA_PORT_NAME_SIZE 128
+
+/** An ALSA sequencer port, as `pianola ports` lists it. */
+typedef struct pianola_midi_port {
+    /** "client:port", e.g. "14:0". */
+    char address[16];
+    /** The client's name ("Midi Through"). */
+    char client[PIANOLA_PORT_NAME_SIZE];
+    /** The port's name ("Midi Through Port-0"). */
+    char name[PIANOLA_PORT_NAME_SIZE];
+    /** Nonzero: it takes events (a song can be sent there). */
+    int32_t receives;
+    /** Nonzero: it gives events (a clock can be followed from there). */
+    int32_t sends;
+    /** Nonzero: a kernel client's port (a device, Midi Through). */
+    int32_t kernel;
+} pianola_midi_port;
+
+/** The sequencer's ports (none of Pianola's own): up to `capacity` into `ports`; `*count`
+    receives how many there are in all (capacity 0 to size the array). No sequencer
+    (/dev/snd/seq missing) is PIANOLA_ERROR_DEVICE. Any thread. */
+pianola_status pianola_midi_ports(pianola_midi_port *ports, size_t capacity, size_t *count);
+
+/** Where a song played with pianola_play_file_midi goes besides the synthesizer. Ports are
+    named as `pianola ports` lists them: "24:0", "Midi Through", "client:port". */
+typedef struct pianola_midi_config {
+    /** sizeof(pianola_midi_config), set by pianola_midi_config_init. */
+    uint32_t struct_size;
+    /** The port every track goes to that no route names, or NULL: the synthesizer. */
+    const char *port;
+    /** Routes, first match wins, as `pianola play --route`: "ch10=synth", "track2,ch3-4=24:0". */
+    const char *const *routes;
+    /** How many `routes`. */
+    size_t route_count;
+    /** Ports MIDI clock goes to (24 a quarter at the tempo played, Start/Stop/Continue/SPP). */
+    const char *const *clock_ports;
+    /** How many `clock_ports`. */
+    size_t clock_port_count;
+    /** Ports MIDI timecode goes to. */
+    const char *const *timecode_ports;
+    /** How many `timecode_ports`. */
+    size_t timecode_port_count;
+    /** The timecode's frames a second: 24, 25, 2997 (29.97 drop-frame) or 30 (default 30). */
+    int32_t timecode_rate;
+    /** A port whose MIDI clock the song follows (it waits for Start), or NULL. */
+    const char *follow_port;
+} pianola_midi_config;
+
+/** Fills `config` with the defaults (nothing to any port) and its struct_size. Any thread. */
+pianola_status pianola_midi_config_init(pianola_midi_config *config);
+
+/** Plays a song once as pianola_play_file_driver does, with `midi`'s ports: routed events go
+    to them in time with the audio, clock and timecode go out, a followed clock leads; when
+    nothing goes to the synthesizer, the song plays to the ports alone and no audio device is
+    opened. A malformed route or rate is PIANOLA_ERROR_ARGUMENT; no sequencer, or a port
+    that is not there, PIANOLA_ERROR_DEVICE (as an audio device that cannot be opened), each
+    with one line. Blocks until it has played out. Any thread. */
+pianola_status pianola_play_file_midi(const pianola_render_config *config, const pianola_midi_config *midi, pianola_driver driver, const char *device);
+
 #ifdef __cplusplus
 }
 #endif

@@ -67,7 +67,7 @@ public func pianolaRenderConfigInit(_ config: UnsafeMutablePointer<pianola_rende
 
 /// A render config read: the song, its font (a file, or one loaded once), the settings, the
 /// sample encoding, and whether notes are labelled.
-private struct RenderRequest {
+struct RenderRequest {
     let sequence: MusicSequence
     let font: Font
     let settings: SongGraph.Settings
@@ -77,6 +77,12 @@ private struct RenderRequest {
     enum Font {
         case file(FileSource)
         case loaded(LoadedSoundFont)
+    }
+
+    /// The font as a file, for playing through a device (a font loaded once is for renders).
+    func playableFont() throws(APIError) -> FileSource {
+        guard case .file(let font) = font else { throw .argument("loaded_soundfont is for offline renders; give soundfont to play a file") }
+        return font
     }
 
     /// A renderer of the request, recording labels if asked. Control thread.
@@ -122,7 +128,7 @@ private func channels(_ mask: UInt32, _ what: String) throws(APIError) -> Set<In
 }
 
 /// What a render config asks for.
-private func request(_ config: UnsafePointer<pianola_render_config>?) throws -> RenderRequest {
+func request(_ config: UnsafePointer<pianola_render_config>?) throws -> RenderRequest {
     let c = try required(config, "config").pointee
     // A config from before the 0.3.0 fields ends where they start; it is taken without them.
     let firstRelease = MemoryLayout<pianola_render_config>.offset(of: \pianola_render_config.loaded_soundfont)!
@@ -213,10 +219,8 @@ public func pianolaPlayFileDriver(_ config: UnsafePointer<pianola_render_config>
     status {
         let driver = try audioDriver(driver)
         let request = try request(config)
-        guard case .file(let font) = request.font else {
-            throw APIError.argument("loaded_soundfont is for offline renders; give soundfont to play a file")
-        }
-        try SongGraph.playThrough(request.sequence, soundFont: font, settings: request.settings, driver: driver, device: device.map { String(cString: $0) })
+        try SongGraph.playThrough(request.sequence, soundFont: try request.playableFont(), settings: request.settings, driver: driver,
+                                  device: device.map { String(cString: $0) })
     }
 }
 

@@ -75,19 +75,8 @@ struct MIDIPlayback: PlaybackSession {
     let follower: (any PlayerFollower)?
 
     init(sequence: MusicSequence, settings: SongGraph.Settings, midi: MIDIOptions.Opened) {
-        let routes = midi.routing.destinations(trackCount: sequence.tracks.count, synth: nil, external: midi.destinations)
-        player = Player(sequence: sequence, sampleRate: settings.sampleRate, destinations: routes.destinations, trackDestinations: routes.trackDestinations, sync: midi.sync)
         self.midi = midi
-        settings.configure(player, for: sequence)
-        let follower = midi.follower(for: player, sampleRate: settings.sampleRate)
-        self.follower = follower
-        if let follower {
-            midi.output.start(driving: SchedulerChain([follower, player]))
-            midi.startFollowing(follower, sampleRate: settings.sampleRate)
-        } else {
-            player.start()
-            midi.output.start(driving: player)
-        }
+        (player, follower) = midi.startPlaying(sequence, settings: settings)
     }
 
     func setVolume(_ gain: Float) {}

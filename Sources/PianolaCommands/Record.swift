@@ -94,7 +94,7 @@ struct Record: ParsableCommand {
             if play != nil {
                 // The song's events and the recording share one queue, so they share one clock.
                 midi = try MIDIOptions.open(client: client, sampleRate: SongGraph.Settings().sampleRate,
-                                             port: playTo.lowercased() == "synth" ? nil : playTo, virtual: false, routes: routes, sync: plan)
+                                             port: playTo.lowercased() == "synth" ? nil : playTo, routes: routes, sync: plan)
             }
             input = try SequencerInput(client: client, queue: midi?.output.queueID)
             try input.listen(to: source)

@@ -169,7 +169,8 @@ struct SongOptions: ParsableArguments {
                 continue
             }
             let selectors = try selectorText.split(separator: ",").map { part in
-                let rule = try MIDIOptions.rule(String(part), target: .synth, trackCount: trackCount, in: text, option: "--fx")
+                let rule: Routing.Rule
+                do { rule = try MIDIPortPlan.rule(String(part), target: .synth, trackCount: trackCount, in: text, option: "--fx") } catch let error as MIDIPortError { throw fail(error.description) }
                 return SongGraph.EffectBus.Selector(tracks: rule.tracks, channels: rule.channels)
             }
             if let index = buses.firstIndex(where: { $0.selectors == selectors }) {

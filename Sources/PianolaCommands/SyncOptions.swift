@@ -68,15 +68,3 @@ struct SyncOptions: ParsableArguments {
         return result
     }
 }
-
-extension SMPTERate {
-    /// The rate as `--mtc-rate` names it: 24, 25, 29.97df, 30.
-    var mtcName: String {
-        switch self {
-        case .fps24: "24"
-        case .fps25: "25"
-        case .fps29_97Drop: "29.97df"
-        case .fps30: "30"
-        }
-    }
-}

@@ -393,5 +393,26 @@ cat "$OUT/wait.out"
 [ $status = 0 ] && grep -q "^waiting for MIDI port 'VirMIDI 2-0' to appear (Ctrl-C stops)$" "$OUT/wait.out"
 check $? "play --wait-for-ports waits for a port that is not there yet, then plays (status 0)"
 
+# 13. C and Python reach MIDI ports through libpianola: each sends twinkle's first two bars
+#    (3:1, 4.8 s) to Midi Through, where aseqdump sees them arrive in the song's order.
+#    run.sh installed the library and a venv with numpy under $OUT and built the C program.
+for who in c python; do
+    aseqdump -p 14:0 > "$OUT/$who-through.txt" &
+    DUMP=$!
+    sleep 0.5
+    if [ $who = c ]; then
+        LD_LIBRARY_PATH="$OUT/prefix/lib" "$OUT/midi-through" soundfonts/pianola-test.sf2 songs/twinkle.mid > "$OUT/$who-through.out" 2>&1
+    else
+        LD_LIBRARY_PATH="$OUT/prefix/lib" PYTHONPATH=python "$OUT/venv/bin/python" Tests/alsa-vm/midi_through.py soundfonts/pianola-test.sf2 songs/twinkle.mid > "$OUT/$who-through.out" 2>&1
+    fi
+    status=$?
+    sleep 0.5
+    kill $DUMP
+    cat "$OUT/$who-through.out"
+    check $status "$who: lists Midi Through, refuses a port that is not there in one line, plays to 14:0"
+    $C aseqdump-matches-song "$OUT/$who-through.txt" songs/twinkle.mid 4.75
+    check $? "$who: aseqdump on 14:0 received the song's events in order"
+done
+
 echo "alsa-vm midi: $passed passed, $failed failed"
 [ "$failed" = 0 ]

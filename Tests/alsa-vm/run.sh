@@ -8,5 +8,11 @@ cd "$(dirname "$0")/../.."
 swift build --product pianola
 swift build --product sequencer-checks
 out=$(mktemp -d /tmp/pianola-vm.XXXXXX)
+# For C and Python reaching MIDI ports (in-vm-midi.sh, 9): the library under a prefix, the C
+# program built against it, a venv with numpy (the VM has no network).
+Tools/install-libpianola.sh "$out/prefix" > /dev/null
+cc -std=c99 -Wall -Wextra -Werror Tests/c-api/midi_through.c -I"$out/prefix/include" -L"$out/prefix/lib" -lpianola -o "$out/midi-through"
+python3 -m venv "$out/venv"
+"$out/venv/bin/pip" install -q --disable-pip-version-check numpy
 ALSAVM_OUT=$out ../shared/alsa-vm/run-in-alsa-vm.sh --timeout 900 --share "$out" --modprobe 'snd-seq-dummy ports=2' -- \
     sh -c 'sh Tests/alsa-vm/in-vm.sh; pcm=$?; sh Tests/alsa-vm/in-vm-midi.sh; midi=$?; [ $pcm = 0 ] && [ $midi = 0 ]'

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int checks, failures;
 
@@ -595,6 +596,43 @@ static void offline(void) {
 }
 
 /* Create, load from memory, play, render, destroy: over and over. */
+/* MIDI ports where this machine has no sequencer (the ALSA VM plays to Midi Through: see
+   midi_through.c): one line saying so, and the mistakes found before any port is looked for. */
+static void midi_ports(void) {
+    pianola_midi_port ports[8];
+    pianola_midi_config midi;
+    pianola_render_config config;
+    size_t count = 0;
+    FAILS(pianola_midi_ports(ports, 8, NULL), PIANOLA_ERROR_ARGUMENT, "count is NULL");
+    FAILS(pianola_midi_ports(NULL, 8, &count), PIANOLA_ERROR_ARGUMENT, "ports is NULL");
+    pianola_status listed = pianola_midi_ports(ports, 8, &count);
+    if (access("/dev/snd/seq", F_OK) == 0) CHECK(listed == PIANOLA_OK);
+    else FAILS(listed, PIANOLA_ERROR_DEVICE, "no ALSA sequencer: /dev/snd/seq is missing (load it: modprobe snd-seq)");
+    FAILS(pianola_midi_config_init(NULL), PIANOLA_ERROR_ARGUMENT, "config is NULL");
+    OK(pianola_midi_config_init(&midi));
+    CHECK(midi.struct_size == sizeof midi && midi.timecode_rate == 30 && midi.port == NULL);
+    OK(pianola_render_config_init(&config));
+    config.midi = path_source(song_path);
+    config.soundfont = path_source(font);
+    const char *routes[] = {"track9=14:0"}, *nothing[] = {NULL};
+    midi.routes = routes;
+    midi.route_count = 1;
+    FAILS(pianola_play_file_midi(&config, &midi, PIANOLA_DRIVER_ALSA, "null"), PIANOLA_ERROR_ARGUMENT,
+          "routes[0] track9=14:0: 'track9' is not a track of this song or range of them within 1-5");
+    midi.routes = nothing;
+    FAILS(pianola_play_file_midi(&config, &midi, PIANOLA_DRIVER_ALSA, "null"), PIANOLA_ERROR_ARGUMENT, "routes[0] is NULL");
+    midi.route_count = 0;
+    midi.timecode_rate = 29;
+    FAILS(pianola_play_file_midi(&config, &midi, PIANOLA_DRIVER_ALSA, "null"), PIANOLA_ERROR_ARGUMENT, "timecode_rate 29: use 24, 25, 2997");
+    midi.timecode_rate = 30;
+    midi.struct_size = 4;
+    FAILS(pianola_play_file_midi(&config, &midi, PIANOLA_DRIVER_ALSA, "null"), PIANOLA_ERROR_ARGUMENT, "pianola_midi_config.struct_size is 4");
+    OK(pianola_midi_config_init(&midi));
+    midi.port = "Midi Through";
+    if (access("/dev/snd/seq", F_OK) != 0)
+        FAILS(pianola_play_file_midi(&config, &midi, PIANOLA_DRIVER_ALSA, "null"), PIANOLA_ERROR_DEVICE, "no ALSA sequencer");
+}
+
 /* Reads a renderer to its end; returns the frames, the peak into *peak. */
 static size_t read_all(pianola_renderer *renderer, float *peak) {
     float *buffer = malloc(2 * 8192 * sizeof(float));
@@ -864,6 +902,7 @@ int main(int argc, char **argv) {
     FAILS(pianola_play(soundtrack, song, PIANOLA_NOW, NULL, 0, 0), PIANOLA_ERROR_HANDLE, "not a live pianola_soundtrack");
     offline();
     offline_choices();
+    midi_ports();
     where_the_music_is();
     cycles(cycle_count);
 

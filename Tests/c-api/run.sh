@@ -25,6 +25,8 @@ if ldd "$prefix/lib/libpianola.so" | grep -Ei 'swift|dispatch|BlocksRuntime|Foun
 fi
 echo "ldd libpianola.so: no Swift library"
 
+# The MIDI-port program the ALSA VM runs (Tests/alsa-vm/in-vm-midi.sh) compiles as strict C99 here too.
+cc -std=c99 -Wall -Wextra -pedantic -Werror $cflags Tests/c-api/midi_through.c $libs -o "$work/midi-through"
 cc -std=c99 -Wall -Wextra -Werror -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
     Tests/c-api/api_test.c $cflags $libs -lm -o "$work/api_test"
 swift build --product pianola >/dev/null

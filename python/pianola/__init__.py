@@ -23,11 +23,12 @@ from . import _library as _c
 from ._errors import (ArgumentError, BusyError, Data, DeviceError, FileError, HandleError, PianolaError, PianolaFileNotFoundError,
                       PianolaIsADirectoryError, PianolaPermissionError, StateError, _check, _source, driver as _driver,
                       integer as _integer, number as _number)
-from ._offline import LABEL_DTYPE, LOUDNESS_TARGET, Rendering, default_soundfont, loudness, play_file, render, render_file, render_many
+from ._offline import (LABEL_DTYPE, LOUDNESS_TARGET, MidiPort, Rendering, default_soundfont, loudness, midi_ports, play_file, render,
+                       render_file, render_many)
 
 __all__ = [
     "__version__", "version", "render", "render_file", "play_file", "render_many", "Rendering", "LABEL_DTYPE", "loudness",
-    "LOUDNESS_TARGET", "default_soundfont", "Soundtrack", "Song", "Sound", "BusEffect",
+    "LOUDNESS_TARGET", "default_soundfont", "midi_ports", "MidiPort", "Soundtrack", "Song", "Sound", "BusEffect",
     "PianolaError", "ArgumentError", "HandleError", "StateError", "FileError", "DeviceError", "BusyError",
     "Beat", "Bar", "Marker", "LoopWrapped", "Jumped", "Transitioned", "SongStarted", "SongStopped", "SongEnded", "Position", "SongLoaded", "SongLoadFailed", "SoundLoaded", "SoundLoadFailed",
 ]

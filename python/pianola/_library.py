@@ -85,6 +85,23 @@ class Position(ctypes.Structure):
                 ("tick", ctypes.c_int64), ("bpm", ctypes.c_double), ("section", ctypes.c_char * EVENT_TEXT_SIZE)]
 
 
+PORT_NAME_SIZE = 128
+
+
+class MidiPort(ctypes.Structure):
+    """pianola_midi_port."""
+    _fields_ = [("address", ctypes.c_char * 16), ("client", ctypes.c_char * PORT_NAME_SIZE), ("name", ctypes.c_char * PORT_NAME_SIZE),
+                ("receives", ctypes.c_int32), ("sends", ctypes.c_int32), ("kernel", ctypes.c_int32)]
+
+
+class MidiConfig(ctypes.Structure):
+    """pianola_midi_config."""
+    _fields_ = [("struct_size", ctypes.c_uint32), ("port", ctypes.c_char_p), ("routes", ctypes.POINTER(ctypes.c_char_p)),
+                ("route_count", ctypes.c_size_t), ("clock_ports", ctypes.POINTER(ctypes.c_char_p)), ("clock_port_count", ctypes.c_size_t),
+                ("timecode_ports", ctypes.POINTER(ctypes.c_char_p)), ("timecode_port_count", ctypes.c_size_t),
+                ("timecode_rate", ctypes.c_int32), ("follow_port", ctypes.c_char_p)]
+
+
 class TransitionRule(ctypes.Structure):
     """pianola_transition_rule."""
     _fields_ = [("name", ctypes.c_char_p), ("leave", ctypes.c_int32), ("leave_marker", ctypes.c_char_p),
@@ -225,6 +242,9 @@ _signatures = {
     "pianola_renderer_track": (_status, [_handle, _c.c_int32, _c.POINTER(TrackInfo)]),
     "pianola_soundfont_load": (_status, [_c.POINTER(Source), _c.c_int32, _out_handle]),
     "pianola_soundfont_destroy": (_status, [_handle]),
+    "pianola_midi_ports": (_status, [_c.POINTER(MidiPort), _c.c_size_t, _c.POINTER(_c.c_size_t)]),
+    "pianola_midi_config_init": (_status, [_c.POINTER(MidiConfig)]),
+    "pianola_play_file_midi": (_status, [_c.POINTER(RenderConfig), _c.POINTER(MidiConfig), _c.c_int32, _c.c_char_p]),
 }
 for _name, (_restype, _argtypes) in _signatures.items():
     _function = getattr(lib, _name)

@@ -443,11 +443,81 @@ def render_file(midi: Song, soundfont: Optional[Data], output: Union[str, os.Pat
     _check(status)
 
 
+@dataclass(frozen=True)
+class MidiPort:
+    """An ALSA sequencer port, as `pianola ports` lists it."""
+    address: str
+    """"client:port", e.g. "14:0"."""
+    client: str
+    """The client's name ("Midi Through")."""
+    name: str
+    """The port's name."""
+    receives: bool
+    """It takes events: a song can be sent there."""
+    sends: bool
+    """It gives events: a clock can be followed from there."""
+    kernel: bool
+    """A kernel client's port (a device, Midi Through)."""
+
+
+def midi_ports() -> List[MidiPort]:
+    """The sequencer's ports (none of Pianola's own). No sequencer raises a DeviceError."""
+    count = ctypes.c_size_t()
+    _check(_c.lib.pianola_midi_ports(None, 0, ctypes.byref(count)))
+    ports = (_c.MidiPort * max(1, count.value))()
+    _check(_c.lib.pianola_midi_ports(ports, count.value, ctypes.byref(count)))
+    text = lambda field: field.decode("utf-8", "replace")
+    return [MidiPort(text(p.address), text(p.client), text(p.name), bool(p.receives), bool(p.sends), bool(p.kernel))
+            for p in ports[:count.value]]
+
+
+_TIMECODE_RATES = {24: 24, 25: 25, 29.97: 2997, 30: 30}
+
+
+def _strings(name: str, values, keep: list):
+    """A C array of the strings `values` (a str alone is one), kept alive in `keep`."""
+    values = [values] if isinstance(values, str) else list(values)
+    for value in values:
+        if not isinstance(value, str):
+            raise TypeError(f"{name} entries must be str, not {type(value).__name__}")
+    array = (ctypes.c_char_p * max(1, len(values)))(*[value.encode() for value in values])
+    keep.append(array)
+    return array, len(values)
+
+
+def _midi_config(port, routes, clock, timecode, timecode_rate, follow, keep: list) -> _c.MidiConfig:
+    """The pianola_midi_config for play_file's MIDI options."""
+    config = _c.MidiConfig()
+    _check(_c.lib.pianola_midi_config_init(ctypes.byref(config)))
+    config.port = port.encode() if port is not None else None
+    config.follow_port = follow.encode() if follow is not None else None
+    config.routes, config.route_count = _strings("routes", routes, keep)
+    config.clock_ports, config.clock_port_count = _strings("clock", clock, keep)
+    config.timecode_ports, config.timecode_port_count = _strings("timecode", timecode, keep)
+    if timecode_rate not in _TIMECODE_RATES:
+        raise ArgumentError(_c.ERROR_ARGUMENT, f"timecode_rate must be 24, 25, 29.97 (drop-frame) or 30, not {timecode_rate!r}")
+    config.timecode_rate = _TIMECODE_RATES[timecode_rate]
+    return config
+
+
 def play_file(midi: Song, soundfont: Optional[Data] = None, device: Optional[str] = None, *, driver: Optional[str] = None,
-              sample_rate: int = 48000, tail_seconds: float = 5.0, reverb: bool = True, chorus: bool = True, gain: float = 0.2) -> None:
+              sample_rate: int = 48000, start=None, end=None, transpose: int = 0, mute: Sequence[int] = (), solo: Sequence[int] = (),
+              port: Optional[str] = None, routes: Sequence[str] = (), clock: Sequence[str] = (), timecode: Sequence[str] = (),
+              timecode_rate: float = 30, follow: Optional[str] = None, tail_seconds: float = 5.0, reverb: bool = True,
+              chorus: bool = True, gain: float = 0.2) -> None:
     """Plays a song once through `device` on `driver` ("alsa", "pipewire", "jack", or None
-    for what `pianola play` chooses); device None is the driver's default. Returns when it has ended."""
-    request = _Request.checked(sample_rate, None, None, 0, (), (), (), (), tail_seconds, reverb, chorus, gain, None)
+    for what `pianola play` chooses; device None is the driver's default) and returns when it
+    has ended. MIDI ports, named as `pianola ports` (or midi_ports()) lists them: `port` takes
+    every track no route names, `routes` as `pianola play --route` ("ch10=synth",
+    "track2=24:0"), `clock` and `timecode` ports get MIDI clock and timecode (at
+    `timecode_rate`), and `follow` is a port whose MIDI clock leads. When nothing goes to the
+    synthesizer, no audio device is opened."""
+    request = _Request.checked(sample_rate, start, end, transpose, mute, solo, (), (), tail_seconds, reverb, chorus, gain, None)
     keep: list = []
     config = request.config(_song_data(midi), _name_of(midi), default_soundfont() if soundfont is None else soundfont, keep)
-    _check(_c.lib.pianola_play_file_driver(ctypes.byref(config), _driver(driver), device.encode() if device is not None else None))
+    device_name = device.encode() if device is not None else None
+    if port is None and not routes and not clock and not timecode and follow is None:
+        _check(_c.lib.pianola_play_file_driver(ctypes.byref(config), _driver(driver), device_name))
+        return
+    ports = _midi_config(port, routes, clock, timecode, timecode_rate, follow, keep)
+    _check(_c.lib.pianola_play_file_midi(ctypes.byref(config), ctypes.byref(ports), _driver(driver), device_name))

@@ -233,6 +233,29 @@ func aseqdumpMatchesLog(dump: String, log: String) {
     print("aseqdump matches the recording: \(seen.count) events in the same order")
 }
 
+/// What aseqdump saw is the song before `end` seconds as the player sends it, in order:
+/// events at one instant in any order among themselves, instants in theirs (more after are
+/// allowed: the releases where the song was cut).
+func aseqdumpMatchesSong(dump: String, song: String, before end: Double) {
+    let seen = readAseqdump(dump)
+    let expected = expectedEvents(song).filter { $0.seconds < end }
+    guard seen.count >= expected.count else { die("aseqdump saw \(seen.count) events, the song has \(expected.count)") }
+    var i = 0
+    while i < expected.count {
+        var j = i
+        while j < expected.count && expected[j].seconds == expected[i].seconds { j += 1 }
+        var pool = Array(seen[i..<j])
+        for e in expected[i..<j] {
+            guard let k = pool.firstIndex(of: e.bytes) else {
+                die(String(format: "event %d at %.4f s: expected %@, aseqdump saw %@", i, e.seconds, hex(e.bytes), pool.map(hex).joined(separator: " | ")))
+            }
+            pool.remove(at: k)
+        }
+        i = j
+    }
+    print("aseqdump saw the song's \(expected.count) events in order")
+}
+
 /// Writes `sequence` as a Standard MIDI File at `path`.
 func write(_ sequence: MusicSequence, to path: String) {
     guard FileManager.default.createFile(atPath: path, contents: Data(sequence.midiFile().serialized())) else { die("\(path): cannot write") }
@@ -528,6 +551,8 @@ switch arguments.count > 1 ? arguments[1] : "" {
 case "round-trip" where arguments.count >= 6 && arguments[4] == "--to":
     let flags = Set(arguments.dropFirst(6))
     roundTrip(song: arguments[2], log: arguments[3], to: Double(arguments[5]) ?? 0, align: flags.contains("--align"), timing: !flags.contains("--content-only"))
+case "aseqdump-matches-song" where arguments.count == 5:
+    aseqdumpMatchesSong(dump: arguments[2], song: arguments[3], before: Double(arguments[4]) ?? 0)
 case "aseqdump-matches-log" where arguments.count == 4:
     aseqdumpMatchesLog(dump: arguments[2], log: arguments[3])
 case "onsets" where arguments.count == 4:
