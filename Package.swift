@@ -53,7 +53,7 @@ let package = Package(
         // pianola.h, the C API's hand-written header, as a module for the target that implements it.
         .systemLibrary(name: "CPianola"),
         // The C API: opaque handles, status codes and each thread's last error over `Pianola`; it only translates.
-        .target(name: "PianolaC", dependencies: ["CPianola", "Faults", "Pianola"]),
+        .target(name: "PianolaC", dependencies: ["CPianola", "Faults", "Pianola", "ALSA", "MIDI"]),
         // The public library product: a façade over the modules above.
         .target(name: "Pianola", dependencies: ["Faults", "Playback", "DSP", "LV2", "MIDI", "Sequencing", "Engine", "FluidSynth", "Synthesis", "SoundFontModel", "SoundFontSynth", "AudioFile", "Streaming", "ALSA", "JACK", "PipeWire"]),
         // libsndfile, wrapped: the only module that imports CSndFile.

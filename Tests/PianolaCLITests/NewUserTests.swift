@@ -328,7 +328,7 @@ struct NewUserTests {
         // The defaults: C's pianola_output_start and pianola_play_file and Python's driver=None.
         #expect(header.contains("pianola_output_start_driver on the driver `pianola play` chooses (PIANOLA_DRIVER_DEFAULT)"))
         #expect(header.contains("pianola_play_file_driver on the driver `pianola play` chooses (PIANOLA_DRIVER_DEFAULT)"))
-        let module = try String(contentsOf: root.appendingPathComponent("python/pianola/__init__.py"), encoding: .utf8)
+        let module = try ["__init__.py", "_offline.py"].map { try String(contentsOf: root.appendingPathComponent("python/pianola/\($0)"), encoding: .utf8) }.joined()
         #expect(module.matches(of: /driver: Optional\[str\] = None/).count == 2 && !module.contains("driver: Optional[str] = \""))
         let help = try CLIRun.pianola("play", "--help").stdout.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "  ", with: " ")
         for driver in AudioDriver.allCases { #expect(help.contains(driver.rawValue), "\(driver) is missing from play's --driver help") }

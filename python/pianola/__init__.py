@@ -15,7 +15,7 @@ library's one-line message raised as a `PianolaError`.
 import ctypes
 import os
 from dataclasses import dataclass
-from typing import Optional, Sequence, Union
+from typing import NamedTuple, Optional, Sequence, Union
 
 import numpy as np
 
@@ -28,7 +28,7 @@ from ._offline import (LABEL_DTYPE, LOUDNESS_TARGET, MidiPort, Rendering, defaul
 
 __all__ = [
     "__version__", "version", "render", "render_file", "play_file", "render_many", "Rendering", "LABEL_DTYPE", "loudness",
-    "LOUDNESS_TARGET", "default_soundfont", "midi_ports", "MidiPort", "Soundtrack", "Song", "Sound", "BusEffect",
+    "LOUDNESS_TARGET", "default_soundfont", "midi_ports", "MidiPort", "Meters", "Soundtrack", "Song", "Sound", "BusEffect",
     "PianolaError", "ArgumentError", "HandleError", "StateError", "FileError", "DeviceError", "BusyError",
     "Beat", "Bar", "Marker", "LoopWrapped", "Jumped", "Transitioned", "SongStarted", "SongStopped", "SongEnded", "Position", "SongLoaded", "SongLoadFailed", "SoundLoaded", "SoundLoadFailed",
 ]
@@ -265,6 +265,14 @@ class SoundLoadFailed(_SoundEvent):
     reason: str
 
 
+class Meters(NamedTuple):
+    """A render's level (Soundtrack.meters()), linear: 1.0 is full scale."""
+    peak: float
+    """The largest sample, either channel."""
+    rms: float
+    """The root mean square over both channels."""
+
+
 class Soundtrack:
     """A game's music, as pianola.h's pianola_soundtrack: songs switched and crossfaded on the
     beat, bar or a marker, loops, layers, effects, events, and the audio they make (pulled with
@@ -499,12 +507,11 @@ class Soundtrack:
         return Position(self._songs.get(p.song), p.sample_time, p.song_frame, p.seconds, p.tick, p.bar, p.beat, p.beat_fraction,
                         p.beats_per_bar, p.beat_unit, p.bpm, p.section.decode("utf-8", "replace") or None)
 
-    @property
-    def meters(self) -> tuple:
-        """(peak, rms) of the last render."""
+    def meters(self) -> Meters:
+        """The last render's level: Meters(peak, rms), linear (1.0 is full scale)."""
         peak, rms = ctypes.c_float(), ctypes.c_float()
         _check(_c.lib.pianola_meters(self._handle, ctypes.byref(peak), ctypes.byref(rms)))
-        return peak.value, rms.value
+        return Meters(peak.value, rms.value)
 
     def poll_events(self, limit: int = 256) -> list:
         """What happened since the last call, oldest first, at most `limit` events."""
