@@ -57,7 +57,7 @@ typedef int32_t pianola_status;
 enum {
     PIANOLA_OK = 0,
     /** A NULL pointer where one is needed, a value out of its range, a wrong struct_size,
-        or a name the song does not have (a layer, a marker). */
+        a malformed route or position, or a name the song does not have (a layer, a marker). */
     PIANOLA_ERROR_ARGUMENT = -1,
     /** A handle that is NULL, unknown, destroyed, or of another kind. */
     PIANOLA_ERROR_HANDLE = -2,
@@ -68,9 +68,11 @@ enum {
     /** A file or bytes that cannot be read or are not what they should be (MIDI file,
         SoundFont, audio file), or an output file that cannot be written. */
     PIANOLA_ERROR_FILE = -4,
-    /** An audio device that cannot be opened, fails, or will not take the format. */
+    /** An audio device that cannot be opened, fails, or will not take the format; no ALSA
+        sequencer, or a MIDI port that is not there. */
     PIANOLA_ERROR_DEVICE = -5,
-    /** A queue to the audio side is full (256 sound starts waiting): pull audio, then try again. */
+    /** A queue to the audio side is full (256 sound starts waiting): pull audio, then try
+        again; or a million handles are live. */
     PIANOLA_ERROR_BUSY = -6
 };
 

@@ -154,7 +154,7 @@ extension Soundtrack {
         guard pan.isFinite, (-1...1).contains(pan) else { throw SoundtrackError(.argument, "pan \(pan): use −1 (left) to 1 (right)") }
         try state.withLock { state throws(SoundtrackError) in
             guard soundEffects.play(sound, at: try startTime(for: moment, state: state), volume: volume, pan: pan) else {
-                throw SoundtrackError(.busy, "\(effect.name): 256 effect starts already wait for the audio; is it being pulled?")
+                throw SoundtrackError(.busy, "\(effect.name): 256 sound starts already wait for the audio; pull audio (render), then try again")
             }
         }
     }

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int checks, failures;
@@ -596,6 +597,124 @@ static void offline(void) {
 }
 
 /* Create, load from memory, play, render, destroy: over and over. */
+/* pianola.h's status codes walked case by case, in the words the header lists them under
+   each code: every case returns the code documented for it. */
+static void documented_codes(void) {
+    pianola_soundtrack_config config;
+    pianola_soundtrack *soundtrack = NULL;
+    pianola_song_config song_config;
+    pianola_song *song = NULL, *loading = NULL, *broken = NULL;
+    pianola_sound *sound = NULL;
+    pianola_render_config render;
+    float rms = 0, buffer[2 * 64];
+    char fifo[4096], out[4096];
+    OK(pianola_soundtrack_config_init(&config));
+    OK(pianola_soundtrack_create(&config, &soundtrack));
+    pianola_song_config_init(&song_config);
+    song_config.midi = path_source("songs/town.mid");
+    song_config.soundfont = path_source(font);
+    OK(pianola_song_load(soundtrack, &song_config, &song));
+    OK(pianola_song_wait(song));
+
+    /* ARGUMENT: a NULL pointer, a value out of range, a wrong struct_size, a malformed route or
+       position, a name the song does not have (a layer, a marker). */
+    FAILS(pianola_meters(soundtrack, NULL, &rms), PIANOLA_ERROR_ARGUMENT, "peak is NULL");
+    FAILS(pianola_set_tempo(soundtrack, 0), PIANOLA_ERROR_ARGUMENT, "tempo 0%");
+    config.struct_size = 3;
+    FAILS(pianola_soundtrack_create(&config, &soundtrack), PIANOLA_ERROR_ARGUMENT, "struct_size is 3");
+    pianola_render_config_init(&render);
+    render.midi = path_source("songs/town.mid");
+    render.soundfont = path_source(font);
+    render.from = "1:9";
+    pianola_renderer *renderer = NULL;
+    FAILS(pianola_renderer_create(&render, &renderer), PIANOLA_ERROR_ARGUMENT, "from \"1:9\"");
+    OK(pianola_play(soundtrack, song, PIANOLA_NOW, NULL, 0, 0));
+    FAILS(pianola_set_layer(soundtrack, "Kazoo", 1, 0, PIANOLA_NOW, NULL), PIANOLA_ERROR_ARGUMENT, "no layer 'Kazoo' (it has none)");
+    FAILS(pianola_play(soundtrack, song, PIANOLA_AT_MARKER, "nope", 0, 0), PIANOLA_ERROR_ARGUMENT,
+          "has no marker 'nope' (markers: loopStart, verse, loopEnd)");
+
+    /* HANDLE: NULL, unknown, destroyed, or of another kind. */
+    FAILS(pianola_play(NULL, song, PIANOLA_NOW, NULL, 0, 0), PIANOLA_ERROR_HANDLE, "pianola_soundtrack handle is NULL");
+    FAILS(pianola_play((pianola_soundtrack *)(uintptr_t)0x12345, song, PIANOLA_NOW, NULL, 0, 0), PIANOLA_ERROR_HANDLE, "not a live");
+    FAILS(pianola_play((pianola_soundtrack *)song, song, PIANOLA_NOW, NULL, 0, 0), PIANOLA_ERROR_HANDLE, "not a live pianola_soundtrack");
+
+    /* STATE: a song still loading or failed, no song playing, a marker not reached again, the
+       output already running or not running, a render while Pianola's own output plays. */
+    snprintf(fifo, sizeof fifo, "%s/loading.mid", scratch);
+    CHECK(mkfifo(fifo, 0600) == 0);   /* the loader waits on it until a writer comes */
+    song_config.midi = path_source(fifo);
+    OK(pianola_song_load(soundtrack, &song_config, &loading));
+    FAILS(pianola_play(soundtrack, loading, PIANOLA_NOW, NULL, 0, 0), PIANOLA_ERROR_STATE, "is still loading");
+    size_t town_size;
+    void *town = read_file("songs/town.mid", &town_size);
+    FILE *writer = fopen(fifo, "wb");
+    CHECK(writer != NULL && fwrite(town, 1, town_size, writer) == town_size);
+    fclose(writer);
+    free(town);
+    OK(pianola_song_wait(loading));
+    song_config.midi = bytes_source("junk", 4, "junk.mid");
+    OK(pianola_song_load(soundtrack, &song_config, &broken));
+    FAILS(pianola_song_wait(broken), PIANOLA_ERROR_FILE, "junk.mid");
+    FAILS(pianola_play(soundtrack, broken, PIANOLA_NOW, NULL, 0, 0), PIANOLA_ERROR_STATE, "did not load");
+    OK(pianola_stop(soundtrack, PIANOLA_NOW, NULL, 0));
+    OK(pianola_render_f32(soundtrack, buffer, 64));
+    FAILS(pianola_jump(soundtrack, "verse", PIANOLA_NEXT_BAR, NULL), PIANOLA_ERROR_STATE, "no song is playing");
+    pianola_song *once = NULL;   /* town without its loop: past its verse marker, it does not come again */
+    song_config.midi = path_source("songs/town.mid");
+    song_config.loop = 0;
+    OK(pianola_song_load(soundtrack, &song_config, &once));
+    OK(pianola_song_wait(once));
+    OK(pianola_play(soundtrack, once, PIANOLA_NOW, NULL, 0, 0));
+    float *past = malloc(2 * 48000 * 3 * sizeof(float));
+    OK(pianola_render_f32(soundtrack, past, 48000 * 3));
+    free(past);
+    FAILS(pianola_stop(soundtrack, PIANOLA_AT_MARKER, "verse", 0), PIANOLA_ERROR_STATE, "does not reach a marker 'verse' again");
+    OK(pianola_song_destroy(once));
+    FAILS(pianola_output_stop(soundtrack), PIANOLA_ERROR_STATE, "not running");
+    OK(pianola_output_start_driver(soundtrack, PIANOLA_DRIVER_ALSA, "null", 256, 3));
+    FAILS(pianola_output_start_driver(soundtrack, PIANOLA_DRIVER_ALSA, "null", 256, 3), PIANOLA_ERROR_STATE, "already");
+    FAILS(pianola_render_f32(soundtrack, buffer, 64), PIANOLA_ERROR_STATE, "own output");
+    OK(pianola_output_stop(soundtrack));
+
+    /* FILE: a file or bytes that cannot be read or are not what they should be, an output file
+       that cannot be written. */
+    render.from = NULL;
+    render.soundfont = path_source("/nonexistent.sf2");
+    FAILS(pianola_renderer_create(&render, &renderer), PIANOLA_ERROR_FILE, "/nonexistent.sf2");
+    render.soundfont = path_source(font);
+    render.tail_seconds = 0;
+    render.to = "2:1";
+    snprintf(out, sizeof out, "%s/no/such/folder/out.wav", scratch);
+    FAILS(pianola_render_file(&render, out, 0), PIANOLA_ERROR_FILE, "out.wav");
+
+    /* DEVICE: an audio device that cannot be opened; no ALSA sequencer, or a MIDI port not there. */
+    FAILS(pianola_output_start_driver(soundtrack, PIANOLA_DRIVER_ALSA, "no-such-device", 0, 0), PIANOLA_ERROR_DEVICE, "no-such-device");
+    pianola_midi_port port;
+    size_t count = 0;
+    pianola_status sequencer = pianola_midi_ports(&port, 1, &count);
+    CHECK(access("/dev/snd/seq", F_OK) == 0 ? sequencer == PIANOLA_OK : sequencer == PIANOLA_ERROR_DEVICE);
+
+    /* BUSY: 256 sound starts waiting (the audio side takes them as it renders). */
+    pianola_source click = path_source(effect_path);
+    OK(pianola_sound_load(soundtrack, &click, &sound));
+    OK(pianola_sound_wait(sound));
+    pianola_status started = PIANOLA_OK;
+    int starts = 0;
+    while (started == PIANOLA_OK && starts < 1000) {
+        started = pianola_play_sound(soundtrack, sound, PIANOLA_NOW, NULL, 1, 0);
+        starts += started == PIANOLA_OK;
+    }
+    CHECK(started == PIANOLA_ERROR_BUSY && starts == 256 && strstr(pianola_last_error(), "256 sound starts already wait for the audio; pull audio") != NULL);
+    OK(pianola_render_f32(soundtrack, buffer, 64));
+    OK(pianola_play_sound(soundtrack, sound, PIANOLA_NOW, NULL, 1, 0));
+
+    OK(pianola_sound_destroy(sound));
+    OK(pianola_song_destroy(song));
+    OK(pianola_song_destroy(loading));
+    OK(pianola_song_destroy(broken));
+    OK(pianola_soundtrack_destroy(soundtrack));
+}
+
 /* MIDI ports where this machine has no sequencer (the ALSA VM plays to Midi Through: see
    midi_through.c): one line saying so, and the mistakes found before any port is looked for. */
 static void midi_ports(void) {
@@ -902,6 +1021,7 @@ int main(int argc, char **argv) {
     FAILS(pianola_play(soundtrack, song, PIANOLA_NOW, NULL, 0, 0), PIANOLA_ERROR_HANDLE, "not a live pianola_soundtrack");
     offline();
     offline_choices();
+    documented_codes();
     midi_ports();
     where_the_music_is();
     cycles(cycle_count);
