@@ -413,6 +413,23 @@ for who in c python; do
     $C aseqdump-matches-song "$OUT/$who-through.txt" songs/twinkle.mid 4.75
     check $? "$who: aseqdump on 14:0 received the song's events in order"
 done
+# Python again, with MIDI clock and 25 fps timecode to 14:1: two bars at 100 bpm are 8 quarters,
+# 192 clocks, between a Start and a Stop; 4.8 s of quarter frames at 100 a second.
+aseqdump -p 14:1 > "$OUT/sync-through.txt" &
+DUMP=$!
+sleep 0.5
+aseqdump -p 14:0 > /dev/null &
+THROUGH=$!
+LD_LIBRARY_PATH="$OUT/prefix/lib" PYTHONPATH=python "$OUT/venv/bin/python" Tests/alsa-vm/midi_through.py soundfonts/pianola-test.sf2 songs/twinkle.mid 14:1 > "$OUT/sync-through.out" 2>&1
+status=$?
+sleep 0.5
+kill $DUMP $THROUGH
+clocks=$(grep -c " Clock" "$OUT/sync-through.txt")
+quarters=$(grep -c "MTC quarter frame\|Quarter frame" "$OUT/sync-through.txt")
+echo "python: $clocks clocks, $quarters quarter frames on 14:1"
+[ $status = 0 ] && grep -q " Start" "$OUT/sync-through.txt" && grep -q " Stop" "$OUT/sync-through.txt" \
+    && [ "$clocks" -ge 190 ] && [ "$clocks" -le 194 ] && [ "$quarters" -ge 450 ] && [ "$quarters" -le 490 ]
+check $? "python: play_file(clock=, timecode=) sends Start, 192 clocks, Stop and 25 fps quarter frames to 14:1"
 
 echo "alsa-vm midi: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -3,7 +3,7 @@ ports, checks a port that is not there, then plays the song's first two bars to 
 Through" alone. Run in the ALSA VM with aseqdump listening on 14:0 (in-vm-midi.sh checks
 what arrived).
 
-    python3 midi_through.py FONT.sf2 SONG.mid
+    python3 midi_through.py FONT.sf2 SONG.mid [SYNC_PORT]
 """
 import sys
 
@@ -22,3 +22,6 @@ except pianola.DeviceError as error:
 print("ok: a port that is not there is a DeviceError listing the ports")
 pianola.play_file(song, font, port="Midi Through", end="3:1")
 print("ok: the song's first two bars played to Midi Through")
+if len(sys.argv) > 3:   # then with MIDI clock and timecode to the second port, where another aseqdump listens
+    pianola.play_file(song, font, port="Midi Through", clock=[sys.argv[3]], timecode=[sys.argv[3]], timecode_rate=25, end="3:1")
+    print(f"ok: played again with clock and timecode to {sys.argv[3]}")
