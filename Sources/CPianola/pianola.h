@@ -112,6 +112,19 @@ typedef struct pianola_source {
 
 /* ---------------------------------------------------------------- The soundtrack */
 
+/** Which synthesizer plays songs: a soundtrack's, an offline render's. */
+typedef int32_t pianola_synth;
+
+enum {
+    /** The default: libfluidsynth, as `pianola render` chooses today. */
+    PIANOLA_SYNTH_DEFAULT = 0,
+    /** Pianola's own engine: every event on its exact frame (SF2 and SF3; a DLS bank goes to
+        libfluidsynth). */
+    PIANOLA_SYNTH_PIANOLA = 1,
+    /** libfluidsynth: events on the nearest 64-frame block edge; also plays DLS banks. */
+    PIANOLA_SYNTH_FLUIDSYNTH = 2
+};
+
 /** How a soundtrack renders. */
 typedef struct pianola_soundtrack_config {
     /** sizeof(pianola_soundtrack_config), set by pianola_soundtrack_config_init. */
@@ -133,6 +146,9 @@ typedef struct pianola_soundtrack_config {
     int32_t chorus;
     /** The synthesizers' output gain, 0 to 10 (default 0.2, FluidSynth's). */
     float gain;
+    /* Came in 0.3.0; a config of 0.2.0, ending here, is still taken. */
+    /** The synthesizer the songs play on (default PIANOLA_SYNTH_DEFAULT). */
+    pianola_synth synth;
 } pianola_soundtrack_config;
 
 /** Fills `config` with the defaults and its struct_size. Any thread. */
@@ -630,19 +646,6 @@ pianola_status pianola_output_start(pianola_soundtrack *soundtrack, const char *
 pianola_status pianola_output_stop(pianola_soundtrack *soundtrack);
 
 /* ---------------------------------------------------------------- Offline: one song */
-
-/** Which synthesizer plays a song offline. */
-typedef int32_t pianola_synth;
-
-enum {
-    /** The default: libfluidsynth, as `pianola render` chooses today. */
-    PIANOLA_SYNTH_DEFAULT = 0,
-    /** Pianola's own engine: every event on its exact frame (SF2 and SF3; a DLS bank goes to
-        libfluidsynth). */
-    PIANOLA_SYNTH_PIANOLA = 1,
-    /** libfluidsynth: events on the nearest 64-frame block edge; also plays DLS banks. */
-    PIANOLA_SYNTH_FLUIDSYNTH = 2
-};
 
 /** Loads the SoundFont at `source`'s path (bytes are refused: give a path) once, for the
     engine `synth`, to share between renders (pianola_render_config.loaded_soundfont), which

@@ -97,16 +97,6 @@ struct RenderRequest {
     }
 }
 
-/// The engine a pianola_synth names.
-private func engine(_ synth: pianola_synth) throws(APIError) -> SynthesisEngine {
-    switch synth {
-    case pianola_synth(PIANOLA_SYNTH_DEFAULT): return SongGraph.Settings().engine
-    case pianola_synth(PIANOLA_SYNTH_PIANOLA): return .pianola
-    case pianola_synth(PIANOLA_SYNTH_FLUIDSYNTH): return .fluidsynth
-    default: throw .argument("synth \(synth): use PIANOLA_SYNTH_DEFAULT, PIANOLA_SYNTH_PIANOLA or PIANOLA_SYNTH_FLUIDSYNTH")
-    }
-}
-
 /// Tracks counted from 1 (`count` of them at `tracks`, the field `what`), as 0-based indices of `sequence`'s.
 private func tracks(_ tracks: UnsafePointer<Int32>?, _ count: Int, _ what: String, of sequence: MusicSequence) throws(APIError) -> Set<Int> {
     guard count == 0 || tracks != nil, (0...65_535).contains(count) else { throw .argument("\(what): give \(what)_count (0 to 65535) tracks") }

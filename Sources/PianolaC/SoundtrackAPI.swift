@@ -59,7 +59,7 @@ public func pianolaSoundtrackConfigInit(_ config: UnsafeMutablePointer<pianola_s
             struct_size: UInt32(MemoryLayout<pianola_soundtrack_config>.size), sample_rate: Int32(defaults.sampleRate),
             max_frames: Int32(defaults.maxFrames), limiter: defaults.limiter ? 1 : 0, polyphony: Int32(defaults.synthesizer.polyphony),
             sound_voices: Int32(defaults.soundEffectVoices), reverb: defaults.synthesizer.reverb ? 1 : 0,
-            chorus: defaults.synthesizer.chorus ? 1 : 0, gain: Float(defaults.synthesizer.gain))
+            chorus: defaults.synthesizer.chorus ? 1 : 0, gain: Float(defaults.synthesizer.gain), synth: pianola_synth(PIANOLA_SYNTH_DEFAULT))
     }
 }
 
@@ -69,8 +69,13 @@ public func pianolaSoundtrackCreate(_ config: UnsafePointer<pianola_soundtrack_c
     status {
         let c = try required(config, "config").pointee
         let out = try required(out, "soundtrack")
-        try checkSize(c.struct_size, of: "pianola_soundtrack_config", is: MemoryLayout<pianola_soundtrack_config>.size)
+        // A config from before the synth field ends where it starts; it is taken without it.
+        let firstRelease = MemoryLayout<pianola_soundtrack_config>.offset(of: \pianola_soundtrack_config.synth)!
+        if Int(c.struct_size) != firstRelease {
+            try checkSize(c.struct_size, of: "pianola_soundtrack_config", is: MemoryLayout<pianola_soundtrack_config>.size)
+        }
         var configuration = Soundtrack.Configuration()
+        if Int(c.struct_size) != firstRelease { configuration.engine = try engine(c.synth) }
         configuration.sampleRate = try inRange(c.sample_rate, 8_000...384_000, "sample_rate")
         configuration.maxFrames = try inRange(c.max_frames, 64...65_536, "max_frames")
         configuration.limiter = c.limiter != 0

@@ -156,3 +156,13 @@ extension pianola_source {
         }
     }
 }
+
+/// The engine a pianola_synth names.
+func engine(_ synth: pianola_synth) throws(APIError) -> SynthesisEngine {
+    switch synth {
+    case pianola_synth(PIANOLA_SYNTH_DEFAULT): return SongGraph.Settings().engine
+    case pianola_synth(PIANOLA_SYNTH_PIANOLA): return .pianola
+    case pianola_synth(PIANOLA_SYNTH_FLUIDSYNTH): return .fluidsynth
+    default: throw .argument("synth \(synth): use PIANOLA_SYNTH_DEFAULT, PIANOLA_SYNTH_PIANOLA or PIANOLA_SYNTH_FLUIDSYNTH")
+    }
+}

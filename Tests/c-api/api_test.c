@@ -107,6 +107,14 @@ static pianola_soundtrack *soundtrack_configs(void) {
     FAILS(pianola_soundtrack_create(&config, &soundtrack), PIANOLA_ERROR_ARGUMENT, "gain");
     CHECK(soundtrack == NULL);
     OK(pianola_soundtrack_config_init(&config));
+    CHECK(config.synth == PIANOLA_SYNTH_DEFAULT);
+    config.synth = 9;
+    FAILS(pianola_soundtrack_create(&config, &soundtrack), PIANOLA_ERROR_ARGUMENT, "synth 9");
+    config.struct_size = offsetof(pianola_soundtrack_config, synth);   /* a 0.2.0 config */
+    OK(pianola_soundtrack_create(&config, &soundtrack));
+    OK(pianola_soundtrack_destroy(soundtrack));
+    soundtrack = NULL;
+    OK(pianola_soundtrack_config_init(&config));
     config.reverb = 0;
     config.chorus = 0;
     config.limiter = 0;

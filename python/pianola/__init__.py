@@ -22,7 +22,7 @@ import numpy as np
 from . import _library as _c
 from ._errors import (ArgumentError, BusyError, Data, DeviceError, FileError, HandleError, PianolaError, PianolaFileNotFoundError,
                       PianolaIsADirectoryError, PianolaPermissionError, StateError, _check, _source, driver as _driver,
-                      integer as _integer, number as _number)
+                      integer as _integer, number as _number, synth as _synth)
 from ._offline import (LABEL_DTYPE, LOUDNESS_TARGET, MidiPort, Rendering, default_soundfont, loudness, midi_ports, play_file, render,
                        render_file, render_many)
 
@@ -279,7 +279,7 @@ class Soundtrack:
     `render`, or played through Pianola's own ALSA output)."""
 
     def __init__(self, sample_rate: int = 48000, *, max_frames: int = 4096, limiter: bool = True, polyphony: int = 256,
-                 sound_voices: int = 32, reverb: bool = True, chorus: bool = True, gain: float = 0.2):
+                 sound_voices: int = 32, reverb: bool = True, chorus: bool = True, gain: float = 0.2, synth: Optional[str] = None):
         config = _c.SoundtrackConfig()
         _check(_c.lib.pianola_soundtrack_config_init(ctypes.byref(config)))
         self._live: Optional[ctypes.c_void_p] = None
@@ -288,6 +288,7 @@ class Soundtrack:
         config.polyphony = _integer("polyphony", polyphony, 1, 65535)
         config.sound_voices = _integer("sound_voices", sound_voices, 1, 1024)
         config.limiter, config.reverb, config.chorus, config.gain = int(limiter), int(reverb), int(chorus), _number("gain", gain, 0, 10)
+        config.synth = _synth(synth)
         handle = ctypes.c_void_p()
         _check(_c.lib.pianola_soundtrack_create(ctypes.byref(config), ctypes.byref(handle)))
         self._live = handle

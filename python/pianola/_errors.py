@@ -118,3 +118,10 @@ def driver(name) -> int:
         names = [repr(known) for known in _c.DRIVERS if known is not None]
         raise ArgumentError(_c.ERROR_ARGUMENT, f"driver {name!r}: use {', '.join(names)} or None")
     return _c.DRIVERS[name]
+
+
+def synth(name) -> int:
+    """The pianola_synth for "pianola", "fluidsynth" or None (the default, libfluidsynth)."""
+    if name not in _c.SYNTHS:
+        raise ArgumentError(_c.ERROR_ARGUMENT, f"synth must be 'pianola', 'fluidsynth' or None, not {name!r}")
+    return _c.SYNTHS[name]

@@ -29,6 +29,8 @@ TARGETS = {"layer_volume": 0, "tempo": 1, "controller": 2, "transpose": 3, "next
 BUSES = {"master": 0, "music": 1, "sounds": 2, "aux": 3}
 BUS_NONE = -1
 EVENT_TEXT_SIZE = 256
+# Synthesizers (pianola.h), by the names `pianola render --synth` takes; None is the default.
+SYNTHS = {None: 0, "pianola": 1, "fluidsynth": 2}
 # Audio drivers (pianola.h), by the names `pianola play --driver` takes; None is the default choice.
 DRIVERS = {None: 0, "alsa": 1, "pipewire": 2, "jack": 3}
 
@@ -42,7 +44,7 @@ class SoundtrackConfig(ctypes.Structure):
     """pianola_soundtrack_config."""
     _fields_ = [("struct_size", ctypes.c_uint32), ("sample_rate", ctypes.c_int32), ("max_frames", ctypes.c_int32),
                 ("limiter", ctypes.c_int32), ("polyphony", ctypes.c_int32), ("sound_voices", ctypes.c_int32),
-                ("reverb", ctypes.c_int32), ("chorus", ctypes.c_int32), ("gain", ctypes.c_float)]
+                ("reverb", ctypes.c_int32), ("chorus", ctypes.c_int32), ("gain", ctypes.c_float), ("synth", ctypes.c_int32)]
 
 
 class Stem(ctypes.Structure):

@@ -13,7 +13,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Union
 import numpy as np
 
 from . import _library as _c
-from ._errors import ArgumentError, Data, FileError, _check, _source, driver as _driver, integer, number
+from ._errors import ArgumentError, Data, FileError, _check, _source, driver as _driver, integer, number, synth as _synth
 
 Song = Union[str, os.PathLike, bytes, bytearray, memoryview, object]
 """A song: a path, its bytes, a binary file object, or an object that writes a MIDI file
@@ -24,7 +24,6 @@ LABEL_DTYPE = np.dtype([("start_frame", "<i8"), ("end_frame", "<i8"), ("channel"
 """A note label as `render(labels=True)` gives it: the frames (from the audio's first) the key
 was pressed and released on, its channel (1-16), key, velocity, and the channel's program and bank."""
 
-_SYNTHS = {None: 0, "pianola": 1, "fluidsynth": 2}
 _NORMALIZE = (None, "peak", "loudness")
 LOUDNESS_TARGET = -23.0
 """What normalize="loudness" aims at, in LUFS: EBU R 128's programme loudness."""
@@ -119,12 +118,10 @@ class _Request:
     @staticmethod
     def checked(sample_rate, start, end, transpose, mute, solo, mute_channels, solo_channels, tail_seconds, reverb, chorus,
                 gain, synth) -> "_Request":
-        if synth not in _SYNTHS:
-            raise ArgumentError(_c.ERROR_ARGUMENT, f"synth must be 'pianola', 'fluidsynth' or None, not {synth!r}")
         return _Request(integer("sample_rate", sample_rate, 8000, 384000), _position("start", start), _position("end", end),
                         integer("transpose", transpose, -48, 48), _tracks("mute", mute), _tracks("solo", solo),
                         _mask("mute_channels", mute_channels), _mask("solo_channels", solo_channels),
-                        number("tail_seconds", tail_seconds, 0, 60), bool(reverb), bool(chorus), number("gain", gain, 0, 10), _SYNTHS[synth])
+                        number("tail_seconds", tail_seconds, 0, 60), bool(reverb), bool(chorus), number("gain", gain, 0, 10), _synth(synth))
 
     def config(self, midi: Data, name: str, soundfont, keep: list, labels: bool = False, solo: Optional[List[int]] = None,
                solo_channels: Optional[int] = None, mute: Optional[List[int]] = None, bits: int = 16) -> _c.RenderConfig:
