@@ -51,18 +51,12 @@ struct Envelope {
     /// sustain is in 0.1 % units where the volume's is in centibels: the same 1/1000 of full scale).
     init(_ kind: Kind, _ times: Times, key: Int, sampleRate: Double) {
         self.kind = kind
-        let keyOffset = Int32(60 - key)
         blocks[Stage.delay.rawValue] = Units.blocks(Units.delaySeconds(times.delay), sampleRate: sampleRate)
         let attack: Int32 = 1 + Units.blocks(Units.stageSeconds(times.attack), sampleRate: sampleRate)
         blocks[Stage.attack.rawValue] = attack
         increment[Stage.attack.rawValue] = 1 / Float(attack)
         maximum[Stage.attack.rawValue] = 1
-        // Hold and decay as libfluidsynth counts them: the nearest whole number of blocks (so
-        // the shortest hold, 1 ms, is one block at 48 kHz), a hold of −32768 none.
-        blocks[Stage.hold.rawValue] = Units.nearestBlocks(Units.delaySeconds(times.hold &+ times.keyToHold &* keyOffset), sampleRate: sampleRate)
-        let decay: Int32 = max(1, Units.nearestBlocks(Units.stageSeconds(times.decay &+ times.keyToDecay &* keyOffset), sampleRate: sampleRate))
-        blocks[Stage.decay.rawValue] = decay
-        increment[Stage.decay.rawValue] = -1 / Float(decay)
+        setHoldAndDecay(times, key: key, sampleRate: sampleRate)
         minimum[Stage.decay.rawValue] = min(max(1 - 0.001 * Float(times.sustain), 0), 1)
         blocks[Stage.sustain.rawValue] = .max
         setRelease(times.release, sampleRate: sampleRate)
@@ -120,6 +114,38 @@ struct Envelope {
         } else {
             value = next
             count += 1
+        }
+    }
+
+    /// The hold and the decay of `times` for `key` (the key-to-hold and key-to-decay
+    /// generators move them), as libfluidsynth counts them: the nearest whole number of
+    /// blocks (so the shortest hold, 1 ms, is one block at 48 kHz), a hold of −32768 none.
+    /// Render thread only, after `init`.
+    mutating func setHoldAndDecay(_ times: Times, key: Int, sampleRate: Double) {
+        let keyOffset = Int32(60 - key)
+        blocks[Stage.hold.rawValue] = Units.nearestBlocks(Units.delaySeconds(times.hold &+ times.keyToHold &* keyOffset), sampleRate: sampleRate)
+        let decay: Int32 = max(1, Units.nearestBlocks(Units.stageSeconds(times.decay &+ times.keyToDecay &* keyOffset), sampleRate: sampleRate))
+        blocks[Stage.decay.rawValue] = decay
+        increment[Stage.decay.rawValue] = -1 / Float(decay)
+    }
+
+    /// A legato note takes the voice over (libfluidsynth's multi-retrigger legato): back to
+    /// the attack from where the envelope is, its value past the attack carried out of the dB
+    /// domain first, then times `scale` (the old attenuation's gain over the new one's, so the
+    /// volume does not jump); the attack then runs from there to 1, up or down. Render thread only.
+    mutating func retriggerAttack(scale: Float = 1) {
+        guard stage != .finished else { return }
+        if stage.rawValue >= Stage.hold.rawValue {
+            value = min(max(Units.gain(centibels: Units.peakAttenuation * (1 - value)), 0), 1)
+        }
+        stage = .attack
+        count = 0
+        value *= scale
+        let attack = Stage.attack.rawValue
+        if value <= 1 {
+            (increment[attack], minimum[attack], maximum[attack]) = (1 / Float(blocks[attack]), -1, 1)
+        } else {
+            (increment[attack], minimum[attack], maximum[attack]) = (-value / Float(blocks[attack]), 1, value)
         }
     }
 

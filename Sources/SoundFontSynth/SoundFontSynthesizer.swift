@@ -32,6 +32,21 @@ public final class SoundFontSynthesizer {
         /// RPN 4 chose for RPN 3's program.
         var keyTuning: Int?
         var tuningBank = 0
+        /// Mono mode (CC126 on its basic channel sets it, CC127 clears it): one note at a
+        /// time, a key pressed while another is down played legato.
+        var mono = false
+        /// Omni off (CC124; CC125 is omni on), as its basic channel's mode says.
+        var omniOff = false
+        /// A basic channel's group: the channels from it its mode messages set (0: not a basic channel).
+        var basicGroup = 0
+        /// In a basic channel's group: a channel in none plays no new note, as in libfluidsynth.
+        var enabled = true
+        /// The keys held while playing mono.
+        var held = MonoKeys()
+        /// A mono note let go while a pedal held it: released when the next staccato note starts.
+        var monoSustained: Int?
+        /// Whether notes play one at a time now: mono mode, or the legato pedal (CC68) down.
+        var playsMono: Bool { mono || controllers[68] >= 64 }
     }
 
     private let font: SoundFont
@@ -75,7 +90,7 @@ public final class SoundFontSynthesizer {
             index[Int(preset.bank) << 8 | Int(preset.program)] = i
         }
         presetIndex = index
-        channels = (0..<16).map { Channel(drums: $0 == 9) }
+        channels = Self.freshChannels()
         slots = .allocate(capacity: self.polyphony)
         slots.initialize(repeating: Slot(), count: self.polyphony)
         scratch = .allocate(capacity: Units.controlBlock)
@@ -85,6 +100,12 @@ public final class SoundFontSynthesizer {
         chorusSend = .allocate(capacity: Self.sendCapacity)
         for channel in 0..<16 { select(channel) }
         warmUp()
+    }
+
+    /// Sixteen channels as a reset leaves them: channel 10 the drums, channel 1 the basic
+    /// channel of all sixteen in omni-on poly mode, as libfluidsynth starts.
+    private static func freshChannels() -> [Channel] {
+        (0..<16).map { var channel = Channel(drums: $0 == 9); channel.basicGroup = $0 == 0 ? 16 : 0; return channel }
     }
 
     /// Renders one block of a voice (and of the effects) into a throw-away buffer and takes
@@ -155,36 +176,98 @@ public final class SoundFontSynthesizer {
             ?? presetIndex[(bank == 128 ? 128 : 0) << 8 | (bank == 128 ? 0 : program)]
     }
 
-    /// Starts `key` at `velocity` on `channel` (velocity 0 is a note-off). Render thread only.
+    /// Starts `key` at `velocity` on `channel` (velocity 0 is a note-off). Playing mono, a
+    /// key pressed while another is down takes the sounding note's voices over legato
+    /// (libfluidsynth's default, multi-retrigger). Render thread only.
     public func noteOn(channel: Int, key: Int, velocity: Int) {
         guard (0..<16).contains(channel), (0..<128).contains(key) else { return }
         guard velocity > 0 else { noteOff(channel: channel, key: key); return }
+        guard channels[channel].preset != nil, channels[channel].enabled else { return }
+        let velocity = min(velocity, 127)
+        guard channels[channel].playsMono else { start(channel: channel, key: key, velocity: velocity); return }
+        let sounding = channels[channel].held.last
+        channels[channel].held.press(key, velocity: velocity)
+        if let sounding, sounding.key != key {
+            legato(channel: channel, from: sounding.key, to: key, velocity: velocity)
+            return
+        }
+        // Staccato: a mono note a pedal still holds gives way first.
+        if let sustained = channels[channel].monoSustained {
+            releaseVoices(channel: channel, key: sustained)
+            channels[channel].monoSustained = nil
+        }
+        start(channel: channel, key: key, velocity: velocity)
+    }
+
+    /// Starts voices for `key` on `channel` in the regions of its preset that `key` and
+    /// `velocity` fall in, but those `skipping` (regions whose voice a legato took over).
+    /// A note on its own first releases the same key still sounding, as libfluidsynth does;
+    /// a `legato` note does not, and glides as its legato said.
+    private func start(channel: Int, key: Int, velocity: Int, skipping: SIMD16<Int32> = SIMD16(repeating: -1),
+                       legato: (glideFrom: Int?, milliseconds: Int)? = nil) {
         guard let preset = channels[channel].preset else { return }
-        // The same key again on the channel: the old note is released first, as libfluidsynth does.
-        releaseVoices(channel: channel, key: key)
+        if legato == nil { releaseVoices(channel: channel, key: key) }
         serial += 1
-        // Portamento, as libfluidsynth plays it on a polyphonic channel: from CC84's key once
-        // it is sent, over CC5 × 128 + CC37 milliseconds. (Its portamento switch, CC65,
-        // glides only between legato notes, which need mono mode or the legato pedal: measured,
-        // it does nothing to notes played one after another.)
-        let glideFrom = channels[channel].portamentoControl
-        channels[channel].portamentoControl = nil
-        let glideTime = Int(channels[channel].controllers[5]) * 128 + Int(channels[channel].controllers[37])
+        let (glideFrom, glideTime) = legato ?? glideStart(channel: channel, legatoFrom: nil)
         let regions = regionsByPreset[preset]
-        // In an MTS tuning the zones are those of the key nearest the tuned pitch (measured:
-        // libfluidsynth plays a D tuned 62 cents sharp with the zone of D#), the pitch the key's own.
         let tuning = keyTuning(of: channel)
-        let zoneKey = tuning.map { min(max(Int(($0[key] / 100).rounded()), 0), 127) } ?? key
+        let zoneKey = zoneKey(key, tuning: tuning)
         for index in 0..<regions.count {   // by index: a debug build's array iterator allocates
             let region = regions[index]
-            guard region.keyRange.contains(UInt8(zoneKey)), region.velocityRange.contains(UInt8(min(velocity, 127))) else { continue }
-            guard var voice = Voice(region: region, font: font, key: key, velocity: min(velocity, 127), controllers: channels[channel].controllers,
+            guard region.keyRange.contains(UInt8(zoneKey)), region.velocityRange.contains(UInt8(velocity)),
+                  !any(skipping .== SIMD16(repeating: Int32(index))) else { continue }
+            guard var voice = Voice(region: region, font: font, key: key, velocity: velocity, controllers: channels[channel].controllers,
                                     tuning: tuning, sampleRate: sampleRate, gain: gain) else { continue }
             if let glideFrom { voice.glide(fromKey: glideFrom, milliseconds: glideTime, scaleTuning: region[.scaleTuning]) }
             if voice.exclusiveClass != 0 { cutExclusiveClass(voice.exclusiveClass, channel: channel) }
             let slot = freeSlot()
             slots[slot] = Slot(voice: voice, channel: channel, key: key, preset: preset, region: index, started: serial)
         }
+    }
+
+    /// The key a new note glides from and over how many milliseconds (CC5 × 128 + CC37), as
+    /// libfluidsynth plays portamento: from CC84's key once it is sent, else, with the
+    /// portamento switch (CC65) on, from the note a legato note follows (libfluidsynth's
+    /// default mode glides only between legato notes: measured, the switch does nothing to
+    /// notes played one after another).
+    private func glideStart(channel: Int, legatoFrom: Int?) -> (key: Int?, milliseconds: Int) {
+        let control = channels[channel].portamentoControl
+        channels[channel].portamentoControl = nil
+        let milliseconds = Int(channels[channel].controllers[5]) * 128 + Int(channels[channel].controllers[37])
+        return (control ?? (channels[channel].controllers[65] >= 64 ? legatoFrom : nil), milliseconds)
+    }
+
+    /// The key whose zones a note plays: in an MTS tuning the key nearest the tuned pitch
+    /// (measured: libfluidsynth plays a D tuned 62 cents sharp with the zone of D#), else its own.
+    private func zoneKey(_ key: Int, tuning: UnsafePointer<Double>?) -> Int {
+        tuning.map { min(max(Int(($0[key] / 100).rounded()), 0), 127) } ?? key
+    }
+
+    /// `to` played legato after `from` on `channel`: each voice of `from` whose region also
+    /// takes `to` and `velocity` goes on as `to` (Voice.legato), the others are released, and
+    /// the regions of `to` no voice went on in start new voices, as libfluidsynth's
+    /// multi-retrigger legato does.
+    private func legato(channel: Int, from: Int, to: Int, velocity: Int) {
+        let tuning = keyTuning(of: channel)
+        let zoneKey = zoneKey(to, tuning: tuning)
+        let (glideFrom, glideTime) = glideStart(channel: channel, legatoFrom: from)
+        var kept = SIMD16<Int32>(repeating: -1), keptCount = 0
+        for i in 0..<polyphony where slots[i].voice != nil && slots[i].channel == channel && slots[i].key == from && !slots[i].released {
+            let region = regionsByPreset[slots[i].preset][slots[i].region]
+            guard slots[i].preset == channels[channel].preset, region.keyRange.contains(UInt8(zoneKey)), region.velocityRange.contains(UInt8(velocity)) else {
+                slots[i].voice!.release()
+                slots[i].released = true
+                continue
+            }
+            slots[i].voice!.legato(toKey: to, velocity: velocity, region: region, tuning: tuning, controllers: channels[channel].controllers)
+            if let glideFrom { slots[i].voice!.glide(fromKey: glideFrom, milliseconds: glideTime, scaleTuning: region[.scaleTuning]) }
+            slots[i].key = to
+            if keptCount < 16 {
+                kept[keptCount] = Int32(slots[i].region)
+                keptCount += 1
+            }
+        }
+        start(channel: channel, key: to, velocity: velocity, skipping: kept, legato: (glideFrom, glideTime))
     }
 
     /// Cuts the voices of `channel` in `exclusiveClass` that earlier note-ons started (a
@@ -209,13 +292,37 @@ public final class SoundFontSynthesizer {
     }
 
     /// Releases `key` on `channel`, or holds it while the sustain pedal is down or the
-    /// sostenuto pedal caught it. Render thread only.
+    /// sostenuto pedal caught it. Playing mono, letting go of the sounding key while others
+    /// are down goes back legato to the one pressed before it; a key down but not sounding
+    /// just leaves the list. Render thread only.
     public func noteOff(channel: Int, key: Int) {
         guard (0..<16).contains(channel) else { return }
-        let pedal = channels[channel].controllers[64] >= 64
-        for i in 0..<polyphony where slots[i].voice != nil && slots[i].channel == channel && slots[i].key == key && !slots[i].released {
-            if pedal || slots[i].sostenuto { slots[i].sustained = true } else { slots[i].voice!.release(); slots[i].released = true }
+        let (held, wasSounding) = channels[channel].held.release(key)
+        if held {
+            if let back = channels[channel].held.last {
+                if wasSounding { legato(channel: channel, from: key, to: back.key, velocity: back.velocity) }
+                return
+            }
+            if release(channel: channel, key: key) { channels[channel].monoSustained = key }
+            return
         }
+        _ = release(channel: channel, key: key)
+    }
+
+    /// Releases `key`'s voices on `channel`, or marks them held by the pedals; whether a pedal holds any.
+    private func release(channel: Int, key: Int) -> Bool {
+        let pedal = channels[channel].controllers[64] >= 64
+        var holding = false
+        for i in 0..<polyphony where slots[i].voice != nil && slots[i].channel == channel && slots[i].key == key && !slots[i].released {
+            if pedal || slots[i].sostenuto {
+                slots[i].sustained = true
+                holding = true
+            } else {
+                slots[i].voice!.release()
+                slots[i].released = true
+            }
+        }
+        return holding
     }
 
     private func releaseVoices(channel: Int, key: Int) {
@@ -233,6 +340,39 @@ public final class SoundFontSynthesizer {
             slots[i].released = true
             slots[i].sustained = false
         }
+    }
+
+    /// A mode message (omni off/on 124/125, mono/poly 126/127) to `basic`, taken as
+    /// libfluidsynth takes it: only on a basic channel, whose group it sets anew: `value`
+    /// channels from it (0: up to the next basic channel), one in omni-off poly mode; the
+    /// channels of its old group outside the new one play no new notes. Sounding notes go
+    /// on, and the keys held mono are let go as a polyphonic channel's.
+    private func setMode(basicChannel basic: Int, message: Int, value: Int) {
+        guard channels[basic].basicGroup > 0 else { return }
+        var (omniOff, mono) = (channels[basic].omniOff, channels[basic].mono)
+        switch message {
+        case 124: omniOff = true
+        case 125: omniOff = false
+        case 126: mono = true
+        default: mono = false
+        }
+        var next = basic + 1
+        while next < 16 && channels[next].basicGroup == 0 { next += 1 }
+        let size = omniOff && !mono ? 1 : value == 0 ? next - basic : value
+        guard basic + size <= next else { return }   // a group reaching into the next one is refused
+        for channel in basic..<(basic + channels[basic].basicGroup) {
+            (channels[channel].enabled, channels[channel].mono, channels[channel].omniOff) = (false, false, false)
+            forgetMonoKeys(channel)
+        }
+        for channel in basic..<(basic + size) { (channels[channel].enabled, channels[channel].mono, channels[channel].omniOff) = (true, mono, omniOff) }
+        channels[basic].basicGroup = size
+    }
+
+    /// Forgets the keys `channel` held playing mono (their voices are released as a
+    /// polyphonic channel's are).
+    private func forgetMonoKeys(_ channel: Int) {
+        channels[channel].held.removeAll()
+        channels[channel].monoSustained = nil
     }
 
     /// The pitches of the channel's MTS tuning, nil for none.
@@ -260,7 +400,9 @@ public final class SoundFontSynthesizer {
     /// Sets controller `controller` of `channel`: bank select (0), the sustain pedal (64),
     /// portamento (the time 5 and 37, the control 84),
     /// the sostenuto pedal (66), all sound off (120), reset all controllers (121), all notes
-    /// off (123), registered parameters 0-2 (the wheel's range in semitones, fine and coarse
+    /// off (123), the mode messages (124-127, on a basic channel; the legato pedal, 68, plays
+    /// mono while down),
+    /// registered parameters 0-2 (the wheel's range in semitones, fine and coarse
     /// tuning, by CC101/100 and data entry CC6, its LSB CC38 sent first). Every controller
     /// reaches the modulators of the notes sounding and of those that start after. Render
     /// thread only.
@@ -287,6 +429,7 @@ public final class SoundFontSynthesizer {
             }
         case 120:
             for i in 0..<polyphony where slots[i].voice != nil && slots[i].channel == channel { slots[i] = Slot() }
+            forgetMonoKeys(channel)
         case 121:
             channels[channel].controllers.resetControllers()
             channels[channel].parameter = 16_383
@@ -324,6 +467,10 @@ public final class SoundFontSynthesizer {
                 slots[i].voice!.release()
                 slots[i].released = true
             }
+            forgetMonoKeys(channel)
+        case 124...127:
+            channels[channel].controllers[controller] = value
+            setMode(basicChannel: channel, message: controller, value: Int(value))
         default:
             channels[channel].controllers[controller] = value
             updateVoices(channel: channel)
@@ -343,10 +490,8 @@ public final class SoundFontSynthesizer {
         for i in 0..<polyphony { slots[i] = Slot() }
         reverb?.clear()
         chorus?.clear()
-        for channel in 0..<16 {
-            channels[channel] = Channel(drums: channel == 9)
-            select(channel)
-        }
+        channels = Self.freshChannels()   // sixteen channels were there: the storage is reused
+        for channel in 0..<16 { select(channel) }
     }
 
     /// Acts on a system-exclusive message (bytes without F0/F7) if it is one `SystemExclusive`

@@ -35,10 +35,11 @@ struct Voice {
     /// What a controller change needs to work the voice out again: its key and velocity, the
     /// key's pitch in cents before the tunings, the sample's root pitch, its rate over the
     /// output's, the output rate and gain.
-    private let key: Int, velocity: Int
+    private var key: Int, velocity: Int
     /// The key whose pitch it plays (the zone's key number, else the note's) and the zone's
     /// scale tuning (cents a key), which place it in its channel's key tuning.
-    private let playedKey: Int, scaleTuning: Int32
+    private var playedKey: Int
+    private let scaleTuning: Int32
     private var keyPitch: Double
     private let rootPitch: Double, rateRatio: Double, sampleRate: Double
     private let gain: Float
@@ -104,18 +105,45 @@ struct Voice {
         self.gain = gain
         player = SamplePlayer(data: base, start: first, end: last, loopStart: loopStart, loopEnd: loopEnd,
                               mode: region[.sampleModes], increment: 0)
-        envelope = Envelope(.volume, Envelope.Times(delay: value(.volEnvDelay), attack: value(.volEnvAttack), hold: value(.volEnvHold),
-                                                    decay: value(.volEnvDecay), sustain: value(.volEnvSustain), release: value(.volEnvRelease),
-                                                    keyToHold: value(.keyToVolEnvHold), keyToDecay: value(.keyToVolEnvDecay)),
-                            key: key, sampleRate: sampleRate)
-        modulationEnvelope = Envelope(.modulation, Envelope.Times(delay: value(.modEnvDelay), attack: value(.modEnvAttack), hold: value(.modEnvHold),
-                                                                  decay: value(.modEnvDecay), sustain: value(.modEnvSustain), release: value(.modEnvRelease),
-                                                                  keyToHold: value(.keyToModEnvHold), keyToDecay: value(.keyToModEnvDecay)),
-                                      key: key, sampleRate: sampleRate)
+        envelope = Envelope(.volume, Self.volumeTimes(value), key: key, sampleRate: sampleRate)
+        modulationEnvelope = Envelope(.modulation, Self.modulationTimes(value), key: key, sampleRate: sampleRate)
         modulationLFO = LFO(delay: value(.modLFODelay), frequency: value(.modLFOFrequency), sampleRate: sampleRate)
         vibratoLFO = LFO(delay: value(.vibLFODelay), frequency: value(.vibLFOFrequency), sampleRate: sampleRate)
         filter = LowPassFilter(cutoff: value(.initialFilterCutoff), q: value(.initialFilterQ), sampleRate: sampleRate)
         apply(region, modulated)
+    }
+
+    /// The volume envelope's generators, each as `value` gives it (the region's plus its modulators').
+    private static func volumeTimes(_ value: (Generator) -> Int32) -> Envelope.Times {
+        Envelope.Times(delay: value(.volEnvDelay), attack: value(.volEnvAttack), hold: value(.volEnvHold), decay: value(.volEnvDecay),
+                       sustain: value(.volEnvSustain), release: value(.volEnvRelease), keyToHold: value(.keyToVolEnvHold), keyToDecay: value(.keyToVolEnvDecay))
+    }
+
+    /// The modulation envelope's generators, as `volumeTimes`.
+    private static func modulationTimes(_ value: (Generator) -> Int32) -> Envelope.Times {
+        Envelope.Times(delay: value(.modEnvDelay), attack: value(.modEnvAttack), hold: value(.modEnvHold), decay: value(.modEnvDecay),
+                       sustain: value(.modEnvSustain), release: value(.modEnvRelease), keyToHold: value(.keyToModEnvHold), keyToDecay: value(.keyToModEnvDecay))
+    }
+
+    /// A legato note in mono mode takes the voice over, as libfluidsynth's multi-retrigger
+    /// legato does: the sample plays on from where it is at `newKey`'s pitch, the modulators
+    /// are worked out for `newKey` and `newVelocity`, the envelopes' key-scaled hold and decay
+    /// for the new key, and both envelopes go back to their attack from where they are, the
+    /// volume with no jump. Render thread only.
+    mutating func legato(toKey newKey: Int, velocity newVelocity: Int, region: Region, tuning keyTuning: UnsafePointer<Double>?,
+                         controllers: ChannelControllers) {
+        let before = attenuation
+        (key, velocity) = (newKey, newVelocity)
+        playedKey = region[.keyNumber] >= 0 ? Int(region[.keyNumber]) : newKey
+        keyPitch = Self.keyPitch(playedKey, scaleTuning: scaleTuning, tuning: keyTuning)
+        tuning = controllers.tuning
+        let modulated = ModulatorSources.contributions(region.modulators, key: newKey, velocity: newVelocity, controllers: controllers)
+        func value(_ generator: Generator) -> Int32 { region[generator] &+ Int32(modulated[Int(generator.rawValue)].rounded(.towardZero)) }
+        envelope.setHoldAndDecay(Self.volumeTimes(value), key: newKey, sampleRate: sampleRate)
+        modulationEnvelope.setHoldAndDecay(Self.modulationTimes(value), key: newKey, sampleRate: sampleRate)
+        apply(region, modulated)
+        envelope.retriggerAttack(scale: Units.gain(centibels: before) / max(Units.gain(centibels: attenuation), .leastNormalMagnitude))
+        modulationEnvelope.retriggerAttack()
     }
 
     /// Sets what the controllers move while the note sounds (pitch, attenuation, pan, the

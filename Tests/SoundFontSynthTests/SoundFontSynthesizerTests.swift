@@ -337,7 +337,47 @@ struct SoundFontSynthesizerTests {
         #expect(worst <= 1 && glided >= 10)
     }
 
-    @Test("playing the passage and the tuning passage, through the reverb and the chorus, allocates nothing on the render thread")
+    /// Mono playing on block edges: channel 1, the basic channel, goes to mono mode for itself
+    /// alone (CC126 with 1) and plays a legato line, a trill back to the key still held, then a
+    /// staccato note; channels 2 and 3, now in no basic channel's group, play nothing, as in
+    /// libfluidsynth. On their own (without channel 1), channel 2 holds the legato pedal (CC68)
+    /// with portamento on (CC65, 80 ms) so its legato notes glide, and channel 3's mode
+    /// messages are not taken (it is no basic channel): its chord sounds whole.
+    static let monoPassage: [(Int, Event)] = {
+        let b = 64 * 150   // 0.2 s
+        let events: [(Int, Event)] = [
+            (0, .program(0, 73)), (0, .cc(0, 126, 1)), (0, .program(1, 48)), (0, .cc(1, 68, 127)), (0, .cc(1, 65, 127)), (0, .cc(1, 5, 0)),
+            (0, .cc(1, 37, 80)), (0, .program(2, 0)), (0, .cc(2, 126, 1)),
+            (b, .on(0, 60, 100)), (2 * b, .on(0, 64, 90)), (3 * b, .on(0, 67, 110)), (4 * b, .off(0, 67)), (5 * b, .off(0, 64)),
+            (6 * b, .off(0, 60)), (7 * b, .on(0, 72, 80)), (9 * b, .off(0, 72)),
+            (b, .on(1, 48, 100)), (3 * b, .on(1, 55, 100)), (4 * b, .off(1, 48)), (6 * b, .on(1, 52, 70)), (7 * b, .off(1, 55)), (9 * b, .off(1, 52)),
+            (2 * b, .cc(2, 127, 0)), (3 * b, .on(2, 48, 80)), (3 * b, .on(2, 52, 80)), (3 * b, .on(2, 55, 80)),
+            (8 * b, .off(2, 48)), (8 * b, .off(2, 52)), (8 * b, .off(2, 55)),
+        ]
+        return events.sorted { $0.0 < $1.0 }
+    }()
+
+    @Test("mono mode and the legato pedal: legato notes take the voice over, a trill goes back, portamento glides between them, as libfluidsynth plays them")
+    func monoMatchesLibfluidsynth() throws {
+        let frames = 12 * 64 * 150
+        let font = try SoundFont(path: Self.gmFont)
+        let ours = Self.ours(font, Self.monoPassage, frames: frames)
+        let theirs = try Self.theirs(Self.gmFont, Self.monoPassage, frames: frames)
+        func snr(_ a: [Float], _ b: [Float]) -> Double {
+            10 * log10(a.reduce(0.0) { $0 + Double($1) * Double($1) } / max(zip(a, b).reduce(0.0) { $0 + Double($1.0 - $1.1) * Double($1.0 - $1.1) }, 1e-30))
+        }
+        // The same passage with every channel polyphonic: what mono mode changes.
+        let poly = Self.ours(font, Self.monoPassage.filter { if case .cc(_, 126, _) = $0.1 { false } else if case .cc(_, 68, _) = $0.1 { false } else { true } },
+                             frames: frames)
+        let others = Self.monoPassage.filter { if case .cc(0, _, _) = $0.1 { false } else if case .on(0, _, _) = $0.1 { false } else if case .off(0, _) = $0.1 { false } else { true } }
+        let (oursAlone, theirsAlone) = (Self.ours(font, others, frames: frames), try Self.theirs(Self.gmFont, others, frames: frames))
+        print(String(format: "mono passage: %.1f dB SNR against libfluidsynth (%.1f dB against it played poly); the legato pedal and a non-basic channel's mode messages: %.1f dB",
+                     snr(theirs, ours), snr(theirs, poly), snr(theirsAlone, oursAlone)))
+        #expect(snr(theirs, poly) < 15, "mono mode changes the sound")
+        #expect(snr(theirs, ours) >= 60 && snr(theirsAlone, oursAlone) >= 60)
+    }
+
+    @Test("playing the passage, the tuning passage and the mono passage, through the reverb and the chorus, allocates nothing on the render thread")
     func noAllocations() throws {
         let font = try SoundFont(path: Self.gmFont)
         // The Swift runtime fills its caches (metadata, conformances) the first time the test's
@@ -349,7 +389,8 @@ struct SoundFontSynthesizerTests {
         let left = UnsafeMutablePointer<Float>.allocate(capacity: 4_096), right = UnsafeMutablePointer<Float>.allocate(capacity: 4_096)
         defer { left.deallocate(); right.deallocate() }
         let end = Self.passage.last!.0 + 64
-        let passage = Self.passage + Self.tuningPassage.map { ($0.0 + end, $0.1) }
+        let monoStart = end + Self.tuningPassage.last!.0 + 64
+        let passage = Self.passage + Self.tuningPassage.map { ($0.0 + end, $0.1) } + Self.monoPassage.map { ($0.0 + monoStart, $0.1) }
         pianola_allocations_start()
         var done = 0
         for index in 0..<passage.count {   // by index: a debug build's array iterator allocates
