@@ -40,24 +40,23 @@ extension Soundtrack {
     /// starts), or none. Stingers and transition segments are not the playing song. Any thread.
     public var position: Position {
         state.withLock { state in
-            var found: (deck: Deck, time: SampleTime, frame: Int64, rate: Double)?
+            var found: (deck: Deck, time: SampleTime, frame: ScoreFrame, rate: Double)?
             for deck in (state.current.map { [$0] } ?? []) + state.fading.reversed() {
                 let p = deck.node.player.renderedPosition
                 guard let frame = p.frame, found.map({ p.time > $0.time }) ?? true else { continue }
                 found = (deck, p.time, frame, p.rate)
             }
             guard let (deck, time, frame, rate) = found else { return Position(song: nil, sampleTime: clock.renderedTime) }
-            return Self.position(of: deck.song, playing: frame, rate: rate, at: time, sampleRate: configuration.sampleRate,
-                                 score: deck.node.player.score)
+            return Self.position(of: deck.song, playing: frame, rate: rate, at: time, score: deck.node.player.score)
         }
     }
 
     /// `song`'s position at score frame `frame` of `score`, played at `rate` times its tempo,
     /// for music time `time`.
-    static func position(of song: Song, playing frame: Int64, rate: Double, at time: SampleTime, sampleRate: Int, score: Score) -> Position {
+    static func position(of song: Song, playing frame: ScoreFrame, rate: Double, at time: SampleTime, score: Score) -> Position {
         let map = score.tempoMap
-        let tick = map.tick(atSampleFrame: frame, sampleRate: sampleRate)
-        var p = Position(song: song, sampleTime: time, songFrame: frame, seconds: Double(frame) / Double(sampleRate), tick: tick,
+        let tick = score.tick(at: frame)
+        var p = Position(song: song, sampleTime: time, songFrame: frame.frames, seconds: Double(frame.frames) / Double(score.sampleRate), tick: tick,
                          bpm: map.segment(atTick: tick).beatsPerMinute * rate, section: song.sections.section(atTick: tick)?.name)
         guard let meter = score.meterMap else { return p }
         let at = meter.position(atTick: tick)
@@ -66,8 +65,8 @@ extension Soundtrack {
         p.beat = at.beat
         p.beatsPerBar = segment?.beatsPerBar ?? 4
         p.beatUnit = segment?.beatUnit ?? 4
-        let beatStart = map.sampleFrame(atTick: tick - at.tick, sampleRate: sampleRate)
-        let beatEnd = map.sampleFrame(atTick: meter.nextTick(on: .beat, atOrAfter: tick - at.tick + 1), sampleRate: sampleRate)
+        let beatStart = score.frame(atTick: tick - at.tick)
+        let beatEnd = score.frame(atTick: meter.nextTick(on: .beat, atOrAfter: tick - at.tick + 1))
         p.beatFraction = beatEnd > beatStart ? Double(frame - beatStart) / Double(beatEnd - beatStart) : 0
         return p
     }

@@ -103,7 +103,7 @@ public final class ClockFollower: PlayerFollower, @unchecked Sendable {
             jump(toPulse: master, at: time)
             return
         }
-        let ours = player.score.tempoMap.beats(atSampleFrame: frame, sampleRate: sampleRate) * Self.pulsesPerQuarter
+        let ours = player.score.tempoMap.beats(atSampleFrame: frame.frames, sampleRate: sampleRate) * Self.pulsesPerQuarter
         let error = master - ours
         if abs(error) > Self.jumpPulses {
             jump(toPulse: master, at: time)

@@ -90,7 +90,7 @@ extension Player {
         parameters.scheduleParameter(parameter, of: target, to: value, at: time, rampFrames: 0)
         guard moving, step.next >= 0, score.automation[step.next].event.curve == .linear else { return }
         let next = score.automation[step.next]
-        let frames = Int(max(0, outputTime(ofFrame: next.frame) - time))
+        let frames = Int(max(0, outputTime(of: next.frame) - time))
         let end = next.event.value
         if parameter == .pan && value * end < 0 {
             let first = Int(Double(frames) * Double(abs(value)) / Double(abs(value) + abs(end)))

@@ -11,17 +11,15 @@ extension Player {
     /// meter (SMPTE time). Reads what the render thread published after its last cycle, so
     /// `earliest` should be past the cycle being rendered. Any thread.
     public func nextTime(on grid: MeterMap.Grid, atOrAfter earliest: SampleTime) -> (time: SampleTime, tick: Int)? {
-        guard let meter = score.meterMap, let (t, output, start) = position(atOrAfter: earliest) else { return nil }
-        let map = score.tempoMap, rate = score.sampleRate
+        guard let meter = score.meterMap, let (t, start) = position(atOrAfter: earliest) else { return nil }
+        let output = t.mapping
         var tick = start
         while true {
             let line = meter.nextTick(on: grid, atOrAfter: tick)
-            let lineFrame = map.sampleFrame(atTick: line, sampleRate: rate)
-            if t.loopEndFrame >= 0 && lineFrame >= t.loopEndFrame {
-                return (max(output(t.loopEndFrame), earliest), Int(t.loopStartTick))
-            }
-            if lineFrame >= t.endFrame { return (max(output(t.endFrame), earliest), score.endTick) }
-            if output(lineFrame) >= earliest { return (output(lineFrame), line) }
+            let lineFrame = score.frame(atTick: line)
+            if let loop = t.loop, lineFrame >= loop.endFrame { return (max(output.time(of: loop.endFrame), earliest), loop.startTick) }
+            if lineFrame >= t.endFrame { return (max(output.time(of: t.endFrame), earliest), score.endTick) }
+            if output.time(of: lineFrame) >= earliest { return (output.time(of: lineFrame), line) }
             tick = line + 1
         }
     }
@@ -36,47 +34,44 @@ extension Player {
             guard case .meta(.text(.marker, let bytes)) = event.message, String(latin1: bytes).lowercased() == wanted else { return nil }
             return event.tick
         }
-        guard let (t, output, tick) = position(atOrAfter: earliest) else { return nil }
-        let map = score.tempoMap, rate = score.sampleRate
-        let stop = t.loopEndFrame >= 0 ? min(t.loopEndFrame, t.endFrame) : t.endFrame
+        guard let (t, tick) = position(atOrAfter: earliest) else { return nil }
+        let output = t.mapping
+        let stop = min(t.loop?.endFrame ?? .never, t.endFrame)
         for marker in ticks where marker >= tick {
-            let frame = map.sampleFrame(atTick: marker, sampleRate: rate)
+            let frame = score.frame(atTick: marker)
             if frame >= stop { break }
-            if output(frame) >= earliest { return (output(frame), marker) }
+            if output.time(of: frame) >= earliest { return (output.time(of: frame), marker) }
         }
-        guard t.loopEndFrame >= 0 else { return nil }
-        let loopStartFrame = map.sampleFrame(atTick: Int(t.loopStartTick), sampleRate: rate)
-        guard let marker = ticks.first(where: { $0 >= Int(t.loopStartTick) && map.sampleFrame(atTick: $0, sampleRate: rate) < t.loopEndFrame }) else { return nil }
-        return (output(t.loopEndFrame + map.sampleFrame(atTick: marker, sampleRate: rate) - loopStartFrame), marker)
+        guard let loop = t.loop,
+              let marker = ticks.first(where: { $0 >= loop.startTick && score.frame(atTick: $0) < loop.endFrame }) else { return nil }
+        return (output.time(of: loop.endFrame + (score.frame(atTick: marker) - score.frame(atTick: loop.startTick))), marker)
     }
 
     /// The tick the playing song stands at by output time `time` (after a loop's wrap, from
     /// the loop's start), `nil` when not playing. Reads what the render thread published, as
     /// `nextTime(on:atOrAfter:)`. Any thread.
     public func tick(at time: SampleTime) -> Int? {
-        guard let (t, _, tick) = position(atOrAfter: time) else { return nil }
-        let frame = score.tempoMap.sampleFrame(atTick: tick, sampleRate: score.sampleRate)
-        guard t.loopEndFrame >= 0, frame >= t.loopEndFrame else { return tick }
-        let loopStart = score.tempoMap.sampleFrame(atTick: Int(t.loopStartTick), sampleRate: score.sampleRate)
-        let span = max(1, t.loopEndFrame - loopStart)
-        return score.tempoMap.tick(atSampleFrame: loopStart + (frame - t.loopEndFrame) % span, sampleRate: score.sampleRate)
+        guard let (t, tick) = position(atOrAfter: time) else { return nil }
+        let frame = score.frame(atTick: tick)
+        guard let loop = t.loop, frame >= loop.endFrame else { return tick }
+        let loopStart = score.frame(atTick: loop.startTick)
+        let span = max(1, loop.endFrame - loopStart)
+        return score.tick(at: loopStart + (frame - loop.endFrame) % span)
     }
 
-    /// The published timeline, the output time of a score frame under it, and the tick the
-    /// score stands at by output time `earliest`; `nil` when not playing. Any thread.
-    func position(atOrAfter earliest: SampleTime) -> (Timeline, (Int64) -> SampleTime, Int)? {
+    /// The published timeline (playing from a start(at:) not taken yet) and the tick the score
+    /// stands at by output time `earliest`; `nil` when not playing. Any thread.
+    func position(atOrAfter earliest: SampleTime) -> (Timeline, Int)? {
         let pending = pendingStart.load(ordering: .acquiring)   // read first: it is cleared only after the start is published
         var t = timeline.read()
-        if !t.playing {
+        if !t.mapping.playing {
             // Started for a time the render thread has not reached: from where it rests (a
             // loop set in the same breath is not known yet).
             guard pending != .min else { return nil }
-            t.anchorTime = pending
-            t.playing = true
+            t.mapping.anchorTime = pending
+            t.mapping.playing = true
         }
-        func output(_ frame: Int64) -> SampleTime { t.anchorTime + (frame - t.anchorFrame) * 1_000_000 / t.rate }
-        let frame = max(t.anchorFrame, t.anchorFrame + (earliest - t.anchorTime) * t.rate / 1_000_000)
-        return (t, output, score.tempoMap.tick(atSampleFrame: frame, sampleRate: score.sampleRate))
+        return (t, score.tick(at: max(t.mapping.anchorFrame, t.mapping.frame(at: earliest))))
     }
 }
 
@@ -97,8 +92,8 @@ extension Player {
     /// The end of the last render cycle on the output clock, the score frame playing then
     /// (`nil` when the song was not playing: not started yet, stopped or ended), exact to the
     /// frame across loop wraps, jumps and rate changes, and the rate played (1: as written). Any thread.
-    public var renderedPosition: (time: SampleTime, frame: Int64?, rate: Double) {
+    public var renderedPosition: (time: SampleTime, frame: ScoreFrame?, rate: Double) {
         let t = timeline.read()
-        return (t.renderedTime, t.renderedFrame >= 0 ? t.renderedFrame : nil, Double(t.rate) / 1_000_000)
+        return (t.renderedTime, t.renderedFrame, Double(t.mapping.rate) / 1_000_000)
     }
 }

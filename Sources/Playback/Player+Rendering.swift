@@ -8,14 +8,10 @@ extension Player {
     // MARK: Render thread
 
     /// Output time of a score frame under the current anchor and rate.
-    @inline(__always) func outputTime(ofFrame frame: Int64) -> SampleTime {
-        anchorTime + (frame - anchorFrame) * 1_000_000 / rate
-    }
+    @inline(__always) func outputTime(of frame: ScoreFrame) -> SampleTime { mapping.time(of: frame) }
 
-    /// The score frame at output time `time`.
-    @inline(__always) func scoreFrame(at time: SampleTime) -> Int64 {
-        anchorFrame + (time - anchorTime) * rate / 1_000_000
-    }
+    /// The score frame at output time `time` under the current anchor and rate.
+    @inline(__always) func scoreFrame(at time: SampleTime) -> ScoreFrame { mapping.frame(at: time) }
 
     /// Schedules the events due before the end of this cycle plus the lookahead. Render thread only.
     public func willRender(from time: SampleTime, frames: Int) {
@@ -39,8 +35,7 @@ extension Player {
         }
         // Where the song is at the end of this cycle (not the next event's tick, which can be
         // seconds ahead across a rest).
-        let frame = renderedFrame
-        let tick = score.tempoMap.tick(atSampleFrame: frame >= 0 ? frame : scoreFrame(at: cycleEnd), sampleRate: score.sampleRate)
+        let tick = score.tick(at: renderedFrame ?? scoreFrame(at: cycleEnd))
         positionTick.store(min(score.endTick, tick), ordering: .relaxed)
     }
 
@@ -49,41 +44,39 @@ extension Player {
     func scheduleEvents(before horizon: SampleTime, from time: SampleTime) {
         let events = score.events
         while true {
-            let nextFrame = cursor < events.count ? events[cursor].frame : Int64.max
+            let nextFrame = cursor < events.count ? events[cursor].frame : .never
+            let loopEnd = loopStart == nil ? .never : loopEndFrame
             // A MIDI clock pulse or timecode quarter frame; one on a section's start, the loop's
             // end or the song's end belongs to what plays from there.
             let syncFrame = sync.nextFrame
-            if syncFrame <= nextFrame && syncFrame < nextBoundary.frame && syncFrame < endFrame
-                && (loopStart == nil || syncFrame < loopEndFrame) {
-                let due = outputTime(ofFrame: syncFrame)
+            if syncFrame <= nextFrame && syncFrame < nextBoundary?.frame ?? .never && syncFrame < endFrame && syncFrame < loopEnd {
+                let due = outputTime(of: syncFrame)
                 guard due < horizon else { break }
                 sync.sendNext(at: max(due, time))
                 continue
             }
             // A section's end, where the chooser may send play elsewhere (before the beat and
             // the events on its frame, which belong to the section played next).
-            if nextBoundary.frame <= nextFrame && nextBoundary.frame < endFrame && (loopStart == nil || nextBoundary.frame < loopEndFrame) {
-                let due = outputTime(ofFrame: nextBoundary.frame)
+            if let boundary = nextBoundary, boundary.frame <= nextFrame && boundary.frame < endFrame && boundary.frame < loopEnd {
+                let due = outputTime(of: boundary.frame)
                 guard due < horizon else { break }
-                let natural = nextBoundary.index
-                if let chosen = chosenSection(after: natural - 1, at: max(due, time)), chosen != natural {
+                if let chosen = chosenSection(after: boundary.index - 1, at: max(due, time)), chosen != boundary.index {
                     sendControllers(before: max(due, time), from: time)
                     enterSection(chosen, at: max(due, time))
                 } else {
-                    nextBoundary = natural + 1 < sectionFrames.count ? (natural + 1, sectionFrames[natural + 1]) : (.max, .max)
+                    nextBoundary = sectionStart(boundary.index + 1)
                 }
                 continue
             }
-            if reportingBeats && nextBeat.frame <= nextFrame && nextBeat.frame < (loopStart == nil ? .max : loopEndFrame)
-                && nextBeat.frame < endFrame {
-                let due = outputTime(ofFrame: nextBeat.frame)
+            if reportingBeats, let beat = nextBeat, beat.frame <= nextFrame && beat.frame < loopEnd && beat.frame < endFrame {
+                let due = outputTime(of: beat.frame)
                 guard due < horizon else { break }
-                notifications.push(Notification(kind: 3, index: nextBeat.tick, time: max(due, time), rate: Int32(rate / 10_000)))
-                advanceBeat(after: nextBeat.tick)
+                notifications.push(Notification(kind: 3, index: beat.tick, time: max(due, time), rate: Int32(rate / 10_000)))
+                advanceBeat(after: beat.tick)
                 continue
             }
             if let start = loopStart, loopEndFrame <= nextFrame {
-                let wrap = outputTime(ofFrame: loopEndFrame)
+                let wrap = outputTime(of: loopEndFrame)
                 guard wrap < horizon else { break }
                 sendControllers(before: wrap, from: time)
                 notifications.push(Notification(kind: 1, index: 0, time: wrap))
@@ -99,7 +92,7 @@ extension Player {
             // The end: past the last event, or past `endFrame` (events exactly there still
             // play, but a note starting there would only click).
             if cursor >= events.count || nextFrame > endFrame || (nextFrame == endFrame && events[cursor].message.isSoundingNoteOn) {
-                let end = outputTime(ofFrame: endFrame)
+                let end = outputTime(of: endFrame)
                 if end < horizon {
                     willChangeMapping(at: max(end, time))
                     sendControllers(before: max(end, time), from: time)
@@ -113,7 +106,7 @@ extension Player {
                 }
                 break
             }
-            let due = outputTime(ofFrame: nextFrame)
+            let due = outputTime(of: nextFrame)
             guard due < horizon else { break }
             sendControllers(before: max(due, time) + 1, from: time)   // a change due with the event goes first
             emit(events[cursor], index: cursor, at: max(due, time))
@@ -145,7 +138,12 @@ extension Player {
     func findNextBoundary() {
         var i = 0
         while i < sectionFrames.count && sectionFrames[i] <= anchorFrame { i += 1 }
-        nextBoundary = i < sectionFrames.count ? (i, sectionFrames[i]) : (.max, .max)
+        nextBoundary = sectionStart(i)
+    }
+
+    /// Section `index`'s start, `nil` past the last section.
+    @inline(__always) func sectionStart(_ index: Int) -> (index: Int, frame: ScoreFrame)? {
+        index < sectionFrames.count ? (index, sectionFrames[index]) : nil
     }
 
     /// Sends `controllers`' changes due before `limit` to every destination. Render thread only.
@@ -184,7 +182,7 @@ extension Player {
 
     /// Plays on from score frame `frame` (between ticks too; its state chased) at `time`: for
     /// a scheduler that follows a transport counted in frames. Render thread only (before `willRender`).
-    public func playFollowing(fromFrame frame: Int64, at time: SampleTime) {
+    public func playFollowing(fromFrame frame: ScoreFrame, at time: SampleTime) {
         apply(.seekFrame(frame), at: time)
         if !playing { apply(.start(at: time), at: time) }
     }
@@ -195,7 +193,7 @@ extension Player {
 
     /// The score frame playing at output time `time` (after the cycles scheduled so far),
     /// `nil` when not playing. Render thread only.
-    public func playingFrame(at time: SampleTime) -> Int64? { playing ? scoreFrame(at: time) : nil }
+    public func playingFrame(at time: SampleTime) -> ScoreFrame? { playing ? scoreFrame(at: time) : nil }
 
     /// Transposes by `semitones` more than `setTranspose` does, from the next note on (held
     /// notes keep their key). Render thread only (before `willRender`).

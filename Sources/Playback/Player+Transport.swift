@@ -10,7 +10,7 @@ extension Player {
     func performJump(_ jump: (tick: Int, time: SampleTime)) {
         pendingJump = nil
         let tick = min(jump.tick, score.endTick)
-        move(toFrame: score.tempoMap.sampleFrame(atTick: tick, sampleRate: score.sampleRate), index: score.firstIndex(atOrAfterTick: tick), at: jump.time)
+        move(toFrame: score.frame(atTick: tick), index: score.firstIndex(atOrAfterTick: tick), at: jump.time)
         finishedFlag.store(false, ordering: .relaxed)
         notifications.push(Notification(kind: 4, index: tick, time: jump.time))
     }
@@ -18,7 +18,7 @@ extension Player {
     /// Play goes on at output time `time` from score frame `frame` (event `index` next): the
     /// held notes released there, the state at `index` chased there. A loop's wrap and a
     /// jump. Render thread only.
-    func move(toFrame frame: Int64, index: Int, at time: SampleTime) {
+    func move(toFrame frame: ScoreFrame, index: Int, at time: SampleTime) {
         willChangeMapping(at: time)
         releaseAll(at: time)
         anchorTime = time
@@ -42,18 +42,16 @@ extension Player {
         beforeChange = (time, mapping)
     }
 
-    /// The score frame playing at the end of the cycle scheduled, -1 when not playing then.
-    var renderedFrame: Int64 {
+    /// The score frame playing at the end of the cycle scheduled, `nil` when not playing then.
+    var renderedFrame: ScoreFrame? {
         let m = beforeChange.flatMap { $0.until > cycleEnd ? $0.mapping : nil } ?? mapping
-        return min(m.frame(at: cycleEnd), endFrame)
+        return m.playingFrame(at: cycleEnd).map { min($0, endFrame) }
     }
 
     /// Publishes the mapping from score to output time for `nextTime(on:atOrAfter:)` and the
     /// position at the cycle's end, then lets go of a start(at:) it has taken.
     func publishTimeline() {
-        timeline.publish(Timeline(anchorTime: anchorTime, anchorFrame: anchorFrame, rate: rate,
-                                  playing: playing, loopEndFrame: loopStart == nil ? -1 : loopEndFrame,
-                                  loopStartTick: Int64(loopStart?.tick ?? 0), endFrame: endFrame,
+        timeline.publish(Timeline(mapping: mapping, loop: loopStart.map { ($0.tick, loopEndFrame) }, endFrame: endFrame,
                                   renderedTime: cycleEnd, renderedFrame: renderedFrame))
         if startTaken {
             startTaken = false
@@ -66,7 +64,7 @@ extension Player {
         playing = false
         stopTime = nil
         pendingJump = nil
-        anchorFrame = 0
+        anchorFrame = .start
         cursor = 0
         sync.reset()
         finishedFlag.store(false, ordering: .relaxed)
@@ -75,19 +73,16 @@ extension Player {
     /// The first beat at or after the anchor.
     func findNextBeat() {
         guard reportingBeats else { return }
-        let tick = score.tempoMap.tick(atSampleFrame: anchorFrame, sampleRate: score.sampleRate)
-        advanceBeat(after: tick - 1)
-        if nextBeat.frame < anchorFrame { advanceBeat(after: nextBeat.tick) }
+        advanceBeat(after: score.tick(at: anchorFrame) - 1)
+        if let beat = nextBeat, beat.frame < anchorFrame { advanceBeat(after: beat.tick) }
     }
 
-    /// The beat after `tick`.
+    /// The beat after `tick`; none in a song without a meter.
     func advanceBeat(after tick: Int) {
-        guard let meter = score.meterMap else {
-            nextBeat = (.max, .max)
-            return
+        nextBeat = score.meterMap.map { meter in
+            let next = meter.nextTick(on: .beat, atOrAfter: tick + 1)
+            return (next, score.frame(atTick: next))
         }
-        let next = meter.nextTick(on: .beat, atOrAfter: tick + 1)
-        nextBeat = (next, score.tempoMap.sampleFrame(atTick: next, sampleRate: score.sampleRate))
     }
 
     func apply(_ command: Command, at time: SampleTime) {
@@ -97,7 +92,7 @@ extension Player {
             guard !playing else { return }
             if finishedFlag.load(ordering: .relaxed) {
                 finishedFlag.store(false, ordering: .relaxed)
-                anchorFrame = 0
+                anchorFrame = .start
                 cursor = 0
             }
             anchorTime = max(at ?? time, time)
@@ -129,18 +124,17 @@ extension Player {
             reportingBeats = enabled
             if enabled { findNextBeat() }
         case .seek(let tick):
-            seek(toIndex: score.firstIndex(atOrAfterTick: tick),
-                 frame: score.tempoMap.sampleFrame(atTick: min(tick, score.endTick), sampleRate: score.sampleRate), at: time)
+            seek(toIndex: score.firstIndex(atOrAfterTick: tick), frame: score.frame(atTick: min(tick, score.endTick)), at: time)
         case .seekFrame(let frame):
-            let frame = min(max(0, frame), score.endFrame)
-            seek(toIndex: score.firstIndex(atOrAfterFrame: frame), frame: frame, at: time)
+            let frame = min(max(.start, frame), score.endFrame)
+            seek(toIndex: score.firstIndex(atOrAfter: frame), frame: frame, at: time)
         case .jump(let tick, let at):
             guard playing else { return apply(.seek(tick: tick), at: time) }
             // What the lookahead already scheduled from the jump's frame on is taken back; what
             // comes before it still plays, and the jump waits for its frame.
             let when = max(at, time)
             flushScheduled(from: when)
-            cursor = min(cursor, score.firstIndex(atOrAfterFrame: scoreFrame(at: when)))
+            cursor = min(cursor, score.firstIndex(atOrAfter: scoreFrame(at: when)))
             pendingJump = (tick, when)
         case .rate(let percent):
             // Stopped or paused, the position stands where it is (the anchor's time means
@@ -155,16 +149,14 @@ extension Player {
             chaseState(toIndex: cursor, at: time)
             chaseAutomation(toIndex: cursor, at: time, moving: true)
         case .loop(let startTick, let endTick, let count):
-            let map = score.tempoMap
             loopWrapsLeft = count == 0 ? -1 : count - 1
-            loopStart = loopWrapsLeft == 0 ? nil
-                : (startTick, map.sampleFrame(atTick: startTick, sampleRate: score.sampleRate), score.firstIndex(atOrAfterTick: startTick))
-            loopEndFrame = map.sampleFrame(atTick: endTick, sampleRate: score.sampleRate)
+            loopStart = loopWrapsLeft == 0 ? nil : (startTick, score.frame(atTick: startTick), score.firstIndex(atOrAfterTick: startTick))
+            loopEndFrame = score.frame(atTick: endTick)
             loopEndTick = endTick
         case .clearLoop:
             loopStart = nil
         case .end(let tick):
-            endFrame = score.tempoMap.sampleFrame(atTick: min(tick, score.endTick), sampleRate: score.sampleRate)
+            endFrame = score.frame(atTick: min(tick, score.endTick))
         case .mute(let track, let isMuted):
             guard score.trackCount > track, track >= 0 else { return }
             muted[track] = isMuted
@@ -191,7 +183,7 @@ extension Player {
 
     /// Moves to event `index`, at score frame `frame`, from `time`: a seek, playing or not
     /// (playing, the state there is chased and the sync outputs restart there).
-    func seek(toIndex index: Int, frame: Int64, at time: SampleTime) {
+    func seek(toIndex index: Int, frame: ScoreFrame, at time: SampleTime) {
         pendingJump = nil
         beforeChange = nil
         if playing { interrupt(at: time) }
@@ -216,7 +208,7 @@ extension Player {
         releaseAll(at: time)
         anchorFrame = frame
         anchorTime = time
-        cursor = score.firstIndex(atOrAfterFrame: frame)
+        cursor = score.firstIndex(atOrAfter: frame)
         chaseAutomation(toIndex: cursor, at: time, moving: false)
     }
 
@@ -224,7 +216,7 @@ extension Player {
     /// changes from then again.
     func flushScheduled(from time: SampleTime) {
         for d in destinations.indices { destinations[d].flushScheduled(from: time) }
-        sync.flushScheduled(from: time, frame: scoreFrame(at: time), outputTime: outputTime(ofFrame:))
+        sync.flushScheduled(from: time, mapping: mapping)
         controllers?.rewind(to: time)
         scheduledUntil = min(scheduledUntil, time)
     }

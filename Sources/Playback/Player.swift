@@ -26,7 +26,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         case stopAt(SampleTime)
         case reportBeats(Bool)
         case seek(tick: Int)
-        case seekFrame(Int64)
+        case seekFrame(ScoreFrame)
         case jump(tick: Int, at: SampleTime)
         case rate(percent: Int)
         case loop(startTick: Int, endTick: Int, count: Int)
@@ -87,9 +87,9 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     var stopTime: SampleTime?             // a stop waiting for its frame
     var pendingJump: (tick: Int, time: SampleTime)?   // a jump waiting for its frame
     var reportingBeats = false
-    var nextBeat: (tick: Int, frame: Int64) = (Int.max, .max)
+    var nextBeat: (tick: Int, frame: ScoreFrame)?   // the next beat to report, nil past the last
     var anchorTime: SampleTime = 0        // output time at which the score stood at anchorFrame
-    var anchorFrame: Int64 = 0
+    var anchorFrame = ScoreFrame.start
     var cursor = 0
     var baseRate = 100                    // setRate's
     var rateScale = 1_000_000             // modulateRate's, in millionths
@@ -101,8 +101,8 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     let controllers: (any ControllerSource)?
     let sectionChooser: (any SectionChooser)?
     let sectionTicks: [Int]               // the chooser's sections: their first ticks
-    let sectionFrames: [Int64]            // and frames
-    var nextBoundary: (index: Int, frame: Int64) = (.max, .max)   // the next section start ahead
+    let sectionFrames: [ScoreFrame]       // and frames
+    var nextBoundary: (index: Int, frame: ScoreFrame)?   // the next section start ahead, nil past the last
     var loopEndTick = 0
     var ownedChannels: [UInt16]           // per controller: the channels `controllers` drives
     var muted: [Bool]
@@ -110,10 +110,10 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     var soloCount = 0                     // tracks and channels soloed
     var channelMuted = [Bool](repeating: false, count: 16)
     var channelSoloed = [Bool](repeating: false, count: 16)
-    var loopStart: (tick: Int, frame: Int64, index: Int)?
-    var loopEndFrame: Int64 = 0
+    var loopStart: (tick: Int, frame: ScoreFrame, index: Int)?
+    var loopEndFrame = ScoreFrame.start
     var loopWrapsLeft = 0                 // wraps still to make; -1 = forever
-    var endFrame: Int64                   // the song ends here (its length, or setEnd)
+    var endFrame: ScoreFrame              // the song ends here (its length, or setEnd)
     var held: HeldNotes
     var chase: [Int16]                    // per destination × channel: 128 CCs, program, pitch bend, pressure
     var laneLast: [Int32]                 // per automation lane: the last step before the chase point
@@ -152,9 +152,8 @@ public final class Player: RenderScheduler, @unchecked Sendable {
         for (controller, channels) in controllers?.owned ?? [] { ownedChannels[Int(controller & 0x7F)] |= channels }
         sectionChooser = sections
         sectionTicks = sections?.sectionStartTicks ?? []
-        let tempoMap = score.tempoMap
-        sectionFrames = sectionTicks.map { tempoMap.sampleFrame(atTick: $0, sampleRate: sampleRate) }
-        self.sync = SyncOutputs(sync, tempoMap: tempoMap, sampleRate: sampleRate)
+        sectionFrames = sectionTicks.map(score.frame(atTick:))
+        self.sync = SyncOutputs(sync, tempoMap: score.tempoMap, sampleRate: sampleRate)
         publishTimeline()   // before any render thread can: the song's end, for nextTime
     }
 

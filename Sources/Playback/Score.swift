@@ -3,15 +3,15 @@ import Sequencing
 import MIDI
 
 /// A sequence made ready for the render thread: every track's events merged in time order,
-/// each with its sample frame at normal speed computed once from the tempo map (exact, no
+/// each with its score frame (its sample frame at the written tempo) computed once from the tempo map (exact, no
 /// accumulated error), plus the song's end. Immutable. Any thread.
 public final class Score: Sendable {
     /// One event of the merged score. Any thread.
     public struct Event: Sendable {
         /// Tick in the sequence. Any thread.
         public let tick: Int
-        /// Sample frame at rate 1 from the song's start. Any thread.
-        public let frame: Int64
+        /// Where it stands in the score. Any thread.
+        public let frame: ScoreFrame
         /// Index of the track it comes from. Any thread.
         public let track: Int
         /// The message. Any thread.
@@ -28,8 +28,8 @@ public final class Score: Sendable {
         public let lane: Int
         /// Index in `events` of the event itself. Any thread.
         public let index: Int
-        /// Sample frame at rate 1 from the song's start. Any thread.
-        public let frame: Int64
+        /// Where it stands in the score. Any thread.
+        public let frame: ScoreFrame
         /// Index in `automation` of the lane's next step, -1 at the lane's end. Any thread.
         public let next: Int
     }
@@ -53,8 +53,8 @@ public final class Score: Sendable {
     public let events: [Event]
     /// The song's end (its longest track) in ticks. Any thread.
     public let endTick: Int
-    /// The song's end in frames. Any thread.
-    public let endFrame: Int64
+    /// The song's end in the score. Any thread.
+    public let endFrame: ScoreFrame
     /// The tempo map the frames come from. Any thread.
     public let tempoMap: TempoMap
     /// The bar:beat map, `nil` for SMPTE time. Any thread.
@@ -67,12 +67,12 @@ public final class Score: Sendable {
     /// Prepares `sequence` for playing at `sampleRate`. Control thread.
     public init(_ sequence: MusicSequence, sampleRate: Int) {
         let map = sequence.tempoMap
-        var steps: [(event: ParameterEvent, lane: Int, index: Int, frame: Int64)] = []
+        var steps: [(event: ParameterEvent, lane: Int, index: Int, frame: ScoreFrame)] = []
         var lanes: [Lane] = [], laneNumbers: [Lane: Int] = [:]
         var scored: [Event] = []
         scored.reserveCapacity(sequence.tracks.reduce(0) { $0 + $1.events.count })
         for (index, (track, e)) in TimeOrderedEvents(tracks: sequence.tracks.map(\.events)).enumerated() {
-            let frame = map.sampleFrame(atTick: e.tick, sampleRate: sampleRate)
+            let frame = ScoreFrame(map.sampleFrame(atTick: e.tick, sampleRate: sampleRate))
             var automationIndex: Int32 = -1
             if let p = e.message.parameterEvent {
                 automationIndex = Int32(steps.count)
@@ -98,7 +98,7 @@ public final class Score: Sendable {
         }
         self.lanes = lanes
         endTick = sequence.length
-        endFrame = map.sampleFrame(atTick: sequence.length, sampleRate: sampleRate)
+        endFrame = ScoreFrame(map.sampleFrame(atTick: sequence.length, sampleRate: sampleRate))
         tempoMap = map
         meterMap = sequence.meterMap
         self.sampleRate = sampleRate
@@ -109,7 +109,7 @@ public final class Score: Sendable {
     public func firstIndex(atOrAfterTick tick: Int) -> Int { partitionPoint { $0.tick < tick } }
 
     /// Index of the first event at or after `frame`. Any thread.
-    public func firstIndex(atOrAfterFrame frame: Int64) -> Int { partitionPoint { $0.frame < frame } }
+    public func firstIndex(atOrAfter frame: ScoreFrame) -> Int { partitionPoint { $0.frame < frame } }
 
     /// The first index whose event is not `before` (events are in time order, so `before`
     /// holds for a prefix).

@@ -25,11 +25,11 @@ public struct SyncDestinations: Sendable {
 /// pulse trains on the score's frames that the player sends in time order with its events,
 /// so they follow its rate. Render thread only (owned by one player).
 struct SyncOutputs {
-    /// A train of pulses: the next to send, its score frame (`.max` while stopped), and the
+    /// A train of pulses: the next to send, its score frame (`.never` while stopped), and the
     /// pulse it last started on (a flush never takes it back before that).
     private struct Train {
         var next = 0
-        var frame: Int64 = .max
+        var frame = ScoreFrame.never
         var floor = 0
     }
 
@@ -54,8 +54,8 @@ struct SyncOutputs {
         self.sampleRate = sampleRate
     }
 
-    /// The score frame of the next pulse of either kind; `.max` when both are stopped.
-    var nextFrame: Int64 { min(clockTrain.frame, timecodeTrain.frame) }
+    /// The score frame of the next pulse of either kind; `.never` when both are stopped.
+    var nextFrame: ScoreFrame { min(clockTrain.frame, timecodeTrain.frame) }
 
     /// Sends the pulse due at `nextFrame` (both, when they coincide) at `time`, and moves on.
     mutating func sendNext(at time: SampleTime) {
@@ -77,13 +77,13 @@ struct SyncOutputs {
     /// 16th note at or after `frame` (a position between 16ths is rounded up, where a receiver
     /// can join exactly) and Continue, its pulses running from that 16th. Timecode: a full
     /// frame with the timecode of `frame`, then quarter frames from the next even frame.
-    mutating func start(fromFrame frame: Int64, at time: SampleTime) {
+    mutating func start(fromFrame frame: ScoreFrame, at time: SampleTime) {
         if !clock.isEmpty {
-            let sixteenth = (tempoMap.firstPulse(atOrAfterFrame: frame, pulsesPerQuarter: Self.clockPulsesPerQuarter, sampleRate: sampleRate) + 5) / 6
-            if frame == 0 && clockTrain.frame == .max {
+            let sixteenth = (tempoMap.firstPulse(atOrAfterFrame: frame.frames, pulsesPerQuarter: Self.clockPulsesPerQuarter, sampleRate: sampleRate) + 5) / 6
+            if frame == .start && clockTrain.frame == .never {
                 send(0xFA, to: clock, at: time)
             } else {
-                if clockTrain.frame != .max { send(0xFC, to: clock, at: time) }
+                if clockTrain.frame != .never { send(0xFC, to: clock, at: time) }
                 let position = min(sixteenth, 0x3FFF)
                 send(0xF2, UInt8(position & 0x7F), UInt8(position >> 7), to: clock, at: time)
                 send(0xFB, to: clock, at: time)
@@ -92,7 +92,7 @@ struct SyncOutputs {
         }
         if !timecode.isEmpty {
             let (num, den) = timecodeRate.framesPerSecond
-            let label = SMPTETime(subframeCount: Int(max(0, frame)) * num * 100 / (sampleRate * den), rate: timecodeRate)
+            let label = SMPTETime(subframeCount: Int(max(0, frame.frames)) * num * 100 / (sampleRate * den), rate: timecodeRate)
             fullFrame[4] = UInt8(Self.rateCode(timecodeRate) << 5 | (label.hours % 24))
             fullFrame[5] = UInt8(label.minutes)
             fullFrame[6] = UInt8(label.seconds)
@@ -108,32 +108,33 @@ struct SyncOutputs {
 
     /// Both stop at `time`: Stop to the clock if it ran; the timecode simply ceases.
     mutating func stop(at time: SampleTime) {
-        if clockTrain.frame != .max { send(0xFC, to: clock, at: time) }
-        clockTrain.frame = .max
-        timecodeTrain.frame = .max
+        if clockTrain.frame != .never { send(0xFC, to: clock, at: time) }
+        clockTrain.frame = .never
+        timecodeTrain.frame = .never
     }
 
     /// Forgets both trains without a message (the player went back to its start).
     mutating func reset() {
-        clockTrain.frame = .max
-        timecodeTrain.frame = .max
+        clockTrain.frame = .never
+        timecodeTrain.frame = .never
     }
 
     /// Drops what the destinations hold from `time` on; each train then goes on from its first
-    /// pulse due then (`outputTime` maps a score frame to output time, `frame` is the score
-    /// frame at `time`), but not before the pulse it last started on.
-    mutating func flushScheduled(from time: SampleTime, frame: Int64, outputTime: (Int64) -> SampleTime) {
+    /// pulse due then (`mapping` maps score frames to output time), but not before the pulse it
+    /// last started on.
+    mutating func flushScheduled(from time: SampleTime, mapping: ScoreMapping) {
+        let frame = mapping.frame(at: time)
         for d in 0..<clock.count { clock[d].flushScheduled(from: time) }
         for d in 0..<timecode.count { timecode[d].flushScheduled(from: time) }
-        if clockTrain.frame != .max {
-            var pulse = tempoMap.firstPulse(atOrAfterFrame: frame, pulsesPerQuarter: Self.clockPulsesPerQuarter, sampleRate: sampleRate)
-            while outputTime(clockFrame(pulse)) < time { pulse += 1 }
+        if clockTrain.frame != .never {
+            var pulse = tempoMap.firstPulse(atOrAfterFrame: frame.frames, pulsesPerQuarter: Self.clockPulsesPerQuarter, sampleRate: sampleRate)
+            while mapping.time(of: clockFrame(pulse)) < time { pulse += 1 }
             clockTrain.next = max(clockTrain.floor, min(clockTrain.next, pulse))
             clockTrain.frame = clockFrame(clockTrain.next)
         }
-        if timecodeTrain.frame != .max {
+        if timecodeTrain.frame != .never {
             var quarter = firstQuarterFrame(atOrAfter: frame)
-            while outputTime(quarterFrameFrame(quarter)) < time { quarter += 1 }
+            while mapping.time(of: quarterFrameFrame(quarter)) < time { quarter += 1 }
             timecodeTrain.next = max(timecodeTrain.floor, min(timecodeTrain.next, quarter))
             timecodeTrain.frame = quarterFrameFrame(timecodeTrain.next)
         }
@@ -141,20 +142,20 @@ struct SyncOutputs {
 
     // MARK: The pulses
 
-    @inline(__always) private func clockFrame(_ pulse: Int) -> Int64 {
-        tempoMap.sampleFrame(atPulse: pulse, pulsesPerQuarter: Self.clockPulsesPerQuarter, sampleRate: sampleRate)
+    @inline(__always) private func clockFrame(_ pulse: Int) -> ScoreFrame {
+        ScoreFrame(tempoMap.sampleFrame(atPulse: pulse, pulsesPerQuarter: Self.clockPulsesPerQuarter, sampleRate: sampleRate))
     }
 
     /// The score frame of quarter frame `quarter` (four a timecode frame, from zero).
-    @inline(__always) private func quarterFrameFrame(_ quarter: Int) -> Int64 {
+    @inline(__always) private func quarterFrameFrame(_ quarter: Int) -> ScoreFrame {
         let (num, den) = timecodeRate.framesPerSecond
-        return Int64(Self.mulDiv(quarter, sampleRate * den, 4 * num))
+        return ScoreFrame(Int64(Self.mulDiv(quarter, sampleRate * den, 4 * num)))
     }
 
     /// The first quarter frame at or after score frame `frame`.
-    private func firstQuarterFrame(atOrAfter frame: Int64) -> Int {
+    private func firstQuarterFrame(atOrAfter frame: ScoreFrame) -> Int {
         let (num, den) = timecodeRate.framesPerSecond
-        var quarter = Self.mulDiv(Int(max(0, frame)), 4 * num, sampleRate * den)
+        var quarter = Self.mulDiv(Int(max(0, frame.frames)), 4 * num, sampleRate * den)
         while quarter > 0 && quarterFrameFrame(quarter - 1) >= frame { quarter -= 1 }
         while quarterFrameFrame(quarter) < frame { quarter += 1 }
         return quarter

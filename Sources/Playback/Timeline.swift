@@ -4,34 +4,18 @@ import Synchronization
 import Glibc
 #endif
 
-/// Where the player stood after a render cycle, as `nextTime` needs it.
+/// Where the player stood after a render cycle, as the queries need it.
 struct Timeline {
-    var anchorTime: SampleTime
-    var anchorFrame: Int64
-    var rate: Int64                // millionths of the written tempo
-    var playing: Bool
-    var loopEndFrame: Int64        // -1: no loop
-    var loopStartTick: Int64
-    var endFrame: Int64
+    var mapping: ScoreMapping
+    var loop: (startTick: Int, endFrame: ScoreFrame)?
+    var endFrame: ScoreFrame
     var renderedTime: SampleTime   // the end of the last cycle scheduled
-    var renderedFrame: Int64       // the score frame playing then, -1 when not playing
-}
-
-/// How output time maps to score frames from an anchor on, at a rate, while playing.
-struct ScoreMapping {
-    var anchorTime: SampleTime
-    var anchorFrame: Int64
-    var rate: Int64                // millionths of the written tempo
-    var playing: Bool
-
-    /// The score frame playing at `time`, -1 when not playing then (stopped, or not started yet).
-    func frame(at time: SampleTime) -> Int64 {
-        playing && time >= anchorTime ? anchorFrame + (time - anchorTime) * rate / 1_000_000 : -1
-    }
+    var renderedFrame: ScoreFrame? // the score frame playing then, nil when not playing
 }
 
 /// A `Timeline` the render thread publishes and any thread reads whole, through a sequence
-/// lock: the writer never waits, a reader tries again if a write overlapped its read.
+/// lock: the writer never waits, a reader tries again if a write overlapped its read. Score
+/// frames are never negative, so -1 stands for "none" in the atomics.
 final class TimelineSnapshot: Sendable {
     private let version = Atomic<UInt64>(0)
     private let anchorTime = Atomic<Int64>(0)
@@ -49,15 +33,15 @@ final class TimelineSnapshot: Sendable {
         let v = version.load(ordering: .relaxed)
         version.store(v &+ 1, ordering: .relaxed)
         atomicMemoryFence(ordering: .releasing)
-        anchorTime.store(t.anchorTime, ordering: .relaxed)
-        anchorFrame.store(t.anchorFrame, ordering: .relaxed)
-        rate.store(t.rate, ordering: .relaxed)
-        playing.store(t.playing, ordering: .relaxed)
-        loopEndFrame.store(t.loopEndFrame, ordering: .relaxed)
-        loopStartTick.store(t.loopStartTick, ordering: .relaxed)
-        endFrame.store(t.endFrame, ordering: .relaxed)
+        anchorTime.store(t.mapping.anchorTime, ordering: .relaxed)
+        anchorFrame.store(t.mapping.anchorFrame.frames, ordering: .relaxed)
+        rate.store(t.mapping.rate, ordering: .relaxed)
+        playing.store(t.mapping.playing, ordering: .relaxed)
+        loopEndFrame.store(t.loop?.endFrame.frames ?? -1, ordering: .relaxed)
+        loopStartTick.store(Int64(t.loop?.startTick ?? 0), ordering: .relaxed)
+        endFrame.store(t.endFrame.frames, ordering: .relaxed)
         renderedTime.store(t.renderedTime, ordering: .relaxed)
-        renderedFrame.store(t.renderedFrame, ordering: .relaxed)
+        renderedFrame.store(t.renderedFrame?.frames ?? -1, ordering: .relaxed)
         version.store(v &+ 2, ordering: .releasing)
     }
 
@@ -65,11 +49,13 @@ final class TimelineSnapshot: Sendable {
     func read() -> Timeline {
         while true {
             let before = version.load(ordering: .acquiring)
-            let t = Timeline(anchorTime: anchorTime.load(ordering: .relaxed), anchorFrame: anchorFrame.load(ordering: .relaxed),
-                             rate: rate.load(ordering: .relaxed), playing: playing.load(ordering: .relaxed),
-                             loopEndFrame: loopEndFrame.load(ordering: .relaxed), loopStartTick: loopStartTick.load(ordering: .relaxed),
-                             endFrame: endFrame.load(ordering: .relaxed), renderedTime: renderedTime.load(ordering: .relaxed),
-                             renderedFrame: renderedFrame.load(ordering: .relaxed))
+            let loopEnd = loopEndFrame.load(ordering: .relaxed), rendered = renderedFrame.load(ordering: .relaxed)
+            let t = Timeline(mapping: ScoreMapping(anchorTime: anchorTime.load(ordering: .relaxed),
+                                                   anchorFrame: ScoreFrame(anchorFrame.load(ordering: .relaxed)),
+                                                   rate: rate.load(ordering: .relaxed), playing: playing.load(ordering: .relaxed)),
+                             loop: loopEnd < 0 ? nil : (Int(loopStartTick.load(ordering: .relaxed)), ScoreFrame(loopEnd)),
+                             endFrame: ScoreFrame(endFrame.load(ordering: .relaxed)), renderedTime: renderedTime.load(ordering: .relaxed),
+                             renderedFrame: rendered < 0 ? nil : ScoreFrame(rendered))
             atomicMemoryFence(ordering: .acquiring)
             if before & 1 == 0 && version.load(ordering: .relaxed) == before { return t }
             sched_yield()

@@ -16,7 +16,7 @@ public final class TransportFollower: PlayerFollower, @unchecked Sendable {
     private let standingDown = Atomic<Bool>(false)
     private let rollingFlag = Atomic<Bool>(false)
     private var following = false     // the player plays in step
-    private var expected: Int64 = 0   // the transport's frame at the next cycle, if it rolls on
+    private var expected = ScoreFrame.start   // the transport's frame at the next cycle, if it rolls on
 
     /// Follows `transport` for `player`, which must not be started (the follower starts it
     /// when the transport rolls); both run at the same rate. Control thread.
@@ -38,7 +38,8 @@ public final class TransportFollower: PlayerFollower, @unchecked Sendable {
     /// Starts, pauses or moves the player for the cycle from `time`, as the transport says. Render thread only.
     public func willRender(from time: SampleTime, frames: Int) {
         guard !standingDown.load(ordering: .acquiring) else { return }
-        let (rolling, frame) = transport.transportState()
+        let (rolling, transportFrame) = transport.transportState()
+        let frame = ScoreFrame(transportFrame)
         rollingFlag.store(rolling, ordering: .relaxed)
         if rolling {
             if !following || frame != expected {

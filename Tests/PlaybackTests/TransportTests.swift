@@ -164,7 +164,7 @@ struct RenderedPositionTests {
             t += Int64(slice)
             let p = harness.player.renderedPosition
             checked += 1
-            if p.time != t || p.frame != expected(t) { wrong.append("t \(t): \(p.time) \(p.frame.map(String.init) ?? "nil"), expected \(expected(t).map(String.init) ?? "nil")") }
+            if p.time != t || p.frame?.frames != expected(t) { wrong.append("t \(t): \(p.time) \(p.frame.map(String.init) ?? "nil"), expected \(expected(t).map(String.init) ?? "nil")") }
         }
         #expect(wrong.isEmpty, "\(wrong.count) of \(checked) cycles: \(wrong.prefix(4))")
     }
@@ -196,14 +196,14 @@ struct SongEndTests {
         let plain = try RenderHarness(sequence)
         #expect(plain.player.finishTime == nil)
         _ = plain.renderSong()
-        #expect(plain.player.finishTime == plain.player.score.endFrame)
+        #expect(plain.player.finishTime == plain.player.score.endFrame.frames)   // rate 1 from output time 0
         let paused = try RenderHarness(sequence)
         _ = paused.render(frames: 24_000)
         paused.player.pause()
         _ = paused.render(frames: 30_000)
         paused.player.start()
         _ = paused.renderSong()
-        #expect(paused.player.finishTime == paused.player.score.endFrame + 30_000)
+        #expect(paused.player.finishTime == paused.player.score.endFrame.frames + 30_000)
     }
 
     @Test("setEnd stops the song there: notes released, finished, nothing after")

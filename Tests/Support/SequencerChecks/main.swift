@@ -68,7 +68,7 @@ func expectedEvents(_ song: String) -> [Logged] {
     var held = Set<Int>()
     var out: [Logged] = []
     for e in score.events {
-        let seconds = Double(e.frame) / 48_000
+        let seconds = Double(e.frame.frames) / 48_000
         var message = e.message
         if case .noteOn(let c, let n, 0) = message { message = .noteOff(channel: c, note: n, velocity: 0) }
         switch message {
