@@ -83,51 +83,45 @@ func smfBenchmark(_ directory: String) -> [Figure] {
 }
 
 func renderBenchmark(song: String, font: String) throws -> [Figure] {
-    let sequence = MusicSequence(file: try MIDIFile(contentsOf: song))
-    fflush(nil)
-    print("Render: \(song) (\(String(format: "%.1f", sequence.durationSeconds)) s), \(font), 48 kHz, reverb and chorus on, polyphony 256")
-    let ours = FileManager.default.temporaryDirectory.appendingPathComponent("pianola-bench-\(getpid()).wav").path
-    let theirs = FileManager.default.temporaryDirectory.appendingPathComponent("fluidsynth-bench-\(getpid()).wav").path
-    defer { try? FileManager.default.removeItem(atPath: ours); try? FileManager.default.removeItem(atPath: theirs) }
-
-    // Each renderer three times, alternating, so the machine's load falls on both alike.
-    var ratios: [Double] = [], speeds: [Double] = []
-    for round in 1...3 {
-        let (ourCPU, ourWall, frames) = try renderWithPianola(sequence: sequence, font: font, to: ours)
-        let (theirCPU, theirWall, status) = try renderWithFluidSynth(song: song, font: font, to: theirs)
-        let audio = Double(frames) / 48_000
-        print(String(format: "  round %d: pianola CPU %6.2f s (%4.0f× real time, wall %6.2f s) | fluidsynth -F CPU %6.2f s (%4.0f×, wall %6.2f s, exit %d) | ratio %.2f×",
-                     round, ourCPU, audio / ourCPU, ourWall, theirCPU, audio / theirCPU, theirWall, status, theirCPU / ourCPU))
-        ratios.append(theirCPU / ourCPU)
-        speeds.append(audio / ourCPU)
-    }
-    print(String(format: "  median ratio (fluidsynth CPU / pianola CPU): %.2f×", ratios.sorted()[1]))
+    let (ratios, speeds) = try interleavedRenders(song: song, font: font, engine: .fluidsynth, effects: true, bufferFrames: nil)
+    print(String(format: "  median ratio (fluidsynth CPU / pianola CPU): %.2f×", ratios[1]))
     let name = (song as NSString).lastPathComponent
-    return [Figure(measure: "render CPU: fluidsynth -F ÷ pianola render (\(name), median of 3)", value: String(format: "%.2f×", ratios.sorted()[1])),
-            Figure(measure: "pianola render speed (CPU)", value: String(format: "%.0f× real time", speeds.sorted()[1]))]
+    return [Figure(measure: "render CPU: fluidsynth -F ÷ pianola render (\(name), median of 3)", value: String(format: "%.2f×", ratios[1])),
+            Figure(measure: "pianola render speed (CPU)", value: String(format: "%.0f× real time", speeds[1]))]
 }
 
 /// Pianola's own synthesizer against `fluidsynth -F -z 4096` (its fastest) on the same song
-/// and font, reverb and chorus off on both (Pianola's engine has none yet), three rounds
-/// interleaved.
+/// and font, reverb and chorus off on both.
 func synthBenchmark(song: String, font: String) throws -> [Figure] {
+    let (ratios, _) = try interleavedRenders(song: song, font: font, engine: .pianola, effects: false, bufferFrames: 4096)
+    let name = (song as NSString).lastPathComponent
+    return [Figure(measure: "render CPU, effects off: fluidsynth -F -z 4096 ÷ Pianola's synthesizer (\(name), median of 3)", value: String(format: "%.2f×", ratios[1]))]
+}
+
+/// Renders `song` with `font` through Pianola on `engine` and through `fluidsynth -F` (with
+/// `-z bufferFrames` when given), reverb and chorus `effects` on both, three rounds
+/// alternating so that the machine's load falls on both alike; prints each round and returns
+/// the CPU ratios (fluidsynth ÷ Pianola) and Pianola's speeds (× real time), each sorted.
+func interleavedRenders(song: String, font: String, engine: SynthesisEngine, effects: Bool, bufferFrames: Int?) throws -> (ratios: [Double], speeds: [Double]) {
     let sequence = MusicSequence(file: try MIDIFile(contentsOf: song))
+    let ourName = engine == .pianola ? "Pianola's synthesizer" : "pianola"
+    let theirName = "fluidsynth -F" + (bufferFrames.map { " -z \($0)" } ?? "")
     fflush(nil)
-    print("Synth: \(song) (\(String(format: "%.1f", sequence.durationSeconds)) s), \(font), 48 kHz, reverb and chorus off, polyphony 256")
+    print("\(engine == .pianola ? "Synth" : "Render"): \(song) (\(String(format: "%.1f", sequence.durationSeconds)) s), \(font), 48 kHz, reverb and chorus \(effects ? "on" : "off"), polyphony 256")
     let ours = FileManager.default.temporaryDirectory.appendingPathComponent("pianola-bench-\(getpid()).wav").path
     let theirs = FileManager.default.temporaryDirectory.appendingPathComponent("fluidsynth-bench-\(getpid()).wav").path
     defer { try? FileManager.default.removeItem(atPath: ours); try? FileManager.default.removeItem(atPath: theirs) }
-    var ratios: [Double] = []
+    var ratios: [Double] = [], speeds: [Double] = []
     for round in 1...3 {
-        let (ourCPU, ourWall, frames) = try renderWithPianola(sequence: sequence, font: font, to: ours, engine: .pianola, effects: false)
-        let (theirCPU, theirWall, status) = try renderWithFluidSynth(song: song, font: font, to: theirs, effects: false, bufferFrames: 4096)
+        let (ourCPU, ourWall, frames) = try renderWithPianola(sequence: sequence, font: font, to: ours, engine: engine, effects: effects)
+        let (theirCPU, theirWall, status) = try renderWithFluidSynth(song: song, font: font, to: theirs, effects: effects, bufferFrames: bufferFrames)
         let audio = Double(frames) / 48_000
-        print(String(format: "  round %d: Pianola's synthesizer CPU %6.2f s (%4.0f× real time, wall %6.2f s) | fluidsynth -F -z 4096 CPU %6.2f s (%4.0f×, wall %6.2f s, exit %d) | ratio %.2f×",
-                     round, ourCPU, audio / ourCPU, ourWall, theirCPU, audio / theirCPU, theirWall, status, theirCPU / ourCPU))
+        print(String(format: "  round %d: %@ CPU %6.2f s (%4.0f× real time, wall %6.2f s) | %@ CPU %6.2f s (%4.0f×, wall %6.2f s, exit %d) | ratio %.2f×",
+                     round, ourName, ourCPU, audio / ourCPU, ourWall, theirName, theirCPU, audio / theirCPU, theirWall, status, theirCPU / ourCPU))
         ratios.append(theirCPU / ourCPU)
+        speeds.append(audio / ourCPU)
     }
-    let name = (song as NSString).lastPathComponent
-    return [Figure(measure: "render CPU, effects off: fluidsynth -F -z 4096 ÷ Pianola's synthesizer (\(name), median of 3)", value: String(format: "%.2f×", ratios.sorted()[1]))]
+    return (ratios.sorted(), speeds.sorted())
 }
 
 /// Pianola: the same graph and player as `pianola render`, writing a 16-bit WAV, on `engine`
@@ -318,125 +312,6 @@ func playBenchmark(song: String, font: String) throws -> [Figure] {
                  cpu, wall, 100 * cpu / wall, firstAudio ?? -1, Double(received) / 384_000, process.terminationStatus))
     return [Figure(measure: "pianola play CPU, paced at 48 kHz", value: String(format: "%.1f %% of one core", 100 * cpu / wall)),
             Figure(measure: "time to first audio (pianola play, process start to first period)", value: String(format: "%.3f s", firstAudio ?? -1))]
-}
-
-/// Sleeps the calling thread.
-func sleepFor(_ duration: Duration) {
-    var request = timespec(tv_sec: Int(duration.components.seconds), tv_nsec: Int(duration.components.attoseconds / 1_000_000_000))
-    nanosleep(&request, nil)
-}
-
-/// Writes a `minutes`-long 48 kHz stereo FLAC (a slow sweep with a little noise, so it does
-/// not compress to nothing), then streams it through the file player into a 44.1 kHz graph
-/// (so libsoxr converts every frame) in 512-frame cycles, faster than real time, printing the
-/// resident memory every 5 minutes of audio: a streamed file's memory is its ring, not its length.
-func streamBenchmark(minutes: Int) throws {
-    let path = NSTemporaryDirectory() + "pianola-bench-stream-\(getpid()).flac"
-    defer { unlink(path) }
-    let rate = 48_000, block = 48_000
-    let writeStart = clock.now
-    let writer = try AudioFileWriter(path: path, container: .flac, encoding: .int16, sampleRate: rate)
-    var left = [Float](repeating: 0, count: block), right = left
-    var phase = 0.0, noise: UInt32 = 1
-    for second in 0..<(minutes * 60) {
-        let frequency = 200 + Double(second % 600) * 3
-        for i in 0..<block {
-            phase += 2 * Double.pi * frequency / Double(rate)
-            noise = noise &* 1_664_525 &+ 1_013_904_223
-            left[i] = Float(0.4 * sin(phase)) + Float(Int32(bitPattern: noise)) / 2e12
-            right[i] = left[i]
-        }
-        try writer.write(left: left, right: right, frames: block)
-    }
-    try writer.close()
-    let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-    print("stream: wrote \(minutes) min of 48 kHz stereo FLAC (\(size / 1_048_576) MB) in \(String(format: "%.1f", seconds(clock.now - writeStart))) s")
-
-    let graphRate = 44_100, cycle = 512
-    let mixer = MixerNode()
-    let graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: graphRate), maxFrames: cycle)
-    let node = try FilePlayerNode(path: path, sampleRate: graphRate)
-    mixer.connect(node)
-    let buffer = AudioBuffer(capacity: cycle)
-    let perMinute = 60 * Int64(graphRate)
-    let total = Int64(minutes) * perMinute
-    var rendered: Int64 = 0, waits = 0
-    let playStart = clock.now
-    print("  audio   RSS")
-    while !node.isFinished {
-        // Offline, faster than the reader: let it refill (a device would not wait). At the
-        // file's end fewer than a cycle's frames remain, and no more come.
-        var tries = 0
-        while node.bufferedFrames < cycle && !node.isFinished && tries < 200 {
-            waits += 1
-            tries += 1
-            usleep(500)
-        }
-        graph.render(into: buffer.slice(frames: cycle))
-        rendered += Int64(cycle)
-        // The cycle that crosses a minute mark reports minute 1 (after warm-up) and every fifth.
-        let minute = rendered / perMinute
-        if rendered % perMinute < Int64(cycle) && (minute == 1 || minute % 5 == 0) {
-            print(String(format: "  %2d min  %6.1f MB", Int(minute), residentMB()))
-            fflush(nil)   // each figure as it is measured, also into a pipe
-        }
-    }
-    let took = seconds(clock.now - playStart)
-    print(String(format: "  streamed %.1f min (%.0f%% of the file's frames) in %.1f s (%.0f× real time); %d waits for the reader, %d underruns%@",
-                 Double(rendered) / Double(graphRate) / 60, 100 * Double(rendered) / Double(total), took,
-                 Double(rendered) / Double(graphRate) / took, waits, node.underruns, node.failure.map { "; failed: \($0)" } ?? ""))
-}
-
-/// "Ode to Joy" with a tempo change on every bar to awkward tempos (frames per tick never
-/// whole), looped from bar 2 to bar 10 for `minutes` of audio, rendered offline through the
-/// graph of `pianola render`. Checks every loop wrap against the tempo map, exactly: wrap k
-/// must fall on frame k × (frame(bar 10) − frame(bar 2)). Prints the resident memory and the
-/// voices sounding at each wrap, by the minute of audio.
-func soakBenchmark(minutes: Int, font: String) throws {
-    let song = "ode-to-joy.mid with a tempo change on every bar"
-    let sequence = MusicSequence(file: SongBook.odeToJoyWithTempoChanges())
-    let meter = sequence.meterMap!   // 4/4, metrical
-    let from = meter.tick(at: BarBeatTick(bar: 2, beat: 1)), to = meter.tick(at: BarBeatTick(bar: 10, beat: 1))
-    var settings = SongGraph.Settings()
-    settings.fromTick = from
-    settings.toTick = to
-    settings.plays = 1000
-    let map = sequence.tempoMap
-    let loopFrames = map.sampleFrame(atTick: to, sampleRate: settings.sampleRate) - map.sampleFrame(atTick: from, sampleRate: settings.sampleRate)
-    let total = Int64(minutes) * 60 * Int64(settings.sampleRate)
-    print("Soak: \(song), looped from bar 2 to bar 10 (\(loopFrames) frames, \(String(format: "%.3f", Double(loopFrames) / 48_000)) s), \(font), \(minutes) min of audio offline")
-    fflush(nil)
-    let renderer = try SongRenderer(sequence: sequence, soundFontPath: font, settings: settings)
-    var rendered: Int64 = 0, wraps = 0, misses = 0, nextMinute: Int64 = 0
-    var voicesThisMinute: [Int] = []
-    var residentByMinute: [Double] = []
-    let start = clock.now
-    renderer.render(frames: total) { slice, _ in
-        rendered += Int64(slice.frames)
-        for event in renderer.songGraph.player.pollEvents() {
-            guard case .loopWrapped(let time) = event else { continue }
-            wraps += 1
-            if time != Int64(wraps) * loopFrames {
-                misses += 1
-                if misses <= 5 { print("  wrap \(wraps) at frame \(time), the tempo map says \(Int64(wraps) * loopFrames)") }
-            }
-            voicesThisMinute.append(renderer.songGraph.activeVoiceCount)
-        }
-        if rendered >= nextMinute {
-            let minute = Int(nextMinute / (60 * 48_000))
-            residentByMinute.append(residentMB())
-            if minute == 1 || minute % 10 == 0 {
-                print(String(format: "  minute %2d: RSS %6.1f MB, voices at this minute's wraps %@", minute, residentByMinute.last!,
-                             voicesThisMinute.isEmpty ? "-" : "\(voicesThisMinute.min()!)…\(voicesThisMinute.max()!)"))
-            }
-            voicesThisMinute = []
-            nextMinute += 60 * 48_000
-        }
-    }
-    let took = seconds(clock.now - start)
-    let warm = residentByMinute.dropFirst(2)
-    print(String(format: "  %d wraps, %d off the tempo map's frame; RSS after warm-up (minute 2 on) %.1f…%.1f MB; %.0f× real time",
-                 wraps, misses, warm.min() ?? 0, warm.max() ?? 0, Double(rendered) / 48_000 / took))
 }
 
 func densestCorpusSong() -> String {
