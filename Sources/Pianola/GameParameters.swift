@@ -13,12 +13,6 @@ extension Soundtrack {
             public var x: Double
             /// What the target gets there. Any thread.
             public var y: Double
-
-            /// A point. Any thread.
-            public init(x: Double, y: Double) {
-                self.x = x
-                self.y = y
-            }
         }
 
         /// The points, in order of `x`. Any thread.

@@ -160,54 +160,27 @@ public func pianolaPollEvents(_ handle: OpaquePointer?, _ events: UnsafeMutableP
 private func cEvent(_ event: Soundtrack.Event) -> pianola_event {
     var c = pianola_event()
     c.sample_time = event.sampleTime
-    var text = ""
-    func about(_ song: Soundtrack.Song) { c.song = HandleTable.shared.handle(of: song) }
+    /// The event with its code, the song or sound it is about, and its text.
+    func made(_ type: Int, _ about: AnyObject, _ text: String = "") -> pianola_event {
+        c.type = pianola_event_type(type)
+        if about is Soundtrack.Song { c.song = HandleTable.shared.handle(of: about) } else { c.sound = HandleTable.shared.handle(of: about) }
+        withUnsafeMutableBytes(of: &c.text) { copy(text, into: $0.baseAddress!.assumingMemoryBound(to: CChar.self), capacity: $0.count) }
+        return c
+    }
     switch event {
     case .beat(let song, let beat):
-        c.type = pianola_event_type(beat.beat == 1 ? PIANOLA_EVENT_BAR : PIANOLA_EVENT_BEAT)
         (c.bar, c.beat) = (Int32(clamping: beat.bar), Int32(clamping: beat.beat))
-        text = beat.section ?? ""
-        about(song)
-    case .marker(let song, let marker, _):
-        c.type = pianola_event_type(PIANOLA_EVENT_MARKER)
-        text = marker
-        about(song)
-    case .loopWrapped(let song, _):
-        c.type = pianola_event_type(PIANOLA_EVENT_LOOP_WRAPPED)
-        about(song)
-    case .jumped(let song, let section, _):
-        c.type = pianola_event_type(PIANOLA_EVENT_JUMPED)
-        text = section
-        about(song)
-    case .transitioned(_, let song, _, let rule, _):
-        c.type = pianola_event_type(PIANOLA_EVENT_TRANSITIONED)
-        text = rule
-        about(song)
-    case .songStarted(let song, let section, _):
-        c.type = pianola_event_type(PIANOLA_EVENT_SONG_STARTED)
-        text = section ?? ""
-        about(song)
-    case .songStopped(let song, _):
-        c.type = pianola_event_type(PIANOLA_EVENT_SONG_STOPPED)
-        about(song)
-    case .songEnded(let song, _):
-        c.type = pianola_event_type(PIANOLA_EVENT_SONG_ENDED)
-        about(song)
-    case .songLoaded(let song, _):
-        c.type = pianola_event_type(PIANOLA_EVENT_SONG_LOADED)
-        about(song)
-    case .songLoadFailed(let song, let error, _):
-        c.type = pianola_event_type(PIANOLA_EVENT_SONG_LOAD_FAILED)
-        text = error.description
-        about(song)
-    case .soundEffectLoaded(let effect, _):
-        c.type = pianola_event_type(PIANOLA_EVENT_SOUND_LOADED)
-        c.sound = HandleTable.shared.handle(of: effect)
-    case .soundEffectLoadFailed(let effect, let error, _):
-        c.type = pianola_event_type(PIANOLA_EVENT_SOUND_LOAD_FAILED)
-        text = error.description
-        c.sound = HandleTable.shared.handle(of: effect)
+        return made(beat.beat == 1 ? PIANOLA_EVENT_BAR : PIANOLA_EVENT_BEAT, song, beat.section ?? "")
+    case .marker(let song, let marker, _): return made(PIANOLA_EVENT_MARKER, song, marker)
+    case .loopWrapped(let song, _): return made(PIANOLA_EVENT_LOOP_WRAPPED, song)
+    case .jumped(let song, let section, _): return made(PIANOLA_EVENT_JUMPED, song, section)
+    case .transitioned(_, let song, _, let rule, _): return made(PIANOLA_EVENT_TRANSITIONED, song, rule)
+    case .songStarted(let song, let section, _): return made(PIANOLA_EVENT_SONG_STARTED, song, section ?? "")
+    case .songStopped(let song, _): return made(PIANOLA_EVENT_SONG_STOPPED, song)
+    case .songEnded(let song, _): return made(PIANOLA_EVENT_SONG_ENDED, song)
+    case .songLoaded(let song, _): return made(PIANOLA_EVENT_SONG_LOADED, song)
+    case .songLoadFailed(let song, let error, _): return made(PIANOLA_EVENT_SONG_LOAD_FAILED, song, error.description)
+    case .soundEffectLoaded(let sound, _): return made(PIANOLA_EVENT_SOUND_LOADED, sound)
+    case .soundEffectLoadFailed(let sound, let error, _): return made(PIANOLA_EVENT_SOUND_LOAD_FAILED, sound, error.description)
     }
-    withUnsafeMutableBytes(of: &c.text) { copy(text, into: $0.baseAddress!.assumingMemoryBound(to: CChar.self), capacity: $0.count) }
-    return c
 }

@@ -24,11 +24,17 @@ extension Player {
         anchorTime = time
         anchorFrame = frame
         cursor = index
+        playOn(at: time)
+    }
+
+    /// Play goes on from the anchor at `time` (the cursor at its event): the next beat and
+    /// section start found, the state there chased, the sync outputs started there.
+    func playOn(at time: SampleTime) {
         findNextBeat()
         findNextBoundary()
-        chaseState(toIndex: index, at: time)
-        chaseAutomation(toIndex: index, at: time, moving: true)
-        sync.start(fromFrame: frame, at: time)
+        chaseState(toIndex: cursor, at: time)
+        chaseAutomation(toIndex: cursor, at: time, moving: true)
+        sync.start(fromFrame: anchorFrame, at: time)
     }
 
     /// How output time maps to score frames now.
@@ -99,11 +105,7 @@ extension Player {
             playing = true
             beforeChange = nil
             stopTime = nil
-            findNextBeat()
-            findNextBoundary()
-            chaseState(toIndex: cursor, at: anchorTime)
-            chaseAutomation(toIndex: cursor, at: anchorTime, moving: true)
-            sync.start(fromFrame: anchorFrame, at: anchorTime)
+            playOn(at: anchorTime)
         case .pause:
             guard playing else { return }
             beforeChange = nil
