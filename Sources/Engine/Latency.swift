@@ -11,8 +11,7 @@ public protocol LatencyReporting: AnyObject {
 /// A mixer input's compensating delay: a stereo ring long enough for `MixerNode.maxCompensation`.
 /// Allocated when the input is connected. Render thread only once connected.
 final class CompensationDelay {
-    private let left: UnsafeMutablePointer<Float>
-    private let right: UnsafeMutablePointer<Float>
+    private let ring: AudioBuffer
     private let mask: Int
     private var write = 0
 
@@ -21,26 +20,18 @@ final class CompensationDelay {
         var size = 1
         while size < frames + 1 { size <<= 1 }
         mask = size - 1
-        left = .allocate(capacity: size)
-        right = .allocate(capacity: size)
-        left.initialize(repeating: 0, count: size)
-        right.initialize(repeating: 0, count: size)
-    }
-
-    deinit {
-        left.deallocate()
-        right.deallocate()
+        ring = AudioBuffer(capacity: size)
     }
 
     /// Delays `audio` in place by `frames` (at most the room made). Render thread only.
     func process(_ audio: StereoSlice, by frames: Int) {
         let back = min(frames, mask)
         for i in 0..<audio.frames {
-            left[write] = audio.left[i]
-            right[write] = audio.right[i]
+            ring.left[write] = audio.left[i]
+            ring.right[write] = audio.right[i]
             let read = (write - back) & mask
-            audio.left[i] = left[read]
-            audio.right[i] = right[read]
+            audio.left[i] = ring.left[read]
+            audio.right[i] = ring.right[read]
             write = (write + 1) & mask
         }
     }
