@@ -30,7 +30,7 @@ public final class EffectChain: @unchecked Sendable {
     }
 
     /// A change that waits for its frame: a parameter's new value, or a bypass.
-    private struct Timed {
+    private struct Timed: Engine.Timed {
         var time: SampleTime
         var effect: ID
         var parameter: Int              // -1: the bypass (value 1 bypassed, 0 in use)
@@ -51,8 +51,7 @@ public final class EffectChain: @unchecked Sendable {
     // Room for units still fading out after their removal beside a full chain.
     private var slots = [Slot](repeating: Slot(), count: 2 * EffectChain.capacity)
     private var count = 0
-    private var pending: [Timed]
-    private var pendingCount = 0
+    private var pending: TimedQueue<Timed>
     private let changes = SPSCQueue<Change>(capacity: 256)
     private let released = SPSCQueue<any EffectUnit>(capacity: 2 * EffectChain.capacity + 256)
     private var dry: AudioBuffer?
@@ -70,7 +69,7 @@ public final class EffectChain: @unchecked Sendable {
 
     /// An empty chain. Control thread.
     public init() {
-        pending = Array(repeating: Timed(time: 0, effect: ID(0), parameter: 0, value: 0, ramp: 0), count: 64)
+        pending = TimedQueue(capacity: 64, filler: Timed(time: 0, effect: ID(0), parameter: 0, value: 0, ramp: 0))
     }
 
     /// Gets its units ready for `format` in slices of at most `maxFrames`. Control thread, before rendering.
@@ -159,15 +158,11 @@ public final class EffectChain: @unchecked Sendable {
     public func process(_ audio: StereoSlice, at time: SampleTime) {
         while let change = changes.pop() { take(change) }
         defer { tap?.write(audio) }
-        guard count > 0 || pendingCount > 0 else { return }
+        guard count > 0 || pending.count > 0 else { return }
         var done = 0
         while done < audio.frames {
-            while pendingCount > 0 && pending[0].time <= time + SampleTime(done) {
-                apply(pending[0])
-                pendingCount -= 1
-                for k in 0..<pendingCount { pending[k] = pending[k + 1] }
-            }
-            let next = pendingCount > 0 ? Int(min(pending[0].time - time, SampleTime(audio.frames))) : audio.frames
+            while let timed = pending.popFirst(before: time + SampleTime(done) + 1) { apply(timed) }
+            let next = pending.first.map { Int(min($0.time - time, SampleTime(audio.frames))) } ?? audio.frames
             let segment = audio.dropFirst(done, count: next - done)
             for index in 0..<count { run(index, on: segment) }
             done = next
@@ -209,14 +204,7 @@ public final class EffectChain: @unchecked Sendable {
         case .timed(let timed):
             // Kept in time order, a later change of the same time after an earlier one; when
             // the list is full the change is applied at once rather than lost.
-            guard pendingCount < pending.count else { return apply(timed) }
-            var at = pendingCount
-            while at > 0 && pending[at - 1].time > timed.time {
-                pending[at] = pending[at - 1]
-                at -= 1
-            }
-            pending[at] = timed
-            pendingCount += 1
+            if !pending.insert(timed) { apply(timed) }
         }
     }
 

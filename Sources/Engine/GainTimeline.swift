@@ -25,7 +25,7 @@ public struct StereoGain: Hashable, Sendable {
 /// Render thread only once rendering starts.
 struct GainTimeline {
     /// A change: reach `gain` over `ramp` frames starting at `time` (at once when `ramp` is 0).
-    struct Change {
+    struct Change: Timed {
         var time: SampleTime
         var gain: StereoGain
         var ramp: Int
@@ -35,44 +35,34 @@ struct GainTimeline {
     private var step = StereoGain.silent
     private var target = StereoGain.unity
     private var remaining = 0
-    private var pending: [Change]
-    private var pendingCount = 0
+    private var pending: TimedQueue<Change>
 
     /// Room for `capacity` changes waiting at once.
     init(capacity: Int = 32) {
-        pending = Array(repeating: Change(time: 0, gain: .unity, ramp: 0), count: capacity)
+        let filler = Change(time: 0, gain: .unity, ramp: 0)
+        pending = TimedQueue(capacity: capacity, filler: filler)
         // Run the write path once here: its first use makes the runtime build type metadata
         // (an allocation under a lock), which must not happen on the render thread.
-        schedule(pending[0])
-        pendingCount = 0
+        schedule(filler)
+        _ = pending.popFirst(before: .max)
     }
 
     /// Back to `gain` at once with nothing waiting (a new input). Allocates nothing.
     mutating func reset(to gain: StereoGain) {
         current = gain
         remaining = 0
-        pendingCount = 0
+        pending.removeAll()
     }
 
     /// Whether the gain is exactly `gain` all through `time ..< time + frames`.
     func isSteady(at gain: StereoGain, from time: SampleTime, frames: Int) -> Bool {
-        remaining == 0 && current == gain && (pendingCount == 0 || pending[0].time >= time + SampleTime(frames))
+        remaining == 0 && current == gain && (pending.first.map { $0.time >= time + SampleTime(frames) } ?? true)
     }
 
     /// Adds a change in time order (a later one at the same time comes after). When the list
     /// is full the change starts at once, so a flood of changes still ends where it was sent.
     mutating func schedule(_ change: Change) {
-        guard pendingCount < pending.count else {
-            begin(change)
-            return
-        }
-        var index = pendingCount
-        while index > 0 && pending[index - 1].time > change.time {
-            pending[index] = pending[index - 1]
-            index -= 1
-        }
-        pending[index] = change
-        pendingCount += 1
+        if !pending.insert(change) { begin(change) }
     }
 
     /// Walks `time ..< time + frames` in runs of steady gain or of one ramp, calling `apply`
@@ -80,13 +70,9 @@ struct GainTimeline {
     mutating func process(from time: SampleTime, frames: Int, _ apply: (Range<Int>, StereoGain, StereoGain) -> Void) {
         var frame = 0
         while frame < frames {
-            while pendingCount > 0 && pending[0].time <= time + SampleTime(frame) {
-                begin(pending[0])
-                for i in 1..<pendingCount { pending[i - 1] = pending[i] }
-                pendingCount -= 1
-            }
+            while let change = pending.popFirst(before: time + SampleTime(frame) + 1) { begin(change) }
             var end = frames
-            if pendingCount > 0 { end = min(end, Int(pending[0].time - time)) }
+            if let next = pending.first { end = min(end, Int(next.time - time)) }
             if remaining > 0 {
                 end = min(end, frame + remaining)
                 apply(frame..<end, current, step)

@@ -6,8 +6,6 @@ import Synchronization
 public struct NoteEdge: Hashable, Sendable {
     /// The frame the synthesizer applied it on. Any thread.
     public var frame: SampleTime
-    /// True for a key pressed, false for a key released. Any thread.
-    public var pressed: Bool
     /// Channel, 0-based. Any thread.
     public var channel: UInt8
     /// Key, 0...127. Any thread.
@@ -19,16 +17,8 @@ public struct NoteEdge: Hashable, Sendable {
     /// The channel's bank select, CC0 × 128 + CC32 (0 if none was sent). Any thread.
     public var bank: UInt16
 
-    /// An edge with these fields. Any thread.
-    public init(frame: SampleTime, pressed: Bool, channel: UInt8, key: UInt8, velocity: UInt8, program: UInt8, bank: UInt16) {
-        self.frame = frame
-        self.pressed = pressed
-        self.channel = channel
-        self.key = key
-        self.velocity = velocity
-        self.program = program
-        self.bank = bank
-    }
+    /// True for a key pressed, false for a key released. Any thread.
+    public var pressed: Bool { velocity > 0 }
 }
 
 /// The note edges a synthesizer node reports from the render thread, taken by a control thread.
@@ -40,8 +30,10 @@ public final class NoteLog: Sendable {
     /// Room for `capacity` edges between takes. Control thread.
     public init(capacity: Int = 1 << 16) { edges = SPSCQueue(capacity: capacity) }
 
-    /// Adds an edge, or counts it lost when full. Render thread only.
-    @inline(__always) public func record(_ edge: NoteEdge) {
+    /// Adds the edge of `key` pressed at `velocity` (0: released) on `channel` at `frame`,
+    /// the channel playing `program` of `bank`, or counts it lost when full. Render thread only.
+    @inline(__always) public func record(channel: Int, key: UInt8, velocity: UInt8, program: Int, bank: Int, at frame: SampleTime) {
+        let edge = NoteEdge(frame: frame, channel: UInt8(channel), key: key, velocity: velocity, program: UInt8(program), bank: UInt16(bank))
         if !edges.push(edge) { lost.add(1, ordering: .relaxed) }
     }
 

@@ -80,7 +80,7 @@ public final class SoundFontSynthNode: AudioNode, MIDIDestination, @unchecked Se
     /// Reports a key pressed (velocity above 0) or released on `frame`.
     @inline(__always) private func logNote(channel: Int, key: UInt8, velocity: UInt8, at frame: SampleTime) {
         guard let noteLog else { return }
-        noteLog.record(NoteEdge(frame: frame, pressed: velocity > 0, channel: UInt8(channel), key: key, velocity: velocity,
-                                program: UInt8(synthesizer.program(of: channel)), bank: UInt16(synthesizer.bankSelect(of: channel))))
+        noteLog.record(channel: channel, key: key, velocity: velocity, program: synthesizer.program(of: channel),
+                       bank: synthesizer.bankSelect(of: channel), at: frame)
     }
 }

@@ -205,8 +205,7 @@ public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable 
         guard let noteLog else { return }
         let state = channel * 130
         let program = max(0, channelState[state + 128]), msb = max(0, channelState[state]), lsb = max(0, channelState[state + 32])
-        noteLog.record(NoteEdge(frame: computed, pressed: velocity > 0, channel: UInt8(channel), key: key, velocity: velocity,
-                                program: UInt8(program), bank: UInt16(msb) << 7 | UInt16(lsb)))
+        noteLog.record(channel: channel, key: key, velocity: velocity, program: Int(program), bank: Int(msb) << 7 | Int(lsb), at: computed)
     }
 
     @inline(__always) private func apply(_ e: MIDISchedule.Event) {
