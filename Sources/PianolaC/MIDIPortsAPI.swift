@@ -10,19 +10,18 @@ import Pianola
 @_cdecl("pianola_midi_ports")
 public func pianolaMIDIPorts(_ ports: UnsafeMutablePointer<pianola_midi_port>?, _ capacity: Int, _ count: UnsafeMutablePointer<Int>?) -> pianola_status {
     status {
-        let count = try required(count, "count")
-        let ports = try callerArray(ports, capacity: capacity, "ports", limit: 1 << 16)
-        let client = try SequencerClient()
-        let listed = client.ports().filter { $0.client != client.clientID }
-        for (i, port) in listed.prefix(capacity).enumerated() {
+        let listed = {
+            let client = try SequencerClient()
+            return client.ports().filter { $0.client != client.clientID }
+        }
+        try fill(ports, capacity: capacity, count: count, "ports", limit: 1 << 16, with: listed) { port in
             var c = pianola_midi_port()
             withUnsafeMutableBytes(of: &c.address) { copy(port.address, into: $0.baseAddress!.assumingMemoryBound(to: CChar.self), capacity: $0.count) }
             withUnsafeMutableBytes(of: &c.client) { copy(port.clientName, into: $0.baseAddress!.assumingMemoryBound(to: CChar.self), capacity: $0.count) }
             withUnsafeMutableBytes(of: &c.name) { copy(port.name, into: $0.baseAddress!.assumingMemoryBound(to: CChar.self), capacity: $0.count) }
             (c.receives, c.sends, c.kernel) = (port.acceptsEvents ? 1 : 0, port.sendsEvents ? 1 : 0, port.isKernel ? 1 : 0)
-            ports![i] = c
+            return c
         }
-        count.pointee = listed.count
     }
 }
 

@@ -261,14 +261,10 @@ public func pianolaRendererLabels(_ handle: OpaquePointer?, _ labels: UnsafeMuta
                                   _ count: UnsafeMutablePointer<Int>?) -> pianola_status {
     status {
         let renderer = try renderer(handle)
-        let count = try required(count, "count")
-        let labels = try callerArray(labels, capacity: capacity, "labels", limit: maximumRenderFrames)
-        let all = renderer.labels
-        for (i, label) in all.prefix(capacity).enumerated() {
-            labels![i] = pianola_note_label(start_frame: label.startFrame, end_frame: label.endFrame, channel: Int32(label.channel + 1),
-                                            key: Int32(label.key), velocity: Int32(label.velocity), program: Int32(label.program), bank: Int32(label.bank))
+        try fill(labels, capacity: capacity, count: count, "labels", limit: maximumRenderFrames, with: { renderer.labels }) { label in
+            pianola_note_label(start_frame: label.startFrame, end_frame: label.endFrame, channel: Int32(label.channel + 1),
+                               key: Int32(label.key), velocity: Int32(label.velocity), program: Int32(label.program), bank: Int32(label.bank))
         }
-        count.pointee = all.count
     }
 }
 

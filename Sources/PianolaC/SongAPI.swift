@@ -148,11 +148,7 @@ public func pianolaPollEvents(_ handle: OpaquePointer?, _ events: UnsafeMutableP
                               _ count: UnsafeMutablePointer<Int>?) -> pianola_status {
     status {
         let soundtrack = try soundtrack(handle)
-        let count = try required(count, "count")
-        let events = try callerArray(events, capacity: capacity, "events", limit: 1 << 24)
-        let polled = soundtrack.pollEvents(limit: capacity)
-        for (i, event) in polled.enumerated() { events![i] = cEvent(event) }
-        count.pointee = polled.count
+        try fill(events, capacity: capacity, count: count, "events", limit: 1 << 24, with: { soundtrack.pollEvents(limit: capacity) }, as: cEvent)
     }
 }
 

@@ -107,6 +107,18 @@ func callerArray<T>(_ items: UnsafeMutablePointer<T>?, capacity: Int, _ what: St
     return items
 }
 
+/// Fills the caller's array `out` of `capacity` `what` (checked as `callerArray` checks it)
+/// with the first of `items` (made after the checks) as `c` makes them, and puts how many
+/// there are in all in `count`.
+func fill<Item, C>(_ out: UnsafeMutablePointer<C>?, capacity: Int, count: UnsafeMutablePointer<Int>?, _ what: String, limit: Int,
+                   with items: () throws -> [Item], as c: (Item) -> C) throws {
+    let count = try required(count, "count")
+    let out = try callerArray(out, capacity: capacity, what, limit: limit)
+    let all = try items()
+    for (i, item) in all.prefix(capacity).enumerated() { out![i] = c(item) }
+    count.pointee = all.count
+}
+
 /// A C string argument as Swift, or an argument error naming `what` when NULL.
 func string(_ pointer: UnsafePointer<CChar>?, _ what: String) throws(APIError) -> String {
     String(cString: try required(pointer, what))
