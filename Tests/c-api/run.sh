@@ -28,7 +28,7 @@ echo "ldd libpianola.so: no Swift library"
 # The MIDI-port program the ALSA VM runs (Tests/alsa-vm/in-vm-midi.sh) compiles as strict C99 here too.
 cc -std=c99 -Wall -Wextra -pedantic -Werror $cflags Tests/c-api/midi_through.c $libs -o "$work/midi-through"
 cc -std=c99 -Wall -Wextra -Werror -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
-    Tests/c-api/api_test.c $cflags $libs -lm -o "$work/api_test"
+    Tests/c-api/api_test.c Tests/c-api/soundtrack_test.c Tests/c-api/offline_test.c $cflags $libs -lm -o "$work/api_test"
 swift build --product pianola >/dev/null
 .build/debug/pianola render songs/twinkle.mid -o "$work/sting.wav" --to 2:1 --tail 0 --soundfont soundfonts/pianola-gm.sf2 >/dev/null
 env -i PATH=/usr/bin:/bin LD_LIBRARY_PATH="$prefix/lib" ASAN_OPTIONS=detect_leaks=1 \
