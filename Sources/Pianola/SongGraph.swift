@@ -30,9 +30,11 @@ public final class SongGraph {
         public var polyphony = 256
         /// Synth output gain (FluidSynth's default 0.2). Any thread.
         public var gain = 0.2
-        /// Threads the song's synthesis is spread over, for offline renders only: the channels
-        /// are shared among this many synthesizers (balanced by their notes), rendered at once
-        /// and summed (`SplitSampler`; libfluidsynth only for now). Any thread.
+        /// Threads the song's synthesis is spread over, for offline renders only. On
+        /// libfluidsynth the channels are shared among this many synthesizers (balanced by
+        /// their notes), rendered at once and summed (`SplitSampler`); on Pianola's own the
+        /// voices render on this many threads (up to 8), the output the same bit for bit for
+        /// any count. Any thread.
         public var threads = 1
         /// Load every sample of the font at once, as libfluidsynth does by default, instead of
         /// only the presets the song selects. Slower to start, but it is how a font shared by a
@@ -258,7 +260,8 @@ public final class SongGraph {
         let (source, resolvedNote) = try font.resolved(for: engineAsked)
         let synth: any AudioNode & MIDIDestination
         var samplers: [SamplerNode] = [], ownSynths: [SoundFontSynthNode] = []
-        if case .model = source, case .pianola(let own) = try source.makeSongSynthesizer(configuration: configuration, selectedBy: sequence.messagesInTimeOrder) {
+        if case .model = source, case .pianola(let own) = try source.makeSongSynthesizer(configuration: configuration, selectedBy: sequence.messagesInTimeOrder,
+                                                                                          threads: settings.threads) {
             ownSynths = [SoundFontSynthNode(synthesizer: own)]
             synth = ownSynths[0]
             (engine, engineNote, synthesizer) = (.pianola, nil, nil)

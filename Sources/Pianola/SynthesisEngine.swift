@@ -90,11 +90,14 @@ extension SoundFontSource {
     /// A synthesizer with this font for a song whose messages (in time order) are `messages`:
     /// Pianola's own for a `.model` (its reverb and chorus on when the configuration's are,
     /// at libfluidsynth's default settings), with the pages of every preset the song can select
-    /// read now; libfluidsynth's with those presets loaded and pinned otherwise. Control thread.
-    func makeSongSynthesizer(configuration: Synthesizer.Configuration, selectedBy messages: some Swift.Sequence<MIDIMessage>) throws(SynthesizerError) -> SongSynthesizer {
+    /// read now, its voices rendered on `threads` threads; libfluidsynth's with those presets
+    /// loaded and pinned otherwise. Control thread.
+    func makeSongSynthesizer(configuration: Synthesizer.Configuration, selectedBy messages: some Swift.Sequence<MIDIMessage>,
+                             threads: Int = 1) throws(SynthesizerError) -> SongSynthesizer {
         guard case .model(let font) = self else { return .fluidsynth(try makeSynthesizer(configuration: configuration, selectedBy: messages)) }
         let synthesizer = SoundFontSynthesizer(font: font, sampleRate: configuration.sampleRate, polyphony: configuration.polyphony, gain: Float(configuration.gain),
-                                               reverb: configuration.reverb ? Reverb.Settings() : nil, chorus: configuration.chorus ? Chorus.Settings() : nil)
+                                               reverb: configuration.reverb ? Reverb.Settings() : nil, chorus: configuration.chorus ? Chorus.Settings() : nil,
+                                               threads: threads)
         synthesizer.touchSamples(selectedBy: messages)
         return .pianola(synthesizer)
     }

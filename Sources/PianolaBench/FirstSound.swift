@@ -115,7 +115,7 @@ func firstSoundBenchmark(song: String, font: String, rounds: Int = 5) throws -> 
             continue
         }
         let value = medianRange(measured.map { $0 * 1000 }, "%.0f") + " ms"
-        print("  \(contender.name.padding(toLength: 36, withPad: " ", startingAt: 0)) \(value)")
+        print("  \(contender.name.padding(toLength: 48, withPad: " ", startingAt: 0)) \(value)")
         figures.append(Figure(measure: "first sound: \(contender.name)", value: value))
     }
     return figures
@@ -123,7 +123,8 @@ func firstSoundBenchmark(song: String, font: String, rounds: Int = 5) throws -> 
 
 /// Peak resident memory rendering `song` with `font`: `pianola render` against `fluidsynth -F`
 /// with its defaults and with dynamic sample loading, and `pianola render` with the project's
-/// own 400 KB font; `rounds` interleaved runs each, medians with min–max.
+/// own 400 KB font, each font on libfluidsynth and on Pianola's own synthesizer; `rounds`
+/// interleaved runs each, medians with min–max.
 func memoryBenchmark(song: String, font: String, rounds: Int = 3) throws -> [Figure] {
     let pianola = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("pianola").path
     let output = FileManager.default.temporaryDirectory.appendingPathComponent("pianola-bench-\(getpid()).wav").path
@@ -136,6 +137,9 @@ func memoryBenchmark(song: String, font: String, rounds: Int = 3) throws -> [Fig
         Contender(name: "fluidsynth -F", arguments: fluid + [font, song]),
         Contender(name: "fluidsynth -F, dynamic loading", arguments: fluid + ["-o", "synth.dynamic-sample-loading=1", font, song]),
         Contender(name: "pianola render, pianola-gm.sf2", arguments: [pianola, "render", song, "-o", output, "--force", "--soundfont", ownFont]),
+        Contender(name: "pianola render --synth pianola", arguments: [pianola, "render", song, "-o", output, "--force", "--soundfont", font, "--synth", "pianola"]),
+        Contender(name: "pianola render --synth pianola, pianola-gm.sf2",
+                  arguments: [pianola, "render", song, "-o", output, "--force", "--soundfont", ownFont, "--synth", "pianola"]),
     ]
     print("Peak RSS: \(song), \(font); \(rounds) interleaved rounds")
     var peaks: [String: [Double]] = [:]
@@ -147,7 +151,7 @@ func memoryBenchmark(song: String, font: String, rounds: Int = 3) throws -> [Fig
     }
     return contenders.map { contender in
         let value = medianRange(peaks[contender.name]!, "%.1f") + " MB"
-        print("  \(contender.name.padding(toLength: 36, withPad: " ", startingAt: 0)) \(value)")
+        print("  \(contender.name.padding(toLength: 48, withPad: " ", startingAt: 0)) \(value)")
         return Figure(measure: "peak RSS: \(contender.name)", value: value)
     }
 }

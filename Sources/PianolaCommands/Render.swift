@@ -42,7 +42,7 @@ struct Render: ParsableCommand {
     @Option(help: ArgumentHelp("Also write every note (channel, key, velocity, program, bank) with the frames the synth pressed and released it, as .csv or .json; for many songs a folder or a pattern with {name}.", valueName: "file"))
     var labels: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Threads to use. Many songs: songs rendered at once (default: every core). One song: synthesizers its channels are shared among, rendered at once (default 1; the same file on every run).", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Threads to use. Many songs: songs rendered at once (default: every core). One song: synthesizers its channels are shared among, rendered at once, or with --synth pianola the threads its voices render on, up to 8 (default 1; the same file on every run, and with --synth pianola for any count).", valueName: "n"))
     var threads: Int?
 
     @Flag(help: "Many songs: leave out a song whose output (and labels) exist, to resume a batch.")

@@ -22,22 +22,24 @@ public final class SoundFontSynthesizer {
     private var touched = Set<Int>()
     /// What `touchSamples` read, kept so that the reads are not optimized away.
     private var touchedSum = 0
-    private let scratch: UnsafeMutablePointer<Float>
+    /// The voices, rendered in groups on one thread or several.
+    private let voices: VoiceGroups
     let tunings = KeyTunings()
     /// The reverb and the chorus the voices' sends feed (one each for the whole synthesizer,
     /// as a General MIDI player has; nil when off), and the sends' mono buffers (an effect
     /// that is off has its send added up and dropped).
     let reverb: Reverb?, chorus: Chorus?
     private let reverbSend: UnsafeMutablePointer<Float>, chorusSend: UnsafeMutablePointer<Float>
-    private static let sendCapacity = 1_024
 
     /// A synthesizer of `font` at `sampleRate` with `polyphony` voices and output `gain`
     /// (libfluidsynth's default 0.2), a reverb with `reverb`'s settings for the notes'
     /// reverb sends (CC91 and generator 16) and a chorus with `chorus`'s for their chorus
-    /// sends (CC93 and generator 15), or none. Channel 10 plays bank 128 (percussion).
+    /// sends (CC93 and generator 15), or none. Channel 10 plays bank 128 (percussion). Its
+    /// voices render on `threads` threads (up to 8; the render thread and workers it waits
+    /// for, so for offline rendering), the output the same bit for bit for any count.
     /// Control thread.
     public init(font: SoundFont, sampleRate: Double, polyphony: Int = 256, gain: Float = 0.2,
-                reverb: Reverb.Settings? = nil, chorus: Chorus.Settings? = nil) {
+                reverb: Reverb.Settings? = nil, chorus: Chorus.Settings? = nil, threads: Int = 1) {
         Voice.prepareTables()
         self.font = font
         self.sampleRate = sampleRate
@@ -52,11 +54,11 @@ public final class SoundFontSynthesizer {
         channels = Self.freshChannels()
         slots = .allocate(capacity: self.polyphony)
         slots.initialize(repeating: VoiceSlot(), count: self.polyphony)
-        scratch = .allocate(capacity: Units.controlBlock)
+        voices = VoiceGroups(slots: slots, polyphony: self.polyphony, threads: threads)
         self.reverb = reverb.map { Reverb(sampleRate: sampleRate, settings: $0) }
         self.chorus = chorus.map { Chorus(sampleRate: sampleRate, settings: $0) }
-        reverbSend = .allocate(capacity: Self.sendCapacity)
-        chorusSend = .allocate(capacity: Self.sendCapacity)
+        reverbSend = .allocate(capacity: VoiceGroups.capacity)
+        chorusSend = .allocate(capacity: VoiceGroups.capacity)
         for channel in 0..<16 { select(channel) }
         warmUp()
     }
@@ -74,7 +76,8 @@ public final class SoundFontSynthesizer {
     /// is not done on the render thread.
     private func warmUp() {
         let left = UnsafeMutablePointer<Float>.allocate(capacity: Units.controlBlock), right = UnsafeMutablePointer<Float>.allocate(capacity: Units.controlBlock)
-        defer { left.deallocate(); right.deallocate() }
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: Units.controlBlock)
+        defer { left.deallocate(); right.deallocate(); scratch.deallocate() }
         left.initialize(repeating: 0, count: Units.controlBlock)
         right.initialize(repeating: 0, count: Units.controlBlock)
         reverbSend.initialize(repeating: 0, count: Units.controlBlock)
@@ -102,7 +105,6 @@ public final class SoundFontSynthesizer {
     deinit {
         slots.deinitialize(count: polyphony)
         slots.deallocate()
-        scratch.deallocate()
         tunings.deallocate()
         reverbSend.deallocate()
         chorusSend.deallocate()
@@ -179,7 +181,7 @@ public final class SoundFontSynthesizer {
                                     tuning: tuning, sampleRate: sampleRate, gain: gain) else { continue }
             if let glideFrom { voice.glide(fromKey: glideFrom, milliseconds: glideTime, scaleTuning: region[.scaleTuning]) }
             if voice.exclusiveClass != 0 { cutExclusiveClass(voice.exclusiveClass, channel: channel) }
-            let slot = freeVoiceSlot()
+            let slot = freeSlot()
             slots[slot] = VoiceSlot(voice: voice, channel: channel, key: key, preset: preset, region: index, started: serial)
         }
     }
@@ -240,7 +242,7 @@ public final class SoundFontSynthesizer {
     }
 
     /// A free slot, or the one to steal: the oldest released voice, else the oldest.
-    private func freeVoiceSlot() -> Int {
+    private func freeSlot() -> Int {
         var oldest = 0, oldestReleased = -1
         for i in 0..<polyphony {
             guard slots[i].voice != nil else { return i }
@@ -306,29 +308,21 @@ public final class SoundFontSynthesizer {
     public func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
         left.update(repeating: 0, count: frames)
         right.update(repeating: 0, count: frames)
-        guard reverb != nil || chorus != nil else {
-            renderVoices(left: left, right: right, sends: nil, frames: frames)
-            return
-        }
+        let sends = reverb == nil && chorus == nil ? nil : (reverb: reverbSend, chorus: chorusSend)
         var done = 0
         while done < frames {
-            let count = min(frames - done, Self.sendCapacity)
-            reverbSend.update(repeating: 0, count: count)
-            chorusSend.update(repeating: 0, count: count)
-            renderVoices(left: left + done, right: right + done, sends: (reverbSend, chorusSend), frames: count)
-            reverb?.process(reverbSend, addingTo: left + done, right + done, frames: count)
-            chorus?.process(chorusSend, addingTo: left + done, right + done, frames: count)
+            let count = min(frames - done, VoiceGroups.capacity)
+            guard let sends else {
+                voices.render(left: left + done, right: right + done, sends: nil, frames: count)
+                done += count
+                continue
+            }
+            sends.reverb.update(repeating: 0, count: count)
+            sends.chorus.update(repeating: 0, count: count)
+            voices.render(left: left + done, right: right + done, sends: sends, frames: count)
+            reverb?.process(sends.reverb, addingTo: left + done, right + done, frames: count)
+            chorus?.process(sends.chorus, addingTo: left + done, right + done, frames: count)
             done += count
-        }
-    }
-
-    /// Adds `frames` frames of every sounding voice to `left` and `right` (and their effect
-    /// sends to `sends`), freeing the slots of the voices that end.
-    private func renderVoices(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
-                              sends: (reverb: UnsafeMutablePointer<Float>, chorus: UnsafeMutablePointer<Float>)?, frames: Int) {
-        for i in 0..<polyphony where slots[i].voice != nil {
-            slots[i].voice!.render(left: left, right: right, sends: sends, frames: frames, scratch: scratch)
-            if slots[i].voice!.isFinished { slots[i] = VoiceSlot() }
         }
     }
 }

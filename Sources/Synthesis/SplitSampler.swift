@@ -62,61 +62,36 @@ public final class SplitSampler: AudioNode, MIDIDestination, @unchecked Sendable
     /// The parts' lookahead. Any thread.
     public var schedulingLookahead: Int { parts[0].schedulingLookahead }
 
-    /// A thread rendering one part when told to.
+    /// A part rendered on a thread of its own into its buffer, for the cycle the render
+    /// thread set before starting it.
     private final class Worker: @unchecked Sendable {
-        // @unchecked Sendable: `frames`, `time` and `stopping` are written before `go` is
-        // posted and read after it is waited for; the buffer is read after `done`.
-        private let part: SamplerNode
-        private let buffer: AudioBuffer
-        private let go = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
-        private let done = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
-        private var frames = 0
-        private var time: SampleTime = 0
-        private var stopping = false
-        private var thread = pthread_t()
+        // @unchecked Sendable: `frames` and `time` are written before the thread starts and
+        // the buffer is read after it finishes (RenderWorker orders them).
+        let part: SamplerNode
+        let buffer: AudioBuffer
+        var frames = 0
+        var time: SampleTime = 0
+        private(set) var thread: RenderWorker!
 
         init(part: SamplerNode, buffer: AudioBuffer) {
             self.part = part
             self.buffer = buffer
-            sem_init(go, 0, 0)
-            sem_init(done, 0, 0)
-            thread = startThread(realTimePriority: nil) { [self] in run() }.thread
-        }
-
-        deinit {
-            sem_destroy(go)
-            sem_destroy(done)
-            go.deallocate()
-            done.deallocate()
-        }
-
-        private func run() {
-            while true {
-                while sem_wait(go) != 0 {}
-                if stopping { return }
-                part.render(buffer.slice(frames: frames), at: time)
-                sem_post(done)
-            }
+            thread = RenderWorker { [unowned self] in self.part.render(self.buffer.slice(frames: self.frames), at: self.time) }
         }
 
         /// Has the part render `frames` from `time`. Render thread.
         func start(frames: Int, at time: SampleTime) {
-            self.frames = frames
-            self.time = time
-            sem_post(go)
+            (self.frames, self.time) = (frames, time)
+            thread.start()
         }
 
         /// Waits for the part and returns what it rendered. Render thread.
         func finish() -> StereoSlice {
-            while sem_wait(done) != 0 {}
+            thread.finish()
             return buffer.slice(frames: frames)
         }
 
         /// Ends the thread. Control thread, with no render under way.
-        func stop() {
-            stopping = true
-            sem_post(go)
-            pthread_join(thread, nil)
-        }
+        func stop() { thread.stop() }
     }
 }

@@ -10,14 +10,29 @@ struct SplitSamplerTests {
 
     /// The render of `song` on `threads` threads, as float samples (left then right of each
     /// slice), and its labels.
-    static func render(_ song: String, threads: Int) throws -> ([Float], [NoteLabel]) {
+    static func render(_ song: String, threads: Int, engine: SynthesisEngine = .fluidsynth) throws -> ([Float], [NoteLabel]) {
         var settings = SongGraph.Settings()
         settings.threads = threads
+        settings.engine = engine
         let renderer = try SongRenderer(sequence: MusicSequence(file: try MIDIFile(contentsOf: root.appendingPathComponent("songs/\(song).mid").path)),
                                         soundFontPath: font, settings: settings)
         renderer.recordLabels()
-        #expect(renderer.songGraph.samplers.count == threads)
+        #expect(engine == .pianola ? renderer.songGraph.ownSynths.count == 1 : renderer.songGraph.samplers.count == threads)
         return (SharedSoundFontTests.samples(renderer), renderer.labels)
+    }
+
+    @Test("Pianola's synthesizer on 2 and 4 threads: the song rendered on one thread, bit for bit, and the same notes")
+    func ownSynthesizerOnThreads() throws {
+        for song in ["greensleeves", "battle"] {
+            let (one, oneLabels) = try Self.render(song, threads: 1, engine: .pianola)
+            for threads in [2, 4] {
+                let (many, manyLabels) = try Self.render(song, threads: threads, engine: .pianola)
+                let differing = zip(one, many).filter { $0.bitPattern != $1.bitPattern }.count
+                #expect(many.count == one.count && differing == 0, "\(song), \(threads) threads: \(differing) of \(one.count) samples differ")
+                #expect(manyLabels == oneLabels, "\(song): the same notes on the same frames")
+            }
+            #expect((one.map(abs).max() ?? 0) > 0.05)
+        }
     }
 
     @Test("two threads: the same bytes on every run, the notes one thread plays, and its samples to float rounding")

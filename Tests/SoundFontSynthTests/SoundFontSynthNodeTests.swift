@@ -123,6 +123,32 @@ struct SoundFontSynthNodeTests {
         #expect(node.synthesizer.activeVoices == 0, "no note hangs, and the dropped note-on never sounded")
     }
 
+    @Test("voices rendered on 2, 3, 4 or 8 threads give what one thread gives, bit for bit, with the reverb and chorus on", arguments: [2, 3, 4, 8])
+    func threadsChangeNothing(threads: Int) throws {
+        let font = try SoundFont(path: SoundFontSynthesizerTests.gmFont)
+        func render(threads: Int) -> (left: [Float], right: [Float]) {
+            let node = SoundFontSynthNode(synthesizer: SoundFontSynthesizer(font: font, sampleRate: 48_000, reverb: Reverb.Settings(),
+                                                                            chorus: Chorus.Settings(), threads: threads))
+            let events = Self.scheduled(Self.offGrid)
+            let buffer = AudioBuffer(capacity: 1_500)
+            node.prepare(format: AudioFormat(sampleRate: 48_000), maxFrames: 1_500)
+            var left: [Float] = [], right: [Float] = []
+            var next = 0
+            for start in stride(from: 0, to: Self.frames, by: 1_500) {
+                let count = min(1_500, Self.frames - start)
+                while next < events.count, events[next].time < SampleTime(start + count) { node.schedule(events[next]); next += 1 }
+                node.render(buffer.slice(frames: count), at: SampleTime(start))
+                left += UnsafeBufferPointer(start: buffer.left, count: count)
+                right += UnsafeBufferPointer(start: buffer.right, count: count)
+            }
+            return (left, right)
+        }
+        let one = render(threads: 1), many = render(threads: threads)
+        let differing = zip(one.left + one.right, many.left + many.right).filter { $0.bitPattern != $1.bitPattern }.count
+        #expect(one.left.contains { abs($0) > 0.01 })
+        #expect(differing == 0, "\(differing) of \(2 * Self.frames) samples differ on \(threads) threads")
+    }
+
     @Test("scheduling and pulling allocate nothing on the render thread")
     func noAllocations() throws {
         let font = try SoundFont(path: SoundFontSynthesizerTests.gmFont)
@@ -139,5 +165,27 @@ struct SoundFontSynthNodeTests {
         }
         let allocations = pianola_allocations_stop()
         #expect(allocations == 0)
+    }
+
+    @Test("with its voices on four threads, the render thread allocates nothing and takes no lock")
+    func noAllocationsWithThreads() throws {
+        let font = try SoundFont(path: SoundFontSynthesizerTests.gmFont)
+        let events = Self.scheduled(Self.offGrid)
+        func make() -> SoundFontSynthNode {
+            SoundFontSynthNode(synthesizer: SoundFontSynthesizer(font: font, sampleRate: 48_000, reverb: Reverb.Settings(), threads: 4))
+        }
+        _ = Self.pull(make(), events, frames: 4_800, slice: 1_200)   // the test's own first-use work
+        let node = make()
+        let buffer = AudioBuffer(capacity: 1_200)
+        node.prepare(format: AudioFormat(sampleRate: 48_000), maxFrames: 1_200)
+        pianola_allocations_start()
+        var next = 0
+        for start in stride(from: 0, to: Self.frames, by: 1_200) {
+            while next < events.count, events[next].time < SampleTime(start + 1_200) { node.schedule(events[next]); next += 1 }
+            node.render(buffer.slice(frames: 1_200), at: SampleTime(start))
+        }
+        let allocations = pianola_allocations_stop()
+        #expect(allocations == 0)
+        #expect(pianola_locks_taken() <= 0)
     }
 }
