@@ -1,7 +1,7 @@
 // Benchmarks that print figures (never pass/fail):
 //   swift run -c release pianola-bench smf [CORPUS_DIR]      SMF read MB/s over the corpus
 //   swift run -c release pianola-bench render [SONG] [FONT]  render CPU time vs `fluidsynth -F`
-//   swift run -c release pianola-bench synth [SONG] [FONT]   Pianola's own synthesizer vs `fluidsynth -F -z 4096`, effects off: CPU
+//   swift run -c release pianola-bench synth [SONG] [FONT]   Pianola's own synthesizer vs `fluidsynth -F -z 4096`, effects off: CPU on one thread, wall time on two
 //   swift run -c release pianola-bench font [FONT]           RSS and time to first block, lazy vs eager
 //   swift run -c release pianola-bench play [SONG] [FONT]    CPU of `pianola play` in real time, time to first period
 //   swift run -c release pianola-bench stream [MINUTES]      RSS while a long FLAC streams (60 minutes by default)
@@ -83,7 +83,7 @@ func smfBenchmark(_ directory: String) -> [Figure] {
 }
 
 func renderBenchmark(song: String, font: String) throws -> [Figure] {
-    let (ratios, speeds) = try interleavedRenders(song: song, font: font, engine: .fluidsynth, effects: true, bufferFrames: nil)
+    let (ratios, _, speeds) = try interleavedRenders(song: song, font: font, engine: .fluidsynth, effects: true, bufferFrames: nil)
     print(String(format: "  median ratio (fluidsynth CPU / pianola CPU): %.2f×", ratios[1]))
     let name = (song as NSString).lastPathComponent
     return [Figure(measure: "render CPU: fluidsynth -F ÷ pianola render (\(name), median of 3)", value: String(format: "%.2f×", ratios[1])),
@@ -91,46 +91,53 @@ func renderBenchmark(song: String, font: String) throws -> [Figure] {
 }
 
 /// Pianola's own synthesizer against `fluidsynth -F -z 4096` (its fastest) on the same song
-/// and font, reverb and chorus off on both.
+/// and font, reverb and chorus off on both: CPU on one thread, wall time on two.
 func synthBenchmark(song: String, font: String) throws -> [Figure] {
-    let (ratios, _) = try interleavedRenders(song: song, font: font, engine: .pianola, effects: false, bufferFrames: 4096)
+    let (cpu, _, _) = try interleavedRenders(song: song, font: font, engine: .pianola, effects: false, bufferFrames: 4096)
+    let (_, wall, _) = try interleavedRenders(song: song, font: font, engine: .pianola, threads: 2, effects: false, bufferFrames: 4096)
     let name = (song as NSString).lastPathComponent
-    return [Figure(measure: "render CPU, effects off: fluidsynth -F -z 4096 ÷ Pianola's synthesizer (\(name), median of 3)", value: String(format: "%.2f×", ratios[1]))]
+    return [Figure(measure: "render CPU, effects off: fluidsynth -F -z 4096 ÷ Pianola's synthesizer (\(name), median of 3)", value: String(format: "%.2f×", cpu[1])),
+            Figure(measure: "render wall time, effects off: fluidsynth -F -z 4096 ÷ Pianola's synthesizer --threads 2 (\(name), median of 3)",
+                   value: String(format: "%.2f×", wall[1]))]
 }
 
-/// Renders `song` with `font` through Pianola on `engine` and through `fluidsynth -F` (with
-/// `-z bufferFrames` when given), reverb and chorus `effects` on both, three rounds
-/// alternating so that the machine's load falls on both alike; prints each round and returns
-/// the CPU ratios (fluidsynth ÷ Pianola) and Pianola's speeds (× real time), each sorted.
-func interleavedRenders(song: String, font: String, engine: SynthesisEngine, effects: Bool, bufferFrames: Int?) throws -> (ratios: [Double], speeds: [Double]) {
+/// Renders `song` with `font` through Pianola on `engine` with `threads` and through
+/// `fluidsynth -F` (with `-z bufferFrames` when given), reverb and chorus `effects` on both,
+/// three rounds alternating so that the machine's load falls on both alike; prints each round
+/// and returns the CPU and wall-time ratios (fluidsynth ÷ Pianola) and Pianola's speeds (×
+/// real time, CPU), each sorted.
+func interleavedRenders(song: String, font: String, engine: SynthesisEngine, threads: Int = 1, effects: Bool,
+                        bufferFrames: Int?) throws -> (cpu: [Double], wall: [Double], speeds: [Double]) {
     let sequence = MusicSequence(file: try MIDIFile(contentsOf: song))
-    let ourName = engine == .pianola ? "Pianola's synthesizer" : "pianola"
+    let ourName = (engine == .pianola ? "Pianola's synthesizer" : "pianola") + (threads > 1 ? " --threads \(threads)" : "")
     let theirName = "fluidsynth -F" + (bufferFrames.map { " -z \($0)" } ?? "")
     fflush(nil)
     print("\(engine == .pianola ? "Synth" : "Render"): \(song) (\(String(format: "%.1f", sequence.durationSeconds)) s), \(font), 48 kHz, reverb and chorus \(effects ? "on" : "off"), polyphony 256")
     let ours = FileManager.default.temporaryDirectory.appendingPathComponent("pianola-bench-\(getpid()).wav").path
     let theirs = FileManager.default.temporaryDirectory.appendingPathComponent("fluidsynth-bench-\(getpid()).wav").path
     defer { try? FileManager.default.removeItem(atPath: ours); try? FileManager.default.removeItem(atPath: theirs) }
-    var ratios: [Double] = [], speeds: [Double] = []
+    var ratios: [Double] = [], walls: [Double] = [], speeds: [Double] = []
     for round in 1...3 {
-        let (ourCPU, ourWall, frames) = try renderWithPianola(sequence: sequence, font: font, to: ours, engine: engine, effects: effects)
+        let (ourCPU, ourWall, frames) = try renderWithPianola(sequence: sequence, font: font, to: ours, engine: engine, threads: threads, effects: effects)
         let (theirCPU, theirWall, status) = try renderWithFluidSynth(song: song, font: font, to: theirs, effects: effects, bufferFrames: bufferFrames)
         let audio = Double(frames) / 48_000
         print(String(format: "  round %d: %@ CPU %6.2f s (%4.0f× real time, wall %6.2f s) | %@ CPU %6.2f s (%4.0f×, wall %6.2f s, exit %d) | ratio %.2f×",
                      round, ourName, ourCPU, audio / ourCPU, ourWall, theirName, theirCPU, audio / theirCPU, theirWall, status, theirCPU / ourCPU))
         ratios.append(theirCPU / ourCPU)
+        walls.append(theirWall / ourWall)
         speeds.append(audio / ourCPU)
     }
-    return (ratios.sorted(), speeds.sorted())
+    return (ratios.sorted(), walls.sorted(), speeds.sorted())
 }
 
 /// Pianola: the same graph and player as `pianola render`, writing a 16-bit WAV, on `engine`
-/// with reverb and chorus `effects` (or each as `reverb` and `chorus` say). CPU and wall seconds, and frames written.
-func renderWithPianola(sequence: MusicSequence, font: String, to path: String, engine: SynthesisEngine = .fluidsynth,
+/// with `threads`, reverb and chorus `effects` (or each as `reverb` and `chorus` say). CPU and wall seconds, and frames written.
+func renderWithPianola(sequence: MusicSequence, font: String, to path: String, engine: SynthesisEngine = .fluidsynth, threads: Int = 1,
                        effects: Bool = true, reverb: Bool? = nil, chorus: Bool? = nil) throws -> (Double, Double, Int) {
     var settings = SongGraph.Settings()
     settings.tailSeconds = 0
     settings.engine = engine
+    settings.threads = threads
     (settings.reverb, settings.chorus) = (reverb ?? effects, chorus ?? effects)
     let cpuBefore = cpuSeconds()
     let wallBefore = clock.now
