@@ -149,12 +149,15 @@ struct SoundFontSynthNodeTests {
         #expect(differing == 0, "\(differing) of \(2 * Self.frames) samples differ on \(threads) threads")
     }
 
-    @Test("scheduling and pulling allocate nothing on the render thread")
-    func noAllocations() throws {
+    @Test("scheduling and pulling allocate nothing and take no lock on the render thread, its voices on one thread or four", arguments: [1, 4])
+    func noAllocations(threads: Int) throws {
         let font = try SoundFont(path: SoundFontSynthesizerTests.gmFont)
         let events = Self.scheduled(Self.offGrid)
-        _ = Self.pull(SoundFontSynthNode(synthesizer: SoundFontSynthesizer(font: font, sampleRate: 48_000)), events, frames: 4_800, slice: 333)   // the test's own first-use work
-        let node = SoundFontSynthNode(synthesizer: SoundFontSynthesizer(font: font, sampleRate: 48_000))
+        func make() -> SoundFontSynthNode {
+            SoundFontSynthNode(synthesizer: SoundFontSynthesizer(font: font, sampleRate: 48_000, reverb: Reverb.Settings(), threads: threads))
+        }
+        _ = Self.pull(make(), events, frames: 4_800, slice: 333)   // the test's own first-use work
+        let node = make()
         let buffer = AudioBuffer(capacity: 333)
         node.prepare(format: AudioFormat(sampleRate: 48_000), maxFrames: 333)
         pianola_allocations_start()
@@ -162,27 +165,6 @@ struct SoundFontSynthNodeTests {
         for start in stride(from: 0, to: Self.frames, by: 333) {
             while next < events.count, events[next].time < SampleTime(start + 333) { node.schedule(events[next]); next += 1 }
             node.render(buffer.slice(frames: 333), at: SampleTime(start))
-        }
-        let allocations = pianola_allocations_stop()
-        #expect(allocations == 0)
-    }
-
-    @Test("with its voices on four threads, the render thread allocates nothing and takes no lock")
-    func noAllocationsWithThreads() throws {
-        let font = try SoundFont(path: SoundFontSynthesizerTests.gmFont)
-        let events = Self.scheduled(Self.offGrid)
-        func make() -> SoundFontSynthNode {
-            SoundFontSynthNode(synthesizer: SoundFontSynthesizer(font: font, sampleRate: 48_000, reverb: Reverb.Settings(), threads: 4))
-        }
-        _ = Self.pull(make(), events, frames: 4_800, slice: 1_200)   // the test's own first-use work
-        let node = make()
-        let buffer = AudioBuffer(capacity: 1_200)
-        node.prepare(format: AudioFormat(sampleRate: 48_000), maxFrames: 1_200)
-        pianola_allocations_start()
-        var next = 0
-        for start in stride(from: 0, to: Self.frames, by: 1_200) {
-            while next < events.count, events[next].time < SampleTime(start + 1_200) { node.schedule(events[next]); next += 1 }
-            node.render(buffer.slice(frames: 1_200), at: SampleTime(start))
         }
         let allocations = pianola_allocations_stop()
         #expect(allocations == 0)
