@@ -49,7 +49,7 @@ public final class JACKOutput: AudioOutput, ExternalTransport, @unchecked Sendab
         if let missing = missingLibrary { throw JACKError(missing) }
         var status = jack_status_t(rawValue: 0)
         guard let client = openClient(configuration.clientName.lowercased(), server: configuration.server, &status) else {
-            let server = configuration.server ?? getenv("JACK_DEFAULT_SERVER").map { String(cString: $0) } ?? "default"
+            let server = configuration.server ?? environment("JACK_DEFAULT_SERVER") ?? "default"
             throw JACKError("no JACK server named '\(server)' is running (start one with jackd, or choose another --driver)")
         }
         self.client = client
@@ -123,6 +123,17 @@ public final class JACKOutput: AudioOutput, ExternalTransport, @unchecked Sendab
             index += 1
         }
         return names
+    }
+
+    /// Whether a JACK server may be running for this user: the socket of the server a client
+    /// connects to (JACK_DEFAULT_SERVER, else `default`) exists in /dev/shm, as JACK 2 makes it,
+    /// or JACK 1's folder for it does; always with JACK_PROMISCUOUS_SERVER set. Looked at before
+    /// libjack is loaded to ask. Any thread.
+    public static var serverMightRun: Bool {
+        guard environment("JACK_PROMISCUOUS_SERVER") == nil else { return true }
+        let server = environment("JACK_DEFAULT_SERVER") ?? "default", user = getuid()
+        var folder = stat()
+        return socketExists(atAnyOf: ["/dev/shm/jack_\(server)_\(user)_0"]) || stat("/dev/shm/jack-\(user)/\(server)", &folder) == 0
     }
 
     /// The clients with audio inputs on the running server, physical ones first (the

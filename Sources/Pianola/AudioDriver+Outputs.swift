@@ -18,14 +18,15 @@ extension AudioDriver {
     /// a JACK server runs (it owns the sound card, so ALSA would find it busy); else ALSA.
     /// Throws for a `PIANOLA_DRIVER` that names no driver. Control thread.
     public static func defaultDriver() throws(AudioOutputError) -> (driver: AudioDriver, reason: String) {
-        if let value = getenv("PIANOLA_DRIVER").map({ String(cString: $0) }), !value.isEmpty {
+        if let value = environment("PIANOLA_DRIVER") {
             guard let driver = AudioDriver(rawValue: value.lowercased()) else {
                 throw AudioOutputError("PIANOLA_DRIVER=\(value): use \(AudioDriver.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             return (driver, "PIANOLA_DRIVER")
         }
-        if !PipeWireOutput.playbackDevices().isEmpty { return (.pipewire, "a PipeWire daemon is running") }
-        if !JACKOutput.playbackDevices().isEmpty { return (.jack, "a JACK server is running") }
+        // Each server's socket is looked for first: its client library is loaded only to ask one that may run.
+        if PipeWireOutput.daemonMightRun, !PipeWireOutput.playbackDevices().isEmpty { return (.pipewire, "a PipeWire daemon is running") }
+        if JACKOutput.serverMightRun, !JACKOutput.playbackDevices().isEmpty { return (.jack, "a JACK server is running") }
         return (.alsa, "no PipeWire daemon, no JACK server")
     }
 

@@ -116,6 +116,16 @@ public final class PipeWireOutput: AudioOutput, @unchecked Sendable {
     /// Why libpipewire cannot be opened (it is opened on first use, not linked), nil once it is.
     private static let missingLibrary: String? = cpipewire_open().map { String(cString: $0) }
 
+    /// Whether a PipeWire daemon may be listening: the socket a client connects to (PIPEWIRE_REMOTE,
+    /// else `pipewire-0`, in PIPEWIRE_RUNTIME_DIR, XDG_RUNTIME_DIR, USERPROFILE or /run/pipewire)
+    /// exists. Looked at before libpipewire is loaded to ask. Any thread.
+    public static var daemonMightRun: Bool {
+        let remote = environment("PIPEWIRE_REMOTE") ?? "pipewire-0"
+        if remote.hasPrefix("/") { return socketExists(atAnyOf: [remote]) }
+        let folders = ["PIPEWIRE_RUNTIME_DIR", "XDG_RUNTIME_DIR", "USERPROFILE"].compactMap(environment) + ["/run/pipewire"]
+        return socketExists(atAnyOf: folders.map { "\($0)/\(remote)" })
+    }
+
     /// The daemon's audio sinks, each with its serial and description; empty when no daemon
     /// answers. Control thread.
     public static func playbackDevices() -> [AudioDevice] {

@@ -314,6 +314,22 @@ struct NewUserTests {
         #expect(!opened.contains { $0.hasPrefix("libjack") || $0.hasPrefix("libpipewire") }, "\(opened)")
     }
 
+    @Test("with no PipeWire or JACK socket to connect to, play chooses ALSA without loading libpipewire or libjack to ask, and plays")
+    func defaultDriverLooksFirst() throws {
+        let scratch = try Scratch()
+        let raw = scratch.url.appendingPathComponent("out.raw").path
+        let play = try CLIRun.pianola(["play", RenderCommandTests.root.appendingPathComponent("songs/ode-to-joy.mid").path, "--soundfont", Self.gmFont,
+                                       "--device", "file:'\(raw)',raw", "--to", "2:1", "--quiet"],
+                                      environment: ["LD_DEBUG": "files", "PIANOLA_DRIVER": "", "XDG_RUNTIME_DIR": scratch.url.path, "PIPEWIRE_RUNTIME_DIR": "",
+                                                    "PIPEWIRE_REMOTE": "", "JACK_DEFAULT_SERVER": "pianola-nobody-\(getpid())"])
+        #expect(play.status == 0, "\(play.stderr.suffix(300))")
+        let opened = play.stderr.split(separator: "\n").filter { $0.contains("dynamically loaded by") }.map {
+            $0.split(separator: "file=").last.map { String($0.prefix { $0 != " " }) } ?? ""
+        }
+        #expect(!opened.contains { $0.hasPrefix("libjack") || $0.hasPrefix("libpipewire") }, "\(opened)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: raw)).count > 48_000 * 2, "a bar of ode-to-joy reached ALSA's file plugin")
+    }
+
     @Test("the audio drivers are one table: pianola.h's codes, the Python module's, --driver's help and pianola devices all follow AudioDriver, whose default choice Swift, C and Python share")
     func driverTable() throws {
         let root = RenderCommandTests.root
