@@ -49,14 +49,20 @@ struct SamplePlayer {
         return Float(data[i]) * (1 / 32_768)
     }
 
-    /// Writes `frames` interpolated points times a gain ramping from `gain` by `step` a
-    /// frame into `output`, leaving `gain` where the ramp got to (so a block rendered in two
-    /// calls is the same as in one); returns how many it wrote before the sample ended.
-    @inline(__always) mutating func render(into output: UnsafeMutablePointer<Float>, frames: Int, gain: inout Float, step: Float) -> Int {
-        let table = Interpolation.coefficients   // once, not per frame (a global's first-use check)
-        var g = gain, phase = self.phase
-        var written = frames
-        for frame in 0..<frames {
+    /// Writes the next `frames` interpolated points into `output` (zeros from where the sample
+    /// ends, `finished` then set) and returns how many it played before the end. Each point is
+    /// the sum, in order, of the four points around the phase times their coefficients.
+    @inline(__always) mutating func render(into output: UnsafeMutablePointer<Float>, frames: Int,
+                                           table: UnsafePointer<SIMD4<Float>>) -> Int {
+        var done = 0
+        while done < frames {
+            let run = min(insideFrames, frames - done)
+            if run > 0 {
+                renderInside(into: output + done, frames: run, table: table)
+                done += run
+                continue
+            }
+            // Near an end or the loop's: points outside read as the file's zeros or across the loop.
             var index = Int(phase >> 32)
             if looping, index >= loopEnd {
                 phase -= UInt64(loopEnd - loopStart) << 32
@@ -64,25 +70,53 @@ struct SamplePlayer {
             }
             if index >= end {
                 finished = true
-                written = frame
-                break
+                (output + done).update(repeating: 0, count: frames - done)
+                return done
             }
-            let c = table[Int((phase >> 24) & 0xFF)]
-            let points: SIMD4<Float>
-            if index > start && index + 2 < (looping ? loopEnd : end) {
-                // All four points inside the sample (and the loop): read them as they are.
-                let p = data + index - 1
-                points = SIMD4(Float(p[0]), Float(p[1]), Float(p[2]), Float(p[3])) * (1 / 32_768)
-            } else {
-                points = SIMD4(point(index - 1), point(index), point(index + 1), point(index + 2))
-            }
-            output[frame] = (c * points).sum() * g
-            g += step
+            let points = SIMD4(point(index - 1), point(index), point(index + 1), point(index + 2))
+            output[done] = (table[Int((phase >> 24) & 0xFF)] * points).sum()
             phase &+= increment
+            done += 1
+        }
+        return frames
+    }
+
+    /// Frames from here on whose four points all lie inside the sample (and the loop).
+    private var insideFrames: Int {
+        let index = Int(phase >> 32), limit = (looping ? loopEnd : end) - 2
+        guard index > start, index < limit else { return 0 }
+        guard increment > 0 else { return .max }
+        let room = UInt64(limit) << 32 - phase
+        return Int(min((room - 1) / increment + 1, UInt64(Int.max)))
+    }
+
+    /// `render` where every point is inside: four frames at a time, their products transposed
+    /// so that four sums come out of three vector additions.
+    @inline(__always) private mutating func renderInside(into output: UnsafeMutablePointer<Float>, frames: Int,
+                                                         table: UnsafePointer<SIMD4<Float>>) {
+        var phase = self.phase
+        let increment = self.increment, data = self.data
+        /// The four points around `phase` times their coefficients.
+        @inline(__always) func products(_ phase: UInt64) -> SIMD4<Float> {
+            let p = data + Int(phase >> 32) - 1
+            return table[Int((phase >> 24) & 0xFF)] * (SIMD4(Float(p[0]), Float(p[1]), Float(p[2]), Float(p[3])) * (1 / 32_768))
+        }
+        var i = 0
+        while i + 4 <= frames {
+            let q0 = products(phase), q1 = products(phase &+ increment)
+            let q2 = products(phase &+ 2 &* increment), q3 = products(phase &+ 3 &* increment)
+            phase &+= 4 &* increment
+            let sums = SIMD4(q0[0], q1[0], q2[0], q3[0]) + SIMD4(q0[1], q1[1], q2[1], q3[1])
+                + SIMD4(q0[2], q1[2], q2[2], q3[2]) + SIMD4(q0[3], q1[3], q2[3], q3[3])
+            UnsafeMutableRawPointer(output + i).storeBytes(of: sums, as: SIMD4<Float>.self)
+            i += 4
+        }
+        while i < frames {
+            output[i] = products(phase).sum()
+            phase &+= increment
+            i += 1
         }
         self.phase = phase
-        gain = g
-        return written
     }
 
     /// Note-off: a sample that loops until release plays on to its end.

@@ -258,16 +258,17 @@ struct Voice {
             }
             let count = min(Units.controlBlock - frameInBlock, frames - done)
             if envelope.stage != .delay {   // a delayed voice does not move through its sample yet
-                let written = player.render(into: scratch, frames: count, gain: &rampGain, step: step)
-                // Filtered and mixed in one pass, the filter's state kept in registers.
+                let written = player.render(into: scratch, frames: count, table: Interpolation.coefficients)
+                // Scaled, filtered and mixed in one pass, the filter's state kept in registers.
                 var filter = self.filter
-                var gainLeft = rampLeft, gainRight = rampRight
+                var gain = rampGain, gainLeft = rampLeft, gainRight = rampRight
                 let left = leftOut + done, right = rightOut + done
                 if let sendsOut, rampSends != .zero || mixStepSends != .zero {
                     let reverb = sendsOut.reverb + done, chorus = sendsOut.chorus + done
                     var gainSends = rampSends
                     for i in 0..<written {
-                        let sample = filter.tick(scratch[i])
+                        let sample = filter.tick(scratch[i] * gain)
+                        gain += step
                         left[i] += sample * gainLeft
                         right[i] += sample * gainRight
                         reverb[i] += sample * gainSends[0]
@@ -279,7 +280,8 @@ struct Voice {
                     rampSends = gainSends
                 } else {
                     for i in 0..<written {
-                        let sample = filter.tick(scratch[i])
+                        let sample = filter.tick(scratch[i] * gain)
+                        gain += step
                         left[i] += sample * gainLeft
                         right[i] += sample * gainRight
                         gainLeft += mixStepLeft
@@ -288,7 +290,7 @@ struct Voice {
                     rampSends += mixStepSends * Float(written)
                 }
                 self.filter = filter
-                (rampLeft, rampRight) = (gainLeft, gainRight)
+                (rampGain, rampLeft, rampRight) = (gain, gainLeft, gainRight)
                 if player.finished { isFinished = true; return }
             }
             done += count
