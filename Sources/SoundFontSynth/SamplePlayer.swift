@@ -56,12 +56,8 @@ struct SamplePlayer {
                                            table: UnsafePointer<SIMD4<Float>>) -> Int {
         var done = 0
         while done < frames {
-            let run = min(insideFrames, frames - done)
-            if run > 0 {
-                renderInside(into: output + done, frames: run, table: table)
-                done += run
-                continue
-            }
+            done += renderInside(into: output + done, frames: frames - done, table: table)
+            guard done < frames else { break }
             // Near an end or the loop's: points outside read as the file's zeros or across the loop.
             var index = Int(phase >> 32)
             if looping, index >= loopEnd {
@@ -81,20 +77,16 @@ struct SamplePlayer {
         return frames
     }
 
-    /// Frames from here on whose four points all lie inside the sample (and the loop).
-    private var insideFrames: Int {
-        let index = Int(phase >> 32), limit = (looping ? loopEnd : end) - 2
-        guard index > start, index < limit else { return 0 }
-        guard increment > 0 else { return .max }
-        let room = UInt64(limit) << 32 - phase
-        return Int(min((room - 1) / increment + 1, UInt64(Int.max)))
-    }
-
-    /// `render` where every point is inside: four frames at a time, their products transposed
-    /// so that four sums come out of three vector additions.
+    /// `render` for as many of `frames` as have all four points inside the sample (and the
+    /// loop): four frames at a time, their products transposed so that four sums come out of
+    /// three vector additions. Returns how many frames it rendered.
     @inline(__always) private mutating func renderInside(into output: UnsafeMutablePointer<Float>, frames: Int,
-                                                         table: UnsafePointer<SIMD4<Float>>) {
+                                                         table: UnsafePointer<SIMD4<Float>>) -> Int {
+        // Inside: the point before the phase's is the sample's first or later, the one two
+        // after it before the end (the loop's end while looping).
+        let first = UInt64(start + 1) << 32, last = UInt64(max((looping ? loopEnd : end) - 2, 0)) << 32
         var phase = self.phase
+        guard phase >= first else { return 0 }
         let increment = self.increment, data = self.data
         /// The four points around `phase` times their coefficients.
         @inline(__always) func products(_ phase: UInt64) -> SIMD4<Float> {
@@ -102,21 +94,24 @@ struct SamplePlayer {
             return table[Int((phase >> 24) & 0xFF)] * (SIMD4(Float(p[0]), Float(p[1]), Float(p[2]), Float(p[3])) * (1 / 32_768))
         }
         var i = 0
-        while i + 4 <= frames {
-            let q0 = products(phase), q1 = products(phase &+ increment)
-            let q2 = products(phase &+ 2 &* increment), q3 = products(phase &+ 3 &* increment)
-            phase &+= 4 &* increment
+        let (threeSteps, tooFar) = increment.multipliedReportingOverflow(by: 3)
+        while !tooFar && i + 4 <= frames {
+            let (fourth, overflow) = phase.addingReportingOverflow(threeSteps)
+            guard !overflow && fourth < last else { break }
+            let q0 = products(phase), q1 = products(phase &+ increment), q2 = products(phase &+ 2 &* increment), q3 = products(fourth)
+            phase = fourth &+ increment
             let sums = SIMD4(q0[0], q1[0], q2[0], q3[0]) + SIMD4(q0[1], q1[1], q2[1], q3[1])
                 + SIMD4(q0[2], q1[2], q2[2], q3[2]) + SIMD4(q0[3], q1[3], q2[3], q3[3])
             UnsafeMutableRawPointer(output + i).storeBytes(of: sums, as: SIMD4<Float>.self)
             i += 4
         }
-        while i < frames {
+        while i < frames && phase < last {
             output[i] = products(phase).sum()
             phase &+= increment
             i += 1
         }
         self.phase = phase
+        return i
     }
 
     /// Note-off: a sample that loops until release plays on to its end.
