@@ -15,7 +15,7 @@ let package = Package(
     ],
     targets: [
         // C libraries: each is imported by exactly one wrapper module (later issues add them).
-        // libfluidsynth, libjack and libpipewire are opened when first used (CLazyLibrary), not
+        // libfluidsynth, libjack, libpipewire, lilv and cairo are opened when first used (CLazyLibrary), not
         // linked: a game that plays through ALSA needs none of them installed.
         .target(name: "CLazyLibrary"),
         // libfluidsynth's header (no pkgConfig: its flags carry glib's -pthread, which SwiftPM
@@ -24,7 +24,9 @@ let package = Package(
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
-        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        // cairo (Debian's libcairo2-dev): include/cairo links to its header folder, and it is
+        // opened on first use, as libfluidsynth is.
+        .target(name: "CCairo", dependencies: ["CLazyLibrary"]),
         .target(name: "CJack", dependencies: ["CLazyLibrary"]),
         // libpipewire-0.3 (Debian's libpipewire-0.3-dev): not a system library with pkg-config,
         // whose -D_REENTRANT SwiftPM refuses with a warning in every package that depends on

@@ -58,6 +58,7 @@ public enum PianoRoll {
     /// file at `path` as `format` with `layout`, titled `title`; returns a one-line reason if
     /// cairo cannot write it, `nil` when written.
     public static func draw(_ sequence: MusicSequence, summary: SongSummary, title: String, layout: RollLayout, format: Format, to path: String) -> String? {
+        if let missing = ccairo_open() { return String(cString: missing) }
         let width = Double(layout.width), height = Double(layout.height)
         let surface: OpaquePointer? = switch format {
         case .png: cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(layout.width), Int32(layout.height))

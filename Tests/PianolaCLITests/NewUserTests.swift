@@ -292,12 +292,12 @@ struct NewUserTests {
         #expect(pyproject.contains("\nversion = \"\(version)\"\n"))
     }
 
-    @Test("pianola starts without libfluidsynth, libjack, libpipewire or GLib (the loader's trace lists none), and a render opens libfluidsynth only when it synthesizes")
+    @Test("pianola starts without libfluidsynth, libjack, libpipewire, GLib, cairo or X11 (the loader's trace lists none); a render opens libfluidsynth only when it synthesizes, roll opens cairo")
     func librariesOpenedOnUse() throws {
         let trace = try CLIRun.pianola(["--version"], environment: ["LD_TRACE_LOADED_OBJECTS": "1"])
         #expect(trace.status == 0)
         #expect(trace.stdout.contains("libasound.so.2"), "\(trace.stdout)")
-        for library in ["libfluidsynth", "libjack", "libpipewire", "libglib"] {
+        for library in ["libfluidsynth", "libjack", "libpipewire", "libglib", "libcairo", "libX11"] {
             #expect(!trace.stdout.contains(library), "\(library) is linked")
         }
         let scratch = try Scratch()
@@ -311,7 +311,12 @@ struct NewUserTests {
             $0.split(separator: "file=").last.map { String($0.prefix { $0 != " " }) } ?? ""
         }
         #expect(opened.contains("libfluidsynth.so.3"), "\(opened)")
-        #expect(!opened.contains { $0.hasPrefix("libjack") || $0.hasPrefix("libpipewire") }, "\(opened)")
+        #expect(!opened.contains { $0.hasPrefix("libjack") || $0.hasPrefix("libpipewire") || $0.hasPrefix("libcairo") }, "\(opened)")
+        let roll = try CLIRun.pianola(["roll", RenderCommandTests.root.appendingPathComponent("songs/ode-to-joy.mid").path,
+                                       "-o", scratch.url.appendingPathComponent("ode.svg").path], environment: ["LD_DEBUG": "files"])
+        #expect(roll.status == 0)
+        #expect(roll.stderr.split(separator: "\n").contains { $0.contains("file=libcairo.so.2") && $0.contains("dynamically loaded by") },
+                "roll opens cairo when it draws")
     }
 
     @Test("with no PipeWire or JACK socket to connect to, play chooses ALSA without loading libpipewire or libjack to ask, and plays")

@@ -135,6 +135,10 @@ fi
 in_root pianola render /usr/share/doc/pianola/examples/ode-to-joy.mid --soundfont /usr/share/pianola/soundfonts/pianola-gm.sf2 \
     --format raw --bits 32f -o /work/installed.raw > /dev/null
 snr "$work/development.raw" "$root/work/installed.raw" "the installed pianola render"
+# cairo is opened only when roll draws, so the package depends on it by name.
+in_root pianola roll /usr/share/doc/pianola/examples/ode-to-joy.mid -o /work/roll.png > /dev/null
+[ -s "$root/work/roll.png" ] || { echo "packages: the installed pianola roll drew nothing" >&2; exit 1; }
+step "the installed pianola roll drew a $(stat -c %s "$root/work/roll.png")-byte PNG"
 in_root apt-get install -y -q --no-install-recommends man-db > /dev/null
 in_root sh -c 'MANPAGER=cat MANWIDTH=80 man pianola' > "$work/man.txt"
 grep -q "pianola" "$work/man.txt" && step "man pianola: $(grep -m1 -A1 NAME "$work/man.txt" | tail -1 | sed 's/^ *//')"
