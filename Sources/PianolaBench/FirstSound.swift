@@ -11,7 +11,6 @@ struct Contender {
 /// What one run of a command measured.
 struct RunFigures {
     var wall: Double
-    var peakRSSMB: Double
     var firstSound: Double?
     var status: Int32
     /// CPU seconds (user + system) of the command and the children it waited for.
@@ -20,7 +19,7 @@ struct RunFigures {
 
 /// Runs `command` with posix_spawn, draining `fifo` (if given) as raw samples of `sampleBytes`
 /// (4: float, 2: 16-bit) and noting when the first one above −80 dB arrives; returns the wall
-/// time, the child's peak resident memory and CPU (wait4) and that moment, all from the spawn.
+/// time, the child's CPU (wait4) and that moment, all from the spawn.
 func measure(_ command: [String], fifo: String? = nil, sampleBytes: Int = 4) throws -> RunFigures {
     var pid = pid_t()
     var fileActions = posix_spawn_file_actions_t()
@@ -57,7 +56,7 @@ func measure(_ command: [String], fifo: String? = nil, sampleBytes: Int = 4) thr
     var usage = rusage()
     wait4(pid, &status, 0, &usage)
     func s(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
-    return RunFigures(wall: seconds(clock.now - start), peakRSSMB: Double(usage.ru_maxrss) / 1024, firstSound: firstSound, status: status,
+    return RunFigures(wall: seconds(clock.now - start), firstSound: firstSound, status: status,
                       cpu: s(usage.ru_utime) + s(usage.ru_stime))
 }
 
@@ -141,12 +140,22 @@ func memoryBenchmark(song: String, font: String, rounds: Int = 3) throws -> [Fig
         Contender(name: "pianola render --synth pianola, pianola-gm.sf2",
                   arguments: [pianola, "render", song, "-o", output, "--force", "--soundfont", ownFont, "--synth", "pianola"]),
     ]
+    // A child this process spawns starts with this process's own peak (Linux carries the
+    // parent's high-water mark into a vfork child's at exec): GNU time, a small process,
+    // runs each command instead and writes its peak in KB.
+    let time = "/usr/bin/time", peakFile = output + ".peak"
+    guard access(time, X_OK) == 0 else { throw BenchmarkFailure(message: "memory: \(time) is missing (Debian's time package)") }
+    defer { unlink(peakFile) }
     print("Peak RSS: \(song), \(font); \(rounds) interleaved rounds")
     var peaks: [String: [Double]] = [:]
     for _ in 0..<rounds {
         for contender in contenders {
             unlink(output)
-            peaks[contender.name, default: []].append(try measure(contender.arguments).peakRSSMB)
+            _ = try measure([time, "-f", "%M", "-o", peakFile] + contender.arguments)
+            guard let kilobytes = (try? String(contentsOfFile: peakFile, encoding: .utf8)).flatMap({ Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
+                throw BenchmarkFailure(message: "memory: \(time) wrote no peak for \(contender.name)")
+            }
+            peaks[contender.name, default: []].append(kilobytes / 1024)
         }
     }
     return contenders.map { contender in
