@@ -141,7 +141,8 @@ let package = Package(
         // Test support: a sequence rendered through a player, the test font's sampler and a mixer.
         .target(name: "RenderHarness", dependencies: ["DSP", "Synthesis", "Engine", "FluidSynth", "MIDI", "Playback", "Sequencing"], path: "Tests/Support/RenderHarness"),
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "Sequencing", "Engine", "Synthesis", "FluidSynth", "DSP", "MIDI", "RenderHarness", "TestSupport"]),
-        .testTarget(name: "PianolaTests", dependencies: ["Pianola", "Engine", "MIDI", "AllocationCounter", "TestSupport", "SongBook", "SoundServers"]),
+        .testTarget(name: "PianolaTests", dependencies: ["Pianola", "Engine", "MIDI", "AllocationCounter", "TestSupport", "SongBook", "SoundServers",
+                                                          "SF2", "SoundFontModel", "SoundFontSynth", "FluidSynth"]),
         .testTarget(name: "PianolaCLITests", dependencies: ["Engine", "MIDI", "Pianola", "pianola", "CCairo", "SoundServers", "jack-capture", "pipewire-capture", "SoundFontBook", "TestSupport"]),
         .testTarget(name: "EngineTests", dependencies: ["Playback", "DSP", "Engine", "Synthesis", "Sequencing", "MIDI", "FluidSynth", "SF2", "SoundFontBook", "AllocationCounter", "RenderHarness", "TestSupport"]),
         .testTarget(name: "StreamingTests", dependencies: ["Playback", "DSP", "Streaming", "Engine", "AudioFile", "MIDI", "Sequencing", "AllocationCounter"]),

@@ -37,7 +37,8 @@ public final class SongGraph {
         /// any count. Any thread.
         public var threads = 1
         /// Load every sample of the font at once, as libfluidsynth does by default, instead of
-        /// only the presets the song selects. Slower to start, but it is how a font shared by a
+        /// only the presets the song selects (on Pianola's engine: the zones its notes play;
+        /// set it for notes played live, which nobody knows beforehand). Slower to start, but it is how a font shared by a
         /// batch is loaded, and libfluidsynth sanitizes sample loops differently in the two
         /// modes (up to −58 dBFS apart near loop points), so a single render matches a batch's
         /// bit for bit only with this on. Any thread.
@@ -260,8 +261,11 @@ public final class SongGraph {
         let (source, resolvedNote) = try font.resolved(for: engineAsked)
         let synth: any AudioNode & MIDIDestination
         var samplers: [SamplerNode] = [], ownSynths: [SoundFontSynthNode] = []
+        // Pianola's engine reads the samples of the zones the song's notes play (the font's
+        // every sample when asked to load it whole, as for notes played live).
+        let touching: SoundFontSynthesizer.Touching = settings.loadWholeFont ? .font : .notes(transposedBy: settings.transpose)
         if case .model = source, case .pianola(let own) = try source.makeSongSynthesizer(configuration: configuration, selectedBy: sequence.messagesInTimeOrder,
-                                                                                          threads: settings.threads) {
+                                                                                          touching: touching, threads: settings.threads) {
             ownSynths = [SoundFontSynthNode(synthesizer: own)]
             synth = ownSynths[0]
             (engine, engineNote, synthesizer) = (.pianola, nil, nil)
@@ -278,7 +282,7 @@ public final class SongGraph {
         // Each effect bus plays on a synthesizer of its own, through a mixer with its effects.
         var busSynths: [any AudioNode & MIDIDestination] = []
         for _ in settings.effectBuses {
-            let node = try source.makeSongSynthesizer(configuration: configuration, selectedBy: sequence.messagesInTimeOrder).makeNode()
+            let node = try source.makeSongSynthesizer(configuration: configuration, selectedBy: sequence.messagesInTimeOrder, touching: touching).makeNode()
             if let sampler = node as? SamplerNode { samplers.append(sampler) }
             if let own = node as? SoundFontSynthNode { ownSynths.append(own) }
             busSynths.append(node)

@@ -125,8 +125,9 @@ extension Soundtrack {
                                          configuration: Synthesizer.Configuration) throws(SoundtrackError) -> [SongSynthesizer] {
         var synthesizers: [SongSynthesizer] = []
         for _ in 0..<count {
-            do {
-                synthesizers.append(try font.makeSongSynthesizer(configuration: configuration, selectedBy: sequence.messagesInTimeOrder))
+            do {   // every sample of the presets the song plays: the game transposes as it plays
+                synthesizers.append(try font.makeSongSynthesizer(configuration: configuration, selectedBy: sequence.messagesInTimeOrder,
+                                                                  touching: .presets))
             } catch {
                 throw SoundtrackError(.file, "\(error)")
             }

@@ -89,16 +89,16 @@ extension SoundFontSource {
 
     /// A synthesizer with this font for a song whose messages (in time order) are `messages`:
     /// Pianola's own for a `.model` (its reverb and chorus on when the configuration's are,
-    /// at libfluidsynth's default settings), with the pages of every preset the song can select
-    /// read now, its voices rendered on `threads` threads; libfluidsynth's with those presets
-    /// loaded and pinned otherwise. Control thread.
+    /// at libfluidsynth's default settings), with the sample pages `touching` says read now,
+    /// its voices rendered on `threads` threads; libfluidsynth's with every preset the song
+    /// can select loaded and pinned otherwise. Control thread.
     func makeSongSynthesizer(configuration: Synthesizer.Configuration, selectedBy messages: some Swift.Sequence<MIDIMessage>,
-                             threads: Int = 1) throws(SynthesizerError) -> SongSynthesizer {
+                             touching: SoundFontSynthesizer.Touching, threads: Int = 1) throws(SynthesizerError) -> SongSynthesizer {
         guard case .model(let font) = self else { return .fluidsynth(try makeSynthesizer(configuration: configuration, selectedBy: messages)) }
         let synthesizer = SoundFontSynthesizer(font: font, sampleRate: configuration.sampleRate, polyphony: configuration.polyphony, gain: Float(configuration.gain),
                                                reverb: configuration.reverb ? Reverb.Settings() : nil, chorus: configuration.chorus ? Chorus.Settings() : nil,
                                                threads: threads)
-        synthesizer.touchSamples(selectedBy: messages)
+        synthesizer.touchSamples(selectedBy: messages, touching: touching)
         return .pianola(synthesizer)
     }
 
@@ -112,16 +112,34 @@ extension SoundFontSource {
 }
 
 extension SoundFontSynthesizer {
-    /// Reads, off the render thread, the sample pages of every preset `messages` (a song's, in
-    /// time order) can play a note with, running their bank selects, program changes, resets
-    /// and rhythm-part switches through the synthesizer; then resets it, as the song sets
-    /// itself up from its start. Control thread, before rendering.
-    func touchSamples(selectedBy messages: some Swift.Sequence<MIDIMessage>) {
+    /// Which samples a synthesizer reads before it plays a song (its notes mapped from the file).
+    enum Touching {
+        /// The samples of the zones the song's notes play, transposed by this many semitones
+        /// (channel 10 untransposed, as the player plays them).
+        case notes(transposedBy: Int)
+        /// Every sample of the presets the song's notes play (keys that can move while it plays).
+        case presets
+        /// Every sample of the font (notes played live).
+        case font
+    }
+
+    /// Reads, off the render thread, the sample pages that `touching` says of what `messages`
+    /// (a song's, in time order) play, running their bank selects, program changes,
+    /// controllers (RPN tuning selects), resets, tunings and rhythm-part switches through the
+    /// synthesizer; then resets it, as the song sets itself up from its start. Control
+    /// thread, before rendering.
+    func touchSamples(selectedBy messages: some Swift.Sequence<MIDIMessage>, touching: Touching) {
+        if case .font = touching { touchAllSamples(); return }
         for message in messages {
             switch message {
             case .programChange(let channel, let program): programChange(channel: Int(channel), program: Int(program))
-            case .controlChange(let channel, let controller, let value) where controller == 0: controlChange(channel: Int(channel), controller: 0, value: Int(value))
-            case .noteOn(let channel, _, let velocity) where velocity > 0: touchSamples(ofChannel: Int(channel))
+            case .controlChange(let channel, let controller, let value): controlChange(channel: Int(channel), controller: Int(controller), value: Int(value))
+            case .noteOn(let channel, let key, let velocity) where velocity > 0:
+                switch touching {
+                case .notes(let semitones):
+                    touchSamples(ofChannel: Int(channel), key: Int(key) + (channel == 9 ? 0 : semitones), velocity: Int(velocity))
+                default: touchSamples(ofChannel: Int(channel), key: nil, velocity: 0)
+                }
             case .sysex(let bytes):
                 let body = bytes.dropFirst(bytes.first == 0xF0 ? 1 : 0).dropLast(bytes.last == 0xF7 ? 1 : 0)
                 Array(body).withUnsafeBufferPointer { _ = systemExclusive($0) }

@@ -108,6 +108,7 @@ struct Record: ParsableCommand {
             let font = opened.routing.usesSynth ? SoundFontChoice.choose(explicit: soundfont) : nil
             var settings = SongGraph.Settings()
             settings.engine = synth
+            settings.loadWholeFont = thru?.lowercased() == "synth"   // what arrives may play any preset and key
             playback = try Play.start(sequence: sequence, title: play, font: font, settings: &settings, midi: opened,
                                       audio: audio, quiet: true, interruption: interruption, volume: 1).0
             say("playing \(play) to \(playTo)")
@@ -121,6 +122,7 @@ struct Record: ParsableCommand {
             } else {
                 var settings = SongGraph.Settings()
                 settings.engine = synth
+                settings.loadWholeFont = true   // what arrives may play any preset and key
                 let (started, _) = try Play.start(sequence: MusicSequence(), title: "MIDI thru", font: SoundFontChoice.choose(explicit: soundfont), settings: &settings,
                                                   midi: nil, audio: audio, quiet: true, interruption: interruption, volume: 1)
                 thruPlayback = started

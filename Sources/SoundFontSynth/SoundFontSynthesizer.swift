@@ -18,7 +18,7 @@ public final class SoundFontSynthesizer {
     let slots: UnsafeMutablePointer<VoiceSlot>
     let polyphony: Int
     private var serial = 0
-    /// The presets whose sample pages `touchSamples` has read. Control thread.
+    /// The samples whose pages `touchSamples` has read. Control thread.
     private var touched = Set<Int>()
     /// What `touchSamples` read, kept so that the reads are not optimized away.
     private var touchedSum = 0
@@ -110,18 +110,33 @@ public final class SoundFontSynthesizer {
         chorusSend.deallocate()
     }
 
-    /// Reads a byte of every page of the samples the channel's preset plays, so that the
-    /// render thread never waits for the font file when it starts one of its notes (the
-    /// samples are mapped from the file, read as they are first touched). Control thread,
-    /// before rendering.
-    public func touchSamples(ofChannel channel: Int) {
-        guard (0..<16).contains(channel), let preset = channels[channel].preset, touched.insert(preset).inserted else { return }
-        let page = 4_096 / MemoryLayout<Int16>.size
-        for region in regionsByPreset[preset] {
-            let data = font.data(of: font.samples[region.sample])
-            for i in stride(from: 0, to: data.count, by: page) { touchedSum &+= Int(data[i]) }
-            if let last = data.last { touchedSum &+= Int(last) }
+    /// Reads a byte of every page of the samples that a note of `key` at `velocity` on
+    /// `channel` would play now (with its preset, tuning and drum mode; every key and velocity
+    /// of the preset when `key` is nil), so that the render thread never waits for the font
+    /// file when it starts the note (the samples are mapped from the file, read as they are
+    /// first touched) and what no note plays costs no memory. Control thread, before rendering.
+    public func touchSamples(ofChannel channel: Int, key: Int?, velocity: Int) {
+        guard (0..<16).contains(channel), let preset = channels[channel].preset else { return }
+        let zoneKey = key.map { UInt8(self.zoneKey(min(max($0, 0), 127), tuning: keyTuning(of: channel))) }
+        let velocity = UInt8(min(max(velocity, 0), 127))
+        for region in regionsByPreset[preset] where zoneKey.map({ region.keyRange.contains($0) && region.velocityRange.contains(velocity) }) ?? true {
+            touch(sample: region.sample)
         }
+    }
+
+    /// Reads a byte of every page of every sample the font's presets play (for live play,
+    /// whose notes nobody knows beforehand). Control thread, before rendering.
+    public func touchAllSamples() {
+        for regions in regionsByPreset { for region in regions { touch(sample: region.sample) } }
+    }
+
+    /// Reads a byte of every page of sample `index`, once.
+    private func touch(sample index: Int) {
+        guard touched.insert(index).inserted else { return }
+        let page = 4_096 / MemoryLayout<Int16>.size
+        let data = font.data(of: font.samples[index])
+        for i in stride(from: 0, to: data.count, by: page) { touchedSum &+= Int(data[i]) }
+        if let last = data.last { touchedSum &+= Int(last) }
     }
 
     /// How many voices sound. Render thread only.
