@@ -3,7 +3,9 @@
 # rendered through both (`--synth pianola` and `--synth fluidsynth`, reverb and chorus off,
 # the first 40 s) with one SoundFont, and the log-mel distance between the two renders
 # (../shared/tools/mel_distance.py, dB). Prints each file's distance, then the median and the
-# largest.
+# largest. libfluidsynth loads the whole font (`--whole-font`): loading samples as presets
+# are selected, it plays up to 46 points past a sample's end (into the guard points and the
+# next sample: a burst after TimGM6mb's bird tweet), which loading the font whole does not.
 #
 # usage: Tools/synth-fidelity.sh FONT.sf2 [MIDI-FOLDER] [PIANOLA]
 #   MIDI-FOLDER defaults to ../shared/corpus/midi, PIANOLA to .build/release/pianola.
@@ -22,7 +24,7 @@ one() {   # one song: its distance, or the reason it has none
     local song=$1 name out
     name=$(basename "$song")
     out="$work/$name"
-    if ! "$pianola" render "$song" -o "$out.fluidsynth.wav" --soundfont "$font" --synth fluidsynth --reverb off --chorus off \
+    if ! "$pianola" render "$song" -o "$out.fluidsynth.wav" --soundfont "$font" --synth fluidsynth --whole-font --reverb off --chorus off \
             --to 40 --tail 2 --force > /dev/null 2> "$out.err" \
        || ! "$pianola" render "$song" -o "$out.pianola.wav" --soundfont "$font" --synth pianola --reverb off --chorus off \
             --to 40 --tail 2 --force > /dev/null 2>> "$out.err"; then
