@@ -143,13 +143,13 @@ public final class SoundFontSynthesizer {
     public var activeVoices: Int { (0..<polyphony).reduce(0) { $0 + (slots[$1].voice == nil ? 0 : 1) } }
 
     /// Points `channel` at the preset its bank and program name: bank 128 on a drum channel; a
-    /// program the bank lacks falls back to bank 0's (or 128's program 0 for drums), as
-    /// libfluidsynth does.
+    /// program the bank lacks falls back to bank 0's and then to bank 0's program 0 (for drums,
+    /// to bank 128's program 0), as libfluidsynth does.
     func select(_ channel: Int) {
         let bank = channels[channel].drums ? 128 : channels[channel].bank
         let program = channels[channel].program
         channels[channel].preset = presetIndex[bank << 8 | program]
-            ?? presetIndex[(bank == 128 ? 128 : 0) << 8 | (bank == 128 ? 0 : program)]
+            ?? (bank == 128 ? presetIndex[128 << 8] : presetIndex[program] ?? presetIndex[0])
     }
 
     /// Starts `key` at `velocity` on `channel` (velocity 0 is a note-off). Playing mono, a
