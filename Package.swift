@@ -1,6 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// The synthesizer's and the effects' inner loops, optimized in debug builds too: unoptimized,
+/// Pianola's synthesizer renders 40 times slower, and every test that plays a song waits for it.
+let optimizedEvenInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
+
 let package = Package(
     name: "Pianola",
     products: [
@@ -68,7 +72,7 @@ let package = Package(
         .target(name: "FluidSynth", dependencies: ["CFluidSynth", "CShims", "AudioFile", "Faults", "SoundFontModel"]),
         // Signal processing on plain buffers, no graph: the peak limiter; the effects' filters,
         // delays and reverbs go here.
-        .target(name: "DSP"),
+        .target(name: "DSP", swiftSettings: optimizedEvenInDebug),
         // The audio graph: nodes, mixer, the render loop, the lock-free queues.
         .target(name: "Engine", dependencies: ["MIDI", "DSP"]),
         // Synthesis in the graph: the sampler node over a synthesizer, the split sampler that
@@ -76,7 +80,7 @@ let package = Package(
         .target(name: "Synthesis", dependencies: ["DSP", "Engine", "FluidSynth", "LV2", "MIDI"]),
         // Pianola's own SoundFont synthesizer, in Swift for this engine's rules: voices that play
         // a SoundFontModel's regions as libfluidsynth does, every event on its exact frame.
-        .target(name: "SoundFontSynth", dependencies: ["DSP", "Engine", "SoundFontModel"]),
+        .target(name: "SoundFontSynth", dependencies: ["DSP", "Engine", "SoundFontModel"], swiftSettings: optimizedEvenInDebug),
         // lilv, wrapped: the only module that imports CLilv. LV2 plugins found, described and run as effect units.
         .target(name: "LV2", dependencies: ["CLilv", "DSP", "Faults"]),
         // ALSA, wrapped: the only module that imports CALSA. PCM output, the sequencer's ports.
