@@ -211,6 +211,7 @@ public struct SoundFontError: Fault, Hashable, Sendable {
     /// What is wrong. Any thread.
     public var reason: String
 
-    /// `path: byte N: reason`, one line. Any thread.
-    public var description: String { "\(path): \(offset.map { "byte \($0): " } ?? "")\(reason)" }
+    /// `path: cannot load SoundFont: byte N: reason`, one line (as libfluidsynth's failures
+    /// read). Any thread.
+    public var description: String { "\(path): cannot load SoundFont: \(offset.map { "byte \($0): " } ?? "")\(reason)" }
 }

@@ -130,7 +130,7 @@ struct SoundFontModelTests {
             _ = try SoundFont(path: "/tmp")
             Issue.record("a directory was read as a font")
         } catch {
-            #expect(error.description == "/tmp: is a directory")
+            #expect(error.description == "/tmp: cannot load SoundFont: is a directory")
         }
         for length in stride(from: 0, to: good.count, by: max(1, good.count / 300)) {
             do {
