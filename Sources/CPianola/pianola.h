@@ -116,7 +116,7 @@ typedef struct pianola_source {
 typedef int32_t pianola_synth;
 
 enum {
-    /** The default: libfluidsynth, as `pianola render` chooses today. */
+    /** The default: Pianola's own, as `pianola render` chooses (libfluidsynth for a DLS bank). */
     PIANOLA_SYNTH_DEFAULT = 0,
     /** Pianola's own engine: every event on its exact frame (SF2 and SF3; a DLS bank goes to
         libfluidsynth). */

@@ -19,12 +19,12 @@ public final class SongGraph {
     public struct Settings: Hashable, Sendable {
         /// Sample rate. Any thread.
         public var sampleRate = 48_000
-        /// The synthesizer asked for; `SongGraph.engine` says which plays (libfluidsynth
-        /// plays DLS banks whichever is asked). Any thread.
-        public var engine = SynthesisEngine.fluidsynth
-        /// Reverb on (FluidSynth's default; libfluidsynth only for now). Any thread.
+        /// The synthesizer asked for (Pianola's own unless told); `SongGraph.engine` says
+        /// which plays (libfluidsynth plays DLS banks whichever is asked). Any thread.
+        public var engine = SynthesisEngine.pianola
+        /// Reverb on (FluidSynth's default). Any thread.
         public var reverb = true
-        /// Chorus on (FluidSynth's default; libfluidsynth only for now). Any thread.
+        /// Chorus on (FluidSynth's default). Any thread.
         public var chorus = true
         /// Most voices at once. Any thread.
         public var polyphony = 256

@@ -22,12 +22,12 @@ extension Soundtrack {
         public var maxFrames = 4096
         /// The master peak limiter (1 ms of latency) that keeps sums from clipping. Any thread.
         public var limiter = true
-        /// Synthesizer settings for every song (its sample rate is `sampleRate`; reverb,
-        /// chorus and the bank-select style are libfluidsynth's only, for now). Any thread.
+        /// Synthesizer settings for every song (its sample rate is `sampleRate`; a bank-select
+        /// style but GS's is libfluidsynth's only). Any thread.
         public var synthesizer = Synthesizer.Configuration()
-        /// The synthesizer asked for every song; libfluidsynth plays a DLS bank whichever is
-        /// asked. Any thread.
-        public var engine = SynthesisEngine.fluidsynth
+        /// The synthesizer asked for every song (Pianola's own unless told); libfluidsynth
+        /// plays a DLS bank whichever is asked. Any thread.
+        public var engine = SynthesisEngine.pianola
         /// Sound effects that can sound at once; the oldest is stolen beyond that. Any thread.
         public var soundEffectVoices = 32
         /// Length of the fade that pause and resume make so they do not click, in seconds. Any thread.

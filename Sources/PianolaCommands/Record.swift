@@ -57,8 +57,8 @@ struct Record: ParsableCommand {
     @Option(help: "SoundFont for the song (default: $PIANOLA_SOUNDFONT, the system GM font, then Pianola's own).")
     var soundfont: String?
 
-    @Option(help: ArgumentHelp("Synthesizer for the song and what --thru sends to the synth: fluidsynth or pianola (Pianola's own, every note on its exact frame).", valueName: "engine"))
-    var synth: SynthesisEngine = .fluidsynth
+    @Option(help: ArgumentHelp("Synthesizer for the song and what --thru sends to the synth: pianola (Pianola's own, every note on its exact frame) or fluidsynth.", valueName: "engine"))
+    var synth: SynthesisEngine = .pianola
 
     @OptionGroup(title: "Keeping devices in step (with --play)") var sync: SyncOptions
 

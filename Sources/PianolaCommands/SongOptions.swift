@@ -10,8 +10,8 @@ struct SongOptions: ParsableArguments {
     @Option(help: "SoundFont (.sf2, .sf3) or DLS bank (default: $PIANOLA_SOUNDFONT, the system GM font, then Pianola's own).")
     var soundfont: String?
 
-    @Option(help: ArgumentHelp("Synthesizer: fluidsynth (libfluidsynth; plays DLS banks) or pianola (Pianola's own: every note on its exact frame; no --threads yet).", valueName: "engine"))
-    var synth: SynthesisEngine = .fluidsynth
+    @Option(help: ArgumentHelp("Synthesizer: pianola (Pianola's own: every note on its exact frame; a DLS bank goes to libfluidsynth) or fluidsynth (libfluidsynth: notes on 64-frame block edges).", valueName: "engine"))
+    var synth: SynthesisEngine = .pianola
 
     @Option(parsing: .unconditional, help: "Sample rate in Hz.")
     var sampleRate = 48_000

@@ -292,7 +292,7 @@ struct NewUserTests {
         #expect(pyproject.contains("\nversion = \"\(version)\"\n"))
     }
 
-    @Test("pianola starts without libfluidsynth, libjack, libpipewire, GLib, cairo or X11 (the loader's trace lists none); a render opens libfluidsynth only when it synthesizes, roll opens cairo")
+    @Test("pianola starts without libfluidsynth, libjack, libpipewire, GLib, cairo or X11 (the loader's trace lists none); a render on Pianola's synthesizer opens none of them, one on libfluidsynth opens it, roll opens cairo")
     func librariesOpenedOnUse() throws {
         let trace = try CLIRun.pianola(["--version"], environment: ["LD_TRACE_LOADED_OBJECTS": "1"])
         #expect(trace.status == 0)
@@ -301,17 +301,23 @@ struct NewUserTests {
             #expect(!trace.stdout.contains(library), "\(library) is linked")
         }
         let scratch = try Scratch()
-        let render = try CLIRun.pianola(["render", RenderCommandTests.root.appendingPathComponent("songs/ode-to-joy.mid").path,
-                                         "--soundfont", Self.gmFont, "--to", "2:1", "-o", scratch.url.appendingPathComponent("ode.wav").path],
-                                        environment: ["LD_DEBUG": "files"])
-        #expect(render.status == 0)
-        // LD_DEBUG=files: "file=NAME [0];  dynamically loaded by PROGRAM" for each dlopen, and
-        // "needed by" for what a library needs (libfluidsynth needs libjack itself).
-        let opened = render.stderr.split(separator: "\n").filter { $0.contains("dynamically loaded by") }.map {
-            $0.split(separator: "file=").last.map { String($0.prefix { $0 != " " }) } ?? ""
+        /// What a render of the ode on `engine` opens with dlopen.
+        func opened(rendering engine: String) throws -> [String] {
+            let render = try CLIRun.pianola(["render", RenderCommandTests.root.appendingPathComponent("songs/ode-to-joy.mid").path, "--synth", engine,
+                                             "--soundfont", Self.gmFont, "--to", "2:1", "-o", scratch.url.appendingPathComponent("ode.wav").path, "--force"],
+                                            environment: ["LD_DEBUG": "files"])
+            #expect(render.status == 0)
+            // LD_DEBUG=files: "file=NAME [0];  dynamically loaded by PROGRAM" for each dlopen, and
+            // "needed by" for what a library needs (libfluidsynth needs libjack itself).
+            return render.stderr.split(separator: "\n").filter { $0.contains("dynamically loaded by") }.map {
+                $0.split(separator: "file=").last.map { String($0.prefix { $0 != " " }) } ?? ""
+            }
         }
-        #expect(opened.contains("libfluidsynth.so.3"), "\(opened)")
-        #expect(!opened.contains { $0.hasPrefix("libjack") || $0.hasPrefix("libpipewire") || $0.hasPrefix("libcairo") }, "\(opened)")
+        let own = try opened(rendering: "pianola")
+        #expect(!own.contains { $0.hasPrefix("libfluidsynth") || $0.hasPrefix("libjack") || $0.hasPrefix("libpipewire") || $0.hasPrefix("libcairo") }, "\(own)")
+        let fluid = try opened(rendering: "fluidsynth")
+        #expect(fluid.contains("libfluidsynth.so.3"), "\(fluid)")
+        #expect(!fluid.contains { $0.hasPrefix("libjack") || $0.hasPrefix("libpipewire") || $0.hasPrefix("libcairo") }, "\(fluid)")
         let roll = try CLIRun.pianola(["roll", RenderCommandTests.root.appendingPathComponent("songs/ode-to-joy.mid").path,
                                        "-o", scratch.url.appendingPathComponent("ode.svg").path], environment: ["LD_DEBUG": "files"])
         #expect(roll.status == 0)

@@ -16,7 +16,7 @@ private func onAnotherThread<T: Sendable>(_ body: @escaping @Sendable () -> T) -
     return result!
 }
 
-@Suite("Lazy sample loading: every preset a song selects is loaded before it plays")
+@Suite("libfluidsynth's lazy sample loading: every preset a song selects is loaded before it plays")
 struct LazyLoadingTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let font = root.appendingPathComponent("soundfonts/pianola-gm.sf2").path
@@ -26,7 +26,9 @@ struct LazyLoadingTests {
     func offlineRender() throws {
         let sequence = MusicSequence(file: try MIDIFile(contentsOf: Self.song))
         let before = Synthesizer.fontReadsOnThisThread
-        let renderer = try SongRenderer(sequence: sequence, soundFontPath: Self.font)
+        var settings = SongGraph.Settings()
+        settings.engine = .fluidsynth
+        let renderer = try SongRenderer(sequence: sequence, soundFontPath: Self.font, settings: settings)
         #expect(Synthesizer.fontReadsOnThisThread > before, "the font is read through the counted loader")
         #expect(renderer.songGraph.synthesizer?.configuration.lazySampleLoading == true)
         nonisolated(unsafe) let shared = renderer
@@ -51,9 +53,11 @@ struct LazyLoadingTests {
         #expect(unpreparedReads > 0)
     }
 
-    @Test("a game-API run (two songs, layers, a switch) reads nothing from the font on the render thread")
+    @Test("a game-API run on libfluidsynth (two songs, layers, a switch) reads nothing from the font on the render thread")
     func gameRun() async throws {
-        let soundtrack = Soundtrack()
+        var configuration = Soundtrack.Configuration()
+        configuration.engine = .fluidsynth
+        let soundtrack = Soundtrack(configuration: configuration)
         var town = Soundtrack.SongDescription(midiPath: Self.root.appendingPathComponent("songs/town.mid").path, soundFontPath: Self.font)
         town.trackLayers = ["Strings"]
         let first = try await soundtrack.load(town)

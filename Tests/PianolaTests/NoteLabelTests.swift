@@ -22,10 +22,11 @@ struct NoteLabelTests {
         return MusicSequence(division: .ticksPerQuarter(480), tempoTrack: tempo, tracks: [notes])
     }
 
-    @Test("each label starts on the rendered onset and within ±32 frames of the tempo map's exact frame; velocity and program are the note's")
+    @Test("on libfluidsynth each label starts on the rendered onset, on the block edge within ±32 frames of the tempo map's exact frame; velocity and program are the note's")
     func labelsMatchTheAudio() throws {
         let sequence = Self.song()
         var settings = SongGraph.Settings()
+        settings.engine = .fluidsynth
         settings.reverb = false
         settings.chorus = false
         let renderer = try SongRenderer(sequence: sequence, soundFontPath: SoundtrackFixture.testFont, settings: settings)

@@ -9,7 +9,9 @@ struct ParameterTests {
     @Test("a parameter ramp from 0 to 1 over 2 s drives a layer's gain along its curve, no frame stepping more than the curve's slope along the ramp, and CC74 on the chosen channels (1 and 2, not 3) one value at a time")
     func rampDrivesLayerAndController() async throws {
         let fixture = try SoundtrackFixture()
-        let soundtrack = Soundtrack(configuration: dryConfiguration())
+        var configuration = dryConfiguration()
+        configuration.engine = .fluidsynth   // whose controllers the test reads back
+        let soundtrack = Soundtrack(configuration: configuration)
         var description = Soundtrack.SongDescription(midiPath: try fixture.write(SectionTests.silentSong(bars: 4), as: "silent.mid"), soundFontPath: SoundtrackFixture.testFont)
         description.stems = ["pad": .path(try fixture.writeWAV([Float](repeating: 0.25, count: 192_000), as: "pad.wav"))]   // a level that reads as the gain
         let song = try await soundtrack.load(description)

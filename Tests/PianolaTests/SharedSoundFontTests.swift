@@ -47,6 +47,7 @@ struct SharedSoundFontTests {
     @Test("songs rendered at once with one shared font are bit-identical to songs rendered one by one with their own, loaded whole")
     func sharedMatchesOwn() throws {
         var whole = SongGraph.Settings()
+        whole.engine = .fluidsynth   // as the shared font plays
         whole.loadWholeFont = true
         let own = try Self.songs.map { song -> [Float] in
             let renderer = try SongRenderer(sequence: MusicSequence(file: try MIDIFile(contentsOf: song)), soundFontPath: Self.font, settings: whole)

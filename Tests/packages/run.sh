@@ -6,7 +6,8 @@
 #    with the wheel's library taken away, the import fails in one line;
 #  - a game's libpianola0 without libfluidsynth (a Recommends, opened when first used): what
 #    the game ships beside it (Tools/what-a-game-ships.sh), and a C program plays an audio file
-#    through it while a song fails in one line naming libfluidsynth; the README's C quick start,
+#    and a song (on Pianola's own synthesizer) through it while a song asked of libfluidsynth
+#    fails in one line naming it; the README's C quick start,
 #    shipped as a game with every file the measure lists in its lib/ folder, renders a song;
 #  - apt installs the pianola and libpianola0 .debs, pulling only Debian's runtime packages
 #    (listed); the installed `pianola render`, with the font the package installed, writes what
@@ -90,18 +91,18 @@ case $last in
     *) echo "packages: without its library the import ended: $(cat "$work/import.txt")" >&2; exit 1 ;;
 esac
 
-step "libpianola0 without libfluidsynth, as a game that plays audio files uses it"
+step "libpianola0 without libfluidsynth, as a game that plays audio files and songs on Pianola's synthesizer uses it"
 in_root apt-get install -y -q --no-install-recommends gcc libc6-dev pkg-config "$(inside "libpianola0_${version}_*.deb")" \
     "$(inside "libpianola-dev_${version}_*.deb")" > /dev/null
 if in_root ldconfig -p | grep -E 'libfluidsynth|libjack|libpipewire'; then
     echo "packages: libpianola0 pulled a library it should open only when used (above)" >&2
     exit 1
 fi
-cp Tools/what-a-game-ships.sh Tests/packages/without-synthesizer.c "$root/work/"
+cp Tools/what-a-game-ships.sh Tests/packages/without-libfluidsynth.c "$root/work/"
 in_root /work/what-a-game-ships.sh | sed 's/^/packages:   /'
 .build/debug/pianola render songs/ode-to-joy.mid --soundfont soundfonts/pianola-gm.sf2 --to 2:1 -o "$root/work/effect.wav" > /dev/null
-in_root sh -c 'cd /work && cc without-synthesizer.c $(pkg-config --cflags --libs pianola) -lm -o without-synthesizer'
-in_root /work/without-synthesizer /work/effect.wav /work/ode-to-joy.mid /work/pianola-gm.sf2 > "$work/without.txt"
+in_root sh -c 'cd /work && cc without-libfluidsynth.c $(pkg-config --cflags --libs pianola) -lm -o without-libfluidsynth'
+in_root /work/without-libfluidsynth /work/effect.wav /work/ode-to-joy.mid /work/pianola-gm.sf2 > "$work/without.txt"
 sed 's/^/packages:   /' "$work/without.txt"
 grep -q "libfluidsynth.so.3 is not installed (install Debian's libfluidsynth3)" "$work/without.txt" || {
     echo "packages: the song's error does not name libfluidsynth" >&2; exit 1; }

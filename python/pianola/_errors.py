@@ -121,7 +121,7 @@ def driver(name) -> int:
 
 
 def synth(name) -> int:
-    """The pianola_synth for "pianola", "fluidsynth" or None (the default, libfluidsynth)."""
+    """The pianola_synth for "pianola", "fluidsynth" or None (the default, Pianola's own)."""
     if name not in _c.SYNTHS:
         raise ArgumentError(_c.ERROR_ARGUMENT, f"synth must be 'pianola', 'fluidsynth' or None, not {name!r}")
     return _c.SYNTHS[name]
