@@ -13,7 +13,7 @@ func batchBenchmark(corpus: String, font: String, rounds: Int = 1) throws -> [Fi
     let fluid = "fluidsynth -ni -q -r 48000 -F \"$1/$(basename \"$0\" .mid).wav\" \"$2\" \"$0\" >/dev/null 2>&1"
     let contenders = [
         Contender(name: "pianola render CORPUS -o DIR/", arguments: [pianola, "render", corpus, "-o", out + "/", "--soundfont", font, "--force"]),
-        Contender(name: "the same, --synth pianola", arguments: [pianola, "render", corpus, "-o", out + "/", "--soundfont", font, "--force", "--synth", "pianola"]),
+        Contender(name: "the same, --synth fluidsynth", arguments: [pianola, "render", corpus, "-o", out + "/", "--soundfont", font, "--force", "--synth", "fluidsynth"]),
         Contender(name: "fluidsynth -F per file, a loop", arguments: ["/bin/sh", "-c", "for f in \"$0\"/*.mid; do sh -c '\(fluid)' \"$f\" \"$1\" \"$2\"; done", corpus, out, font]),
         Contender(name: "fluidsynth -F per file, xargs -P2", arguments: ["/bin/sh", "-c", "ls \"$0\"/*.mid | xargs -P2 -I{} sh -c '\(fluid); exit 0' {} \"$1\" \"$2\"", corpus, out, font]),
     ]

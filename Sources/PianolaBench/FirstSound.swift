@@ -87,13 +87,13 @@ func firstSoundBenchmark(song: String, font: String, rounds: Int = 5) throws -> 
     let alsaFile = "file:'\(fifo)',raw"
     let contenders = [
         Contender(name: "pianola render", arguments: [pianola, "render", song, "-o", fifo, "--force", "--bits", "32f", "--soundfont", font, "--tail", "0"]),
-        Contender(name: "pianola render --synth pianola", arguments: [pianola, "render", song, "-o", fifo, "--force", "--bits", "32f", "--soundfont", font,
-                                                                      "--tail", "0", "--synth", "pianola"]),
+        Contender(name: "pianola render --synth fluidsynth", arguments: [pianola, "render", song, "-o", fifo, "--force", "--bits", "32f", "--soundfont", font,
+                                                                         "--tail", "0", "--synth", "fluidsynth"]),
         Contender(name: "fluidsynth -F", arguments: fluid + ["-F", fifo, "-T", "raw", "-O", "float", font, song]),
         Contender(name: "fluidsynth -F, dynamic loading", arguments: fluid + dynamic + ["-F", fifo, "-T", "raw", "-O", "float", font, song]),
         Contender(name: "pianola play", arguments: [pianola, "play", song, "--soundfont", font, "--device", alsaFile, "--to", "3", "--quiet"]),
-        Contender(name: "pianola play --synth pianola", arguments: [pianola, "play", song, "--soundfont", font, "--device", alsaFile, "--to", "3", "--quiet",
-                                                                    "--synth", "pianola"]),
+        Contender(name: "pianola play --synth fluidsynth", arguments: [pianola, "play", song, "--soundfont", font, "--device", alsaFile, "--to", "3", "--quiet",
+                                                                       "--synth", "fluidsynth"]),
         Contender(name: "fluidsynth (ALSA)", arguments: fluid + ["-a", "alsa", "-o", "audio.alsa.device=\(alsaFile)", "-o", "audio.sample-format=float",
                                                                   "-o", "player.timing-source=sample", font, song]),
         Contender(name: "fluidsynth (ALSA), dynamic loading", arguments: fluid + dynamic + ["-a", "alsa", "-o", "audio.alsa.device=\(alsaFile)",
@@ -136,9 +136,9 @@ func memoryBenchmark(song: String, font: String, rounds: Int = 3) throws -> [Fig
         Contender(name: "fluidsynth -F", arguments: fluid + [font, song]),
         Contender(name: "fluidsynth -F, dynamic loading", arguments: fluid + ["-o", "synth.dynamic-sample-loading=1", font, song]),
         Contender(name: "pianola render, pianola-gm.sf2", arguments: [pianola, "render", song, "-o", output, "--force", "--soundfont", ownFont]),
-        Contender(name: "pianola render --synth pianola", arguments: [pianola, "render", song, "-o", output, "--force", "--soundfont", font, "--synth", "pianola"]),
-        Contender(name: "pianola render --synth pianola, pianola-gm.sf2",
-                  arguments: [pianola, "render", song, "-o", output, "--force", "--soundfont", ownFont, "--synth", "pianola"]),
+        Contender(name: "pianola render --synth fluidsynth", arguments: [pianola, "render", song, "-o", output, "--force", "--soundfont", font, "--synth", "fluidsynth"]),
+        Contender(name: "pianola render --synth fluidsynth, pianola-gm.sf2",
+                  arguments: [pianola, "render", song, "-o", output, "--force", "--soundfont", ownFont, "--synth", "fluidsynth"]),
     ]
     // A child this process spawns starts with this process's own peak (Linux carries the
     // parent's high-water mark into a vfork child's at exec): GNU time, a small process,
