@@ -11,10 +11,9 @@ func readmeExamples() throws {
     defer { try? FileManager.default.removeItem(atPath: "ode.wav") }
     
     // Render a song to a WAV file with the project's General MIDI font, on Pianola's own
-    // synthesizer (leave `engine` out for libfluidsynth).
+    // synthesizer (set `settings.engine = .fluidsynth` for libfluidsynth).
     let song = MusicSequence(file: try MIDIFile(contentsOf: "songs/ode-to-joy.mid"))
-    var settings = SongGraph.Settings()
-    settings.engine = .pianola
+    let settings = SongGraph.Settings()
     let renderer = try SongRenderer(sequence: song, soundFontPath: "soundfonts/pianola-gm.sf2", settings: settings)
     let wav = try AudioFileWriter(path: "ode.wav", container: .wav, encoding: .int16, sampleRate: 48_000)
     try renderer.render { slice, _ in try wav.write(left: slice.left, right: slice.right, frames: slice.frames) }
