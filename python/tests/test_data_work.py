@@ -210,10 +210,10 @@ def test_the_package_is_typed():
     assert os.path.samefile(pianola.default_soundfont(), FONT) or Path(pianola.default_soundfont()).read_bytes() == Path(FONT).read_bytes()
 
 
-@pytest.mark.parametrize("synth, first", [("pianola", 351), ("fluidsynth", 321), (None, 321)])
+@pytest.mark.parametrize("synth, first", [("pianola", 351), ("fluidsynth", 321), (None, 351)])
 def test_the_soundtrack_plays_on_the_synthesizer_chosen(synth, first):
-    # A4 at frame 350: Pianola's engine sounds it from the next frame, libfluidsynth (the
-    # default) from the nearest 64-frame block edge's (320). No limiter, whose look-ahead
+    # A4 at frame 350: Pianola's engine (the default) sounds it from the next frame,
+    # libfluidsynth from the nearest 64-frame block edge's (320). No limiter, whose look-ahead
     # would put both 48 frames later.
     with pianola.Soundtrack(synth=synth, reverb=False, chorus=False, limiter=False) as music:
         song = music.load_song(off_grid_song(), TEST_FONT, name="off-grid.mid").wait()
