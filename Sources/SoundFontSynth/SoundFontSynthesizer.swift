@@ -76,18 +76,19 @@ public final class SoundFontSynthesizer {
     /// is not done on the render thread.
     private func warmUp() {
         let left = UnsafeMutablePointer<Float>.allocate(capacity: Units.controlBlock), right = UnsafeMutablePointer<Float>.allocate(capacity: Units.controlBlock)
+        let mix = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: Units.controlBlock)
         let scratch = UnsafeMutablePointer<Float>.allocate(capacity: Units.controlBlock)
-        defer { left.deallocate(); right.deallocate(); scratch.deallocate() }
+        defer { left.deallocate(); right.deallocate(); mix.deallocate(); scratch.deallocate() }
         left.initialize(repeating: 0, count: Units.controlBlock)
         right.initialize(repeating: 0, count: Units.controlBlock)
+        mix.initialize(repeating: .zero, count: Units.controlBlock)
         reverbSend.initialize(repeating: 0, count: Units.controlBlock)
         chorusSend.initialize(repeating: 0, count: Units.controlBlock)
-        let sends = reverb == nil && chorus == nil ? nil : (reverb: reverbSend, chorus: chorusSend)
         if let preset = regionsByPreset.firstIndex(where: { !$0.isEmpty }), let region = regionsByPreset[preset].first,
            var voice = Voice(region: region, font: font, key: Int(region.keyRange.lowerBound), velocity: 64, sampleRate: sampleRate, gain: 0) {
-            voice.render(left: left, right: right, sends: sends, frames: Units.controlBlock, scratch: scratch)
+            voice.render(into: mix, frames: Units.controlBlock, scratch: scratch)
             voice.release()
-            voice.render(left: left, right: right, sends: sends, frames: Units.controlBlock, scratch: scratch)
+            voice.render(into: mix, frames: Units.controlBlock, scratch: scratch)
         }
         if let reverb {
             reverb.process(reverbSend, addingTo: left, right, frames: Units.controlBlock)

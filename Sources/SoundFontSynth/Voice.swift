@@ -45,20 +45,17 @@ struct Voice {
     private let gain: Float
     /// The channel's tuning in cents (RPN 1 and 2).
     private var tuning: Double
-    /// Output gain and pan on each side, and where the mix is on its way to them: like
-    /// libfluidsynth's mixer, each change (the voice's start from silence included) ramps
-    /// over one control block.
-    private var left: Float = 0, right: Float = 0
-    private var mixLeft: Float = 0, mixRight: Float = 0
-    private var mixStepLeft: Float = 0, mixStepRight: Float = 0
-    /// The reverb and chorus sends' gains (the output gain times generators 16 and 15,
-    /// unpanned, as libfluidsynth feeds its effects), ramped the same way.
-    private var sends = SIMD2<Float>(), mixSends = SIMD2<Float>(), mixStepSends = SIMD2<Float>(), rampSends = SIMD2<Float>()
+    /// The mix's gains, lanes (left, right, reverb send, chorus send): output gain and pan on
+    /// each side, and the sends' (the output gain times generators 16 and 15, unpanned, as
+    /// libfluidsynth feeds its effects); where the mix is on its way to them, and its step a
+    /// frame: like libfluidsynth's mixer, each change (the voice's start from silence included)
+    /// ramps over one control block.
+    private var mixTarget = SIMD4<Float>(), mix = SIMD4<Float>(), mixStep = SIMD4<Float>()
     /// The envelope gain reached at the end of the last whole block, and the ramp of this one.
     private var amplitude: Float = 0, step: Float = 0
     /// Where the ramps are inside the block (kept between calls, so that where a render call
     /// splits a block changes nothing).
-    private var rampGain: Float = 0, rampLeft: Float = 0, rampRight: Float = 0
+    private var rampGain: Float = 0, rampMix = SIMD4<Float>()
     private var frameInBlock = 0
     /// Whether it has nothing more to play.
     private(set) var isFinished = false
@@ -194,9 +191,7 @@ struct Voice {
         // The file's attenuation takes the EMU factor; what modulators add does not.
         attenuation = min(max(Float(region[.initialAttenuation]) * Self.attenuationFactor + modulated[Int(Generator.initialAttenuation.rawValue)], 0), 1_440)
         let pan = min(max(value(.pan), -500), 500)
-        left = gain * Self.panGain(-pan)
-        right = gain * Self.panGain(pan)
-        sends = SIMD2(gain * amount(.reverbSend) / 1_000, gain * amount(.chorusSend) / 1_000)
+        mixTarget = SIMD4(gain * Self.panGain(-pan), gain * Self.panGain(pan), gain * amount(.reverbSend) / 1_000, gain * amount(.chorusSend) / 1_000)
     }
 
     /// The pitch and the cutoff where the modulation envelope and the LFOs put them now (the
@@ -227,12 +222,9 @@ struct Voice {
         return Float(sin(Double(pan + 500) * Double.pi / 2 / 1_001))
     }
 
-    /// Adds `frames` frames of the voice to `leftOut` and `rightOut`, and its reverb and
-    /// chorus sends to `sendsOut` if there are effects, using `scratch` (room for 64 frames).
-    /// Render thread only.
-    mutating func render(left leftOut: UnsafeMutablePointer<Float>, right rightOut: UnsafeMutablePointer<Float>,
-                         sends sendsOut: (reverb: UnsafeMutablePointer<Float>, chorus: UnsafeMutablePointer<Float>)? = nil,
-                         frames: Int, scratch: UnsafeMutablePointer<Float>) {
+    /// Adds `frames` frames of the voice to `mixOut`, frame by frame (left, right, reverb
+    /// send, chorus send), using `scratch` (room for 64 frames). Render thread only.
+    mutating func render(into mixOut: UnsafeMutablePointer<SIMD4<Float>>, frames: Int, scratch: UnsafeMutablePointer<Float>) {
         var done = 0
         while done < frames, !isFinished {
             if frameInBlock == 0 {
@@ -250,47 +242,26 @@ struct Voice {
                     if (glideStep > 0) == (glide > 0) { (glide, glideStep) = (0, 0) }   // arrived
                 }
                 step = (target - amplitude) / Float(Units.controlBlock)
-                mixStepLeft = (left - mixLeft) / Float(Units.controlBlock)
-                mixStepRight = (right - mixRight) / Float(Units.controlBlock)
-                mixStepSends = (sends - mixSends) / Float(Units.controlBlock)
-                (rampGain, rampLeft, rampRight, rampSends) = (amplitude, mixLeft, mixRight, mixSends)
+                mixStep = (mixTarget - mix) / Float(Units.controlBlock)
+                (rampGain, rampMix) = (amplitude, mix)
                 if envelope.stage == .finished { isFinished = true; return }
             }
             let count = min(Units.controlBlock - frameInBlock, frames - done)
             if envelope.stage != .delay {   // a delayed voice does not move through its sample yet
                 let written = player.render(into: scratch, frames: count, table: Interpolation.coefficients)
-                // Scaled, filtered and mixed in one pass, the filter's state kept in registers.
+                // Scaled, filtered and mixed in one pass, the filter's state kept in registers;
+                // each frame's four outputs in one vector.
                 var filter = self.filter
-                var gain = rampGain, gainLeft = rampLeft, gainRight = rampRight
-                let left = leftOut + done, right = rightOut + done
-                if let sendsOut, rampSends != .zero || mixStepSends != .zero {
-                    let reverb = sendsOut.reverb + done, chorus = sendsOut.chorus + done
-                    var gainSends = rampSends
-                    for i in 0..<written {
-                        let sample = filter.tick(scratch[i] * gain)
-                        gain += step
-                        left[i] += sample * gainLeft
-                        right[i] += sample * gainRight
-                        reverb[i] += sample * gainSends[0]
-                        chorus[i] += sample * gainSends[1]
-                        gainLeft += mixStepLeft
-                        gainRight += mixStepRight
-                        gainSends += mixStepSends
-                    }
-                    rampSends = gainSends
-                } else {
-                    for i in 0..<written {
-                        let sample = filter.tick(scratch[i] * gain)
-                        gain += step
-                        left[i] += sample * gainLeft
-                        right[i] += sample * gainRight
-                        gainLeft += mixStepLeft
-                        gainRight += mixStepRight
-                    }
-                    rampSends += mixStepSends * Float(written)
+                var gain = rampGain, gains = rampMix
+                let out = mixOut + done
+                for i in 0..<written {
+                    let sample = filter.tick(scratch[i] * gain)
+                    gain += step
+                    out[i] += sample * gains
+                    gains += mixStep
                 }
                 self.filter = filter
-                (rampGain, rampLeft, rampRight) = (gain, gainLeft, gainRight)
+                (rampGain, rampMix) = (gain, gains)
                 if player.finished { isFinished = true; return }
             }
             done += count
@@ -299,9 +270,7 @@ struct Voice {
                 frameInBlock = 0
                 elapsed += Units.controlBlock
                 amplitude += step * Float(Units.controlBlock)
-                mixLeft = left
-                mixRight = right
-                mixSends = sends
+                mix = mixTarget
             }
         }
     }

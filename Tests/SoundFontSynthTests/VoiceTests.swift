@@ -56,20 +56,18 @@ struct VoiceTests {
         controllers.pitchWheel = wheel
         var voice = try #require(Voice(region: region, font: font, key: key, velocity: velocity, controllers: controllers,
                                        sampleRate: Double(rate), gain: Float(configuration.gain)))
-        var ourLeft = [Float](repeating: 0, count: rate), ourRight = ourLeft
+        var mix = [SIMD4<Float>](repeating: .zero, count: rate)
         let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 64)
         defer { scratch.deallocate() }
-        ourLeft.withUnsafeMutableBufferPointer { l in
-            ourRight.withUnsafeMutableBufferPointer { r in
-                var done = 0
-                for slice in [100, 7, 64, 333, 1000] { // uneven slices: the control blocks follow the note, not the calls
-                    voice.render(left: l.baseAddress! + done, right: r.baseAddress! + done, frames: slice, scratch: scratch)
-                    done += slice
-                }
-                voice.render(left: l.baseAddress! + done, right: r.baseAddress! + done, frames: rate - done, scratch: scratch)
+        mix.withUnsafeMutableBufferPointer { m in
+            var done = 0
+            for slice in [100, 7, 64, 333, 1000] { // uneven slices: the control blocks follow the note, not the calls
+                voice.render(into: m.baseAddress! + done, frames: slice, scratch: scratch)
+                done += slice
             }
+            voice.render(into: m.baseAddress! + done, frames: rate - done, scratch: scratch)
         }
-        return ([theirLeft, theirRight], [ourLeft, ourRight])
+        return ([theirLeft, theirRight], [mix.map { $0[0] }, mix.map { $0[1] }])
     }
 
     /// Frequency from upward zero crossings, interpolated.
@@ -178,19 +176,18 @@ struct VoiceAllocationTests {
         let font = try SoundFont(bytes: VoiceTests.font([.attack(-6000), .decay(-1200), .sustain(300), .release(-2400), .filterQ(60)]), name: "voice.sf2")
         let region = try #require(font.regions(of: font.presets[0], key: 64, velocity: 90).first)
         var voice = try #require(Voice(region: region, font: font, key: 64, velocity: 90, sampleRate: 48_000, gain: 0.2))
-        let left = UnsafeMutablePointer<Float>.allocate(capacity: 512), right = UnsafeMutablePointer<Float>.allocate(capacity: 512)
+        let mix = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: 512)
         let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 64)
-        defer { left.deallocate(); right.deallocate(); scratch.deallocate() }
-        left.initialize(repeating: 0, count: 512)
-        right.initialize(repeating: 0, count: 512)
-        voice.render(left: left, right: right, frames: 64, scratch: scratch)   // warm-up
+        defer { mix.deallocate(); scratch.deallocate() }
+        mix.initialize(repeating: .zero, count: 512)
+        voice.render(into: mix, frames: 64, scratch: scratch)   // warm-up
         pianola_allocations_start()
         _ = Voice(region: region, font: font, key: 64, velocity: 90, sampleRate: 48_000, gain: 0.2)
         #expect(pianola_allocations_stop() == 0, "a voice starts without allocating (a note-on on the render thread makes one)")
         pianola_allocations_start()
         for block in 0..<1_000 {
             if block == 600 { voice.release() }
-            voice.render(left: left, right: right, frames: 1 + block % 511, scratch: scratch)
+            voice.render(into: mix, frames: 1 + block % 511, scratch: scratch)
         }
         let allocations = pianola_allocations_stop()
         #expect(voice.isFinished, "the release ended the voice")
