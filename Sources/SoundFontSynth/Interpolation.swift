@@ -1,5 +1,7 @@
 /// libfluidsynth's default interpolation: four points (Catmull-Rom), the phase's fraction
-/// quantised to 256 steps, the coefficients tabled once. Any thread.
+/// quantised to 256 steps, the coefficients tabled once, each times 1/32768 so that a 16-bit
+/// point times it is full scale (a power of two: the product rounds as it would with the
+/// point scaled first, one multiplication fewer a point). Any thread.
 enum Interpolation {
     /// Steps of the fraction between two sample points.
     static let steps = 256
@@ -12,7 +14,7 @@ enum Interpolation {
         for i in 0..<steps {
             let x = Double(i) / Double(steps)
             table[i] = SIMD4(Float(x * (-0.5 + x * (1 - 0.5 * x))), Float(1 + x * x * (1.5 * x - 2.5)),
-                             Float(x * (0.5 + x * (2 - 1.5 * x))), Float(0.5 * x * x * (x - 1)))
+                             Float(x * (0.5 + x * (2 - 1.5 * x))), Float(0.5 * x * x * (x - 1))) * (1 / 32_768)
         }
         return UnsafePointer(table)
     }()

@@ -48,12 +48,7 @@ struct LowPassFilter {
     /// Filters one frame. Render thread only.
     @inline(__always) mutating func tick(_ input: Float) -> Float {
         started = true
-        // (input − a2·h2) − a1·h1: the same sum as libfluidsynth's, ordered so that only one
-        // multiply and one subtraction wait for the last frame (rounding differs below −130 dB).
-        let centre = input - a2 * history2 - a1 * history1
-        let output = b02 * (centre + history2) + b1 * history1
-        history2 = history1
-        history1 = centre
+        let output = Self.biquad(input, a1: a1, a2: a2, b02: b02, b1: b1, history1: &history1, history2: &history2)
         if glideFrames > 0 {
             a1 += a1Step
             a2 += a2Step
@@ -61,6 +56,38 @@ struct LowPassFilter {
             b02 += b02Step
             glideFrames -= 1
         }
+        return output
+    }
+
+    /// Filters `frames` frames, `input` giving each frame's input and `output` taking its
+    /// output, in order: `tick`'s arithmetic, with the coefficients and the history held in
+    /// registers once any glide is over. Render thread only.
+    @inline(__always) mutating func run(frames: Int, input: (Int) -> Float, output: (Int, Float) -> Void) {
+        var i = 0
+        while i < frames && glideFrames > 0 {
+            output(i, tick(input(i)))
+            i += 1
+        }
+        guard i < frames else { return }
+        started = true
+        let a1 = self.a1, a2 = self.a2, b02 = self.b02, b1 = self.b1
+        var history1 = self.history1, history2 = self.history2
+        while i < frames {
+            output(i, Self.biquad(input(i), a1: a1, a2: a2, b02: b02, b1: b1, history1: &history1, history2: &history2))
+            i += 1
+        }
+        (self.history1, self.history2) = (history1, history2)
+    }
+
+    /// One frame of the filter with these coefficients and history (moved on a frame).
+    @inline(__always) private static func biquad(_ input: Float, a1: Float, a2: Float, b02: Float, b1: Float,
+                                                 history1: inout Float, history2: inout Float) -> Float {
+        // (input − a2·h2) − a1·h1: the same sum as libfluidsynth's, ordered so that only one
+        // multiply and one subtraction wait for the last frame (rounding differs below −130 dB).
+        let centre = input - a2 * history2 - a1 * history1
+        let output = b02 * (centre + history2) + b1 * history1
+        history2 = history1
+        history1 = centre
         return output
     }
 }

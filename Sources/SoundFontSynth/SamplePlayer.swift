@@ -46,12 +46,13 @@ struct SamplePlayer {
         } else if i < start || i >= end {
             return 0
         }
-        return Float(data[i]) * (1 / 32_768)
+        return Float(data[i])
     }
 
     /// Writes the next `frames` interpolated points into `output` (zeros from where the sample
     /// ends, `finished` then set) and returns how many it played before the end. Each point is
-    /// the sum, in order, of the four points around the phase times their coefficients.
+    /// the sum, in order, of the four points around the phase times their coefficients
+    /// (`table`'s, which carry the 1/32768 that makes a 16-bit point full scale).
     @inline(__always) mutating func render(into output: UnsafeMutablePointer<Float>, frames: Int,
                                            table: UnsafePointer<SIMD4<Float>>) -> Int {
         var done = 0
@@ -91,7 +92,7 @@ struct SamplePlayer {
         /// The four points around `phase` times their coefficients.
         @inline(__always) func products(_ phase: UInt64) -> SIMD4<Float> {
             let p = data + Int(phase >> 32) - 1
-            return table[Int((phase >> 24) & 0xFF)] * (SIMD4(Float(p[0]), Float(p[1]), Float(p[2]), Float(p[3])) * (1 / 32_768))
+            return table[Int((phase >> 24) & 0xFF)] * SIMD4(Float(p[0]), Float(p[1]), Float(p[2]), Float(p[3]))
         }
         var i = 0
         let (threeSteps, tooFar) = increment.multipliedReportingOverflow(by: 3)

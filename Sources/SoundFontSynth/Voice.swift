@@ -249,18 +249,18 @@ struct Voice {
             let count = min(Units.controlBlock - frameInBlock, frames - done)
             if envelope.stage != .delay {   // a delayed voice does not move through its sample yet
                 let written = player.render(into: scratch, frames: count, table: Interpolation.coefficients)
-                // Scaled, filtered and mixed in one pass, the filter's state kept in registers;
-                // each frame's four outputs in one vector.
-                var filter = self.filter
+                // Scaled, filtered and mixed in one pass, the filter's coefficients and state
+                // kept in registers; each frame's four outputs in one vector.
                 var gain = rampGain, gains = rampMix
-                let out = mixOut + done
-                for i in 0..<written {
-                    let sample = filter.tick(scratch[i] * gain)
+                let out = mixOut + done, step = self.step, mixStep = self.mixStep
+                filter.run(frames: written, input: { i in
+                    let x = scratch[i] * gain
                     gain += step
+                    return x
+                }, output: { i, sample in
                     out[i] += sample * gains
                     gains += mixStep
-                }
-                self.filter = filter
+                })
                 (rampGain, rampMix) = (gain, gains)
                 if player.finished { isFinished = true; return }
             }
