@@ -45,33 +45,29 @@ struct LowPassFilter {
         glideFrames = Units.controlBlock
     }
 
-    /// Filters one frame. Render thread only.
-    @inline(__always) mutating func tick(_ input: Float) -> Float {
-        started = true
-        let output = Self.biquad(input, a1: a1, a2: a2, b02: b02, b1: b1, history1: &history1, history2: &history2)
-        if glideFrames > 0 {
-            a1 += a1Step
-            a2 += a2Step
-            b1 += b1Step
-            b02 += b02Step
-            glideFrames -= 1
-        }
-        return output
-    }
-
     /// Filters `frames` frames, `input` giving each frame's input and `output` taking its
-    /// output, in order: `tick`'s arithmetic, with the coefficients and the history held in
-    /// registers once any glide is over. Render thread only.
+    /// output, in order, the coefficients (stepping while a glide lasts) and the history held
+    /// in registers. Render thread only.
     @inline(__always) mutating func run(frames: Int, input: (Int) -> Float, output: (Int, Float) -> Void) {
-        var i = 0
-        while i < frames && glideFrames > 0 {
-            output(i, tick(input(i)))
-            i += 1
-        }
-        guard i < frames else { return }
+        guard frames > 0 else { return }
         started = true
-        let a1 = self.a1, a2 = self.a2, b02 = self.b02, b1 = self.b1
+        var a1 = self.a1, a2 = self.a2, b02 = self.b02, b1 = self.b1
         var history1 = self.history1, history2 = self.history2
+        var i = 0
+        if glideFrames > 0 {
+            let gliding = min(frames, glideFrames)
+            let a1Step = self.a1Step, a2Step = self.a2Step, b02Step = self.b02Step, b1Step = self.b1Step
+            while i < gliding {
+                output(i, Self.biquad(input(i), a1: a1, a2: a2, b02: b02, b1: b1, history1: &history1, history2: &history2))
+                a1 += a1Step
+                a2 += a2Step
+                b1 += b1Step
+                b02 += b02Step
+                i += 1
+            }
+            glideFrames -= gliding
+            (self.a1, self.a2, self.b02, self.b1) = (a1, a2, b02, b1)
+        }
         while i < frames {
             output(i, Self.biquad(input(i), a1: a1, a2: a2, b02: b02, b1: b1, history1: &history1, history2: &history2))
             i += 1
