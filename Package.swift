@@ -19,15 +19,17 @@ let package = Package(
     ],
     targets: [
         // C libraries: each is imported by exactly one wrapper module (later issues add them).
-        // libfluidsynth, libjack, libpipewire, lilv and cairo are opened when first used (CLazyLibrary), not
-        // linked: a game that plays through ALSA needs none of them installed.
+        // libfluidsynth, libjack, libpipewire, lilv, cairo and libsoxr are opened when first used
+        // (CLazyLibrary), not linked: a game that plays through ALSA needs none of them installed.
         .target(name: "CLazyLibrary"),
         // libfluidsynth's header (no pkgConfig: its flags carry glib's -pthread, which SwiftPM
         // strips with a warning in every package that depends on Pianola; fluidsynth.h needs none).
         .target(name: "CFluidSynth", dependencies: ["CLazyLibrary"]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
-        .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
+        // libsoxr (Debian's libsoxr-dev), opened on first use: a render that resamples nothing
+        // does not load it and the OpenMP runtime it links.
+        .target(name: "CSoxr", dependencies: ["CLazyLibrary"]),
         // cairo (Debian's libcairo2-dev): include/cairo links to its header folder, and it is
         // opened on first use, as libfluidsynth is.
         .target(name: "CCairo", dependencies: ["CLazyLibrary"]),

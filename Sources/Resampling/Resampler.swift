@@ -12,13 +12,14 @@ public final class Resampler {
     public let outputRate: Double
 
     /// A stereo resampler from `inputRate` to `outputRate`; throws libsoxr's reason when it
-    /// refuses (a rate of 0, say). One thread at a time.
+    /// refuses (a rate of 0, say), or why libsoxr cannot be opened. One thread at a time.
     public init(from inputRate: Double, to outputRate: Double) throws(ResamplerError) {
+        if let missing = csoxr_open() { throw ResamplerError(kind: .file, reason: String(cString: missing)) }
         var error: soxr_error_t?
         var io = soxr_io_spec(SOXR_FLOAT32_I, SOXR_FLOAT32_I)
         var quality = soxr_quality_spec(UInt(SOXR_VHQ), 0)
         guard let created = soxr_create(inputRate, outputRate, 2, &error, &io, &quality, nil), error == nil else {
-            throw ResamplerError(reason: error.map { String(cString: $0) } ?? "cannot create")
+            throw ResamplerError(kind: .argument, reason: error.map { String(cString: $0) } ?? "cannot create")
         }
         soxr = created
         self.inputRate = inputRate
@@ -62,10 +63,10 @@ public final class Resampler {
     }
 }
 
-/// libsoxr refused a conversion. Any thread.
+/// libsoxr refused a conversion, or is not installed. Any thread.
 public struct ResamplerError: Fault, Hashable, Sendable {
-    /// A rate or format libsoxr refuses: an argument's fault. Any thread.
-    public var kind: FaultKind { .argument }
+    /// A rate or format libsoxr refuses (an argument's fault), or libsoxr missing (a file's). Any thread.
+    public var kind: FaultKind
     /// libsoxr's words. Any thread.
     public var reason: String
     /// `resampler: reason`. Any thread.

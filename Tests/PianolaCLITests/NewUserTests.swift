@@ -292,19 +292,19 @@ struct NewUserTests {
         #expect(pyproject.contains("\nversion = \"\(version)\"\n"))
     }
 
-    @Test("pianola starts without libfluidsynth, libjack, libpipewire, GLib, cairo or X11 (the loader's trace lists none); a render on Pianola's synthesizer opens none of them, one on libfluidsynth opens it, roll opens cairo")
+    @Test("pianola starts without libfluidsynth, libjack, libpipewire, GLib, cairo, X11, libsoxr or OpenMP (the loader's trace lists none); a render on Pianola's synthesizer opens none of them, one on libfluidsynth opens it, one with a 44.1 kHz file libsoxr, roll opens cairo")
     func librariesOpenedOnUse() throws {
         let trace = try CLIRun.pianola(["--version"], environment: ["LD_TRACE_LOADED_OBJECTS": "1"])
         #expect(trace.status == 0)
         #expect(trace.stdout.contains("libasound.so.2"), "\(trace.stdout)")
-        for library in ["libfluidsynth", "libjack", "libpipewire", "libglib", "libcairo", "libX11"] {
+        for library in ["libfluidsynth", "libjack", "libpipewire", "libglib", "libcairo", "libX11", "libsoxr", "libgomp"] {
             #expect(!trace.stdout.contains(library), "\(library) is linked")
         }
         let scratch = try Scratch()
-        /// What a render of the ode on `engine` opens with dlopen.
-        func opened(rendering engine: String) throws -> [String] {
+        /// What a render of the ode on `engine` (with `more` arguments) opens with dlopen.
+        func opened(rendering engine: String, _ more: [String] = []) throws -> [String] {
             let render = try CLIRun.pianola(["render", RenderCommandTests.root.appendingPathComponent("songs/ode-to-joy.mid").path, "--synth", engine,
-                                             "--soundfont", Self.gmFont, "--to", "2:1", "-o", scratch.url.appendingPathComponent("ode.wav").path, "--force"],
+                                             "--soundfont", Self.gmFont, "--to", "2:1", "-o", scratch.url.appendingPathComponent("ode.wav").path, "--force"] + more,
                                             environment: ["LD_DEBUG": "files"])
             #expect(render.status == 0)
             // LD_DEBUG=files: "file=NAME [0];  dynamically loaded by PROGRAM" for each dlopen, and
@@ -314,7 +314,11 @@ struct NewUserTests {
             }
         }
         let own = try opened(rendering: "pianola")
-        #expect(!own.contains { $0.hasPrefix("libfluidsynth") || $0.hasPrefix("libjack") || $0.hasPrefix("libpipewire") || $0.hasPrefix("libcairo") }, "\(own)")
+        #expect(!own.contains { $0.hasPrefix("libfluidsynth") || $0.hasPrefix("libjack") || $0.hasPrefix("libpipewire") || $0.hasPrefix("libcairo") || $0.hasPrefix("libsoxr") },
+                "\(own)")
+        let click = try scratch.write("click.wav", WithAudioTests.clickWav(rate: 44_100))
+        let resampling = try opened(rendering: "pianola", ["--with", click])
+        #expect(resampling.contains("libsoxr.so.0"), "a 44.1 kHz file is converted to 48 kHz by libsoxr: \(resampling)")
         let fluid = try opened(rendering: "fluidsynth")
         #expect(fluid.contains("libfluidsynth.so.3"), "\(fluid)")
         #expect(!fluid.contains { $0.hasPrefix("libjack") || $0.hasPrefix("libpipewire") || $0.hasPrefix("libcairo") }, "\(fluid)")
