@@ -32,6 +32,9 @@ public final class Chorus {
     private let line: UnsafeMutablePointer<Float>
     private let mask: Int
     private var write = 0
+    /// Frames of silent input up to the last one processed (counted up to the line's length,
+    /// past which the line holds only zeros and the chorus adds nothing).
+    private var silentFrames = 0
     private let sampleRate: Double
     private var voices = 0
     private var phases: UnsafeMutablePointer<Double>
@@ -50,6 +53,7 @@ public final class Chorus {
         line = .allocate(capacity: size)
         line.initialize(repeating: 0, count: size)
         mask = size - 1
+        silentFrames = size
         phases = .allocate(capacity: 99)
         phases.initialize(repeating: 0, count: 99)
         lfos = .allocate(capacity: 99)
@@ -75,12 +79,30 @@ public final class Chorus {
     }
 
     /// Empties the delay line. Render thread only.
-    public func clear() { line.update(repeating: 0, count: mask + 1) }
+    public func clear() {
+        line.update(repeating: 0, count: mask + 1)
+        silentFrames = mask + 1
+    }
 
     /// Adds the chorus of `frames` frames of the mono `input` to `left` and `right`. Render
     /// thread only. Each LFO is a phasor turned by one step a frame (a complex multiplication,
-    /// not a sine a frame), set afresh from its phase at the start of every call.
+    /// not a sine a frame), set afresh from its phase at the start of every call. While the
+    /// input is silent and the line holds only zeros (most songs send nothing to the chorus),
+    /// it only moves on: what it would add is zero.
     public func process(_ input: UnsafePointer<Float>, addingTo left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, frames: Int) {
+        var lastSound = frames - 1
+        while lastSound >= 0 && input[lastSound] == 0 { lastSound -= 1 }
+        defer {
+            silentFrames = min(lastSound < 0 ? silentFrames + frames : frames - 1 - lastSound, mask + 1)
+            for voice in 0..<voices {
+                let next = phases[voice] + phaseStep * Double(frames)
+                phases[voice] = next - next.rounded(.down)
+            }
+        }
+        if lastSound < 0 && silentFrames > mask {
+            write = (write + frames) & mask
+            return
+        }
         let line = self.line, mask = self.mask, phases = self.phases, voices = self.voices
         let turn = SIMD2(cos(2 * Double.pi * phaseStep), sin(2 * Double.pi * phaseStep))
         // Per voice: (cos, sin) of the left copy's phase and of the right's, a 200th of a sweep on.
@@ -107,10 +129,6 @@ public final class Chorus {
                 write = (write + 1) & mask
             }
             self.write = write
-        }
-        for voice in 0..<voices {
-            let next = phases[voice] + phaseStep * Double(frames)
-            phases[voice] = next - next.rounded(.down)
         }
     }
 

@@ -5,7 +5,7 @@ import Testing
 
 /// The chorus Pianola's synthesizer feeds: its copies sweep the pitch of what goes in by the
 /// depth and speed it is given, its sides move against each other, its level follows the
-/// setting, and it allocates nothing on the render thread.
+/// setting, a silent send changes nothing, and it allocates nothing on the render thread.
 @Suite("The chorus")
 struct ChorusTests {
     /// Four seconds of a 1 kHz sine through a chorus with `settings`, in uneven slices.
@@ -61,6 +61,31 @@ struct ChorusTests {
         let gain = 20 * log10(rms(l) / rms(quiet.left[9_600...]))
         print(String(format: "sides' correlation %.2f; level 2 over level 1: %.2f dB", correlation, gain))
         #expect(correlation < -0.8 && abs(gain - 6.02) < 0.1)
+    }
+
+    @Test("a silent send adds exactly nothing once the line has emptied, and the sweep moves on through it: a burst after a second of silence comes out as after a second of a send too quiet to hear (within 10⁻¹⁸)")
+    func silence() {
+        /// Half a second of a 1 kHz sine, a second of `gap`, half a second of the sine, in 512-frame calls.
+        func chorused(gap: Float) -> [Float] {
+            let chorus = Chorus(sampleRate: 48_000)
+            let input = (0..<96_000).map { i -> Float in
+                (24_000..<72_000).contains(i) ? gap : Float(sin(2 * Double.pi * 1_000 * Double(i) / 48_000)) * 0.5
+            }
+            var left = [Float](repeating: 0, count: input.count), right = left
+            input.withUnsafeBufferPointer { x in left.withUnsafeMutableBufferPointer { l in right.withUnsafeMutableBufferPointer { r in
+                for start in stride(from: 0, to: input.count, by: 512) {
+                    chorus.process(x.baseAddress! + start, addingTo: l.baseAddress! + start, r.baseAddress! + start, frames: min(512, input.count - start))
+                }
+            } } }
+            return left
+        }
+        let silent = chorused(gap: 0), quiet = chorused(gap: 1e-30)
+        // The line (16,384 frames at 48 kHz) has emptied 0.35 s into the gap.
+        #expect(silent[41_000..<72_000].allSatisfy { $0 == 0 })
+        let after = zip(silent[72_000...], quiet[72_000...]).map { abs($0 - $1) }.max()!
+        let level = silent[72_000...].map(abs).max()!
+        print(String(format: "after the gap: largest difference %.1e at a peak of %.2f", Double(after), Double(level)))
+        #expect(level > 0.1 && after < 1e-18)
     }
 
     @Test("processing allocates nothing on the render thread")
