@@ -6,8 +6,8 @@ import Sequencing
 // none hangs, pedals, and the releases on stop, seek, mute and solo.
 extension Player {
     func emit(_ event: Score.Event, index: Int, at time: SampleTime) {
-        if event.automationIndex >= 0 {
-            let step = score.automation[Int(event.automationIndex)]
+        if case .meta = event.message, let index = score.automationStep(atEvent: index) {
+            let step = score.automation[index]
             automate(step, from: step.event.value, at: time, moving: true)
             return
         }

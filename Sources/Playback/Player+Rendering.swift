@@ -44,7 +44,7 @@ extension Player {
     func scheduleEvents(before horizon: SampleTime, from time: SampleTime) {
         let events = score.events
         while true {
-            let nextFrame = cursor < events.count ? events[cursor].frame : .never
+            let nextFrame = cursor < events.count ? events.frame(at: cursor) : .never
             let loopEnd = loopStart == nil ? .never : loopEndFrame
             // A MIDI clock pulse or timecode quarter frame; one on a section's start, the loop's
             // end or the song's end belongs to what plays from there.
