@@ -51,7 +51,8 @@ public struct MusicSequence: Hashable, Sendable {
         var musical: [(events: [MIDIEvent], length: Int, name: String?)] = []
         for track in fileTracks {
             var rest: [MIDIEvent] = []
-            for event in track.events {
+            rest.reserveCapacity(track.events.count)   // the track's own array, at its final size
+            for event in track.events where event.message != .meta(.endOfTrack) {
                 if MusicSequence.belongsToTempoTrack(event.message) { conductor.append(event) } else { rest.append(event) }
             }
             musical.append((rest, track.endTick, track.name))

@@ -14,7 +14,9 @@ public struct Track: Hashable, Sendable {
     /// Makes a track; events are put in time order (stable). Any thread.
     public init(name: String? = nil, events: [MIDIEvent] = [], length: Int = 0) {
         self.name = name
-        self.events = events.filter { $0.message != .meta(.endOfTrack) }.timeOrdered()
+        let isEnd = { (event: MIDIEvent) in event.message == .meta(.endOfTrack) }
+        // The array given is kept (not copied) when it has no end-of-track event.
+        self.events = (events.contains(where: isEnd) ? events.filter { !isEnd($0) } : events).timeOrdered()
         self.length = max(length, self.events.last?.tick ?? 0)
     }
 
