@@ -27,7 +27,7 @@ struct EnvelopeTests {
     /// libfluidsynth's left channel for key 60 held `held` frames then released, `total` in all.
     static func libfluidsynth(_ font: [UInt8], held: Int, total: Int) throws -> [Float] {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("envelope-\(UUID().uuidString).sf2").path
-        FileManager.default.createFile(atPath: path, contents: Data(font))
+        try Data(font).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         var configuration = Synthesizer.Configuration()
         configuration.sampleRate = Double(rate)

@@ -234,7 +234,7 @@ struct SoundFontSynthesizerTests {
         ]))
         font.presets.append(SF2Preset(name: "split", bank: 0, program: 0, zones: [.init(instrument: instrument)]))
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("zones-\(UUID().uuidString).sf2").path
-        FileManager.default.createFile(atPath: path, contents: Data(font.serialized()))
+        try Data(font.serialized()).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         // C, D, E… 62 cents sharp; C#, D#… 62 flat.
         let octave: [UInt8] = [0x7F, 0x7F, 0x08, 0x08, 0x00, 0x00, 0x01] + (0..<12).map { $0 % 2 == 0 ? 0x7E : 0x02 }
@@ -339,7 +339,7 @@ struct SoundFontSynthesizerTests {
     @Test("portamento glides as libfluidsynth's: from CC84's key once, over CC5 × 128 + CC37 ms, not between notes played one after another with the switch on; pitch within 1 cent in every 20 ms window after each note's first")
     func portamento() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("portamento-\(UUID().uuidString).sf2").path
-        FileManager.default.createFile(atPath: path, contents: Data(VoiceTests.font([])))
+        try Data(VoiceTests.font([])).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let events: [(Int, Event)] = [(0, .program(0, 0)), (0, .cc(0, 5, 2)), (0, .cc(0, 37, 44)), (0, .cc(0, 65, 127)),
                                       (0, .on(0, 60, 100)), (24_000, .off(0, 60)), (24_000, .on(0, 67, 100)), (48_000, .off(0, 67)),

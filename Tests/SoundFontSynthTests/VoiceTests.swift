@@ -34,7 +34,7 @@ struct VoiceTests {
     /// the channel's volume at `volume` and its wheel at `wheel`.
     static func render(_ bytes: [UInt8], key: Int, velocity: Int, volume: UInt8, wheel: UInt16) throws -> (theirs: [[Float]], ours: [[Float]]) {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("voice-\(UUID().uuidString).sf2").path
-        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         var configuration = Synthesizer.Configuration()
         configuration.sampleRate = Double(rate)
