@@ -49,15 +49,20 @@ struct SamplePlayer {
         return Float(data[i])
     }
 
+    /// The most sample points `render` converts to float at once (four points a frame of a
+    /// control block: up to two octaves above the sample's own rate).
+    static let spanCapacity = 4 * Units.controlBlock + 4
+
     /// Writes the next `frames` interpolated points into `output` (zeros from where the sample
     /// ends, `finished` then set) and returns how many it played before the end. Each point is
     /// the sum, in order, of the four points around the phase times their coefficients
-    /// (`table`'s, which carry the 1/32768 that makes a 16-bit point full scale).
+    /// (`table`'s, which carry the 1/32768 that makes a 16-bit point full scale). `span` has
+    /// room for `spanCapacity` points.
     @inline(__always) mutating func render(into output: UnsafeMutablePointer<Float>, frames: Int,
-                                           table: UnsafePointer<SIMD4<Float>>) -> Int {
+                                           table: UnsafePointer<SIMD4<Float>>, span: UnsafeMutablePointer<Float>) -> Int {
         var done = 0
         while done < frames {
-            done += renderInside(into: output + done, frames: frames - done, table: table)
+            done += renderInside(into: output + done, frames: frames - done, table: table, span: span)
             guard done < frames else { break }
             // Near an end or the loop's: points outside read as the file's zeros or across the loop.
             var index = Int(phase >> 32)
@@ -79,40 +84,62 @@ struct SamplePlayer {
     }
 
     /// `render` for as many of `frames` as have all four points inside the sample (and the
-    /// loop): four frames at a time, their products transposed so that four sums come out of
+    /// loop): the points they read converted to float into `span` first when they fit there,
+    /// then four frames at a time, their products transposed so that four sums come out of
     /// three vector additions. Returns how many frames it rendered.
     @inline(__always) private mutating func renderInside(into output: UnsafeMutablePointer<Float>, frames: Int,
-                                                         table: UnsafePointer<SIMD4<Float>>) -> Int {
+                                                         table: UnsafePointer<SIMD4<Float>>, span: UnsafeMutablePointer<Float>) -> Int {
         // Inside: the point before the phase's is the sample's first or later, the one two
         // after it before the end (the loop's end while looping).
         let first = UInt64(start + 1) << 32, last = UInt64(max((looping ? loopEnd : end) - 2, 0)) << 32
+        let phase = self.phase
+        guard phase >= first, phase < last else { return 0 }
+        let increment = self.increment
+        // The frames inside: the last one's phase is below `last`.
+        let inside = increment == 0 ? frames : min(frames, Int(min((last - 1 - phase) / increment, UInt64(frames - 1))) + 1)
+        let lowest = Int(phase >> 32) - 1, highest = Int((phase &+ UInt64(inside - 1) &* increment) >> 32) + 2
+        if highest - lowest < Self.spanCapacity {
+            let data = self.data + lowest
+            for i in 0...(highest - lowest) { span[i] = Float(data[i]) }
+            let points = UnsafePointer(span) - lowest
+            interpolate(into: output, frames: inside, table: table) { index in
+                UnsafeRawPointer(points + index - 1).loadUnaligned(as: SIMD4<Float>.self)
+            }
+        } else {
+            let data = self.data
+            interpolate(into: output, frames: inside, table: table) { index in
+                let p = data + index - 1
+                return SIMD4(Float(p[0]), Float(p[1]), Float(p[2]), Float(p[3]))
+            }
+        }
+        return inside
+    }
+
+    /// Writes `frames` interpolated points into `output`, moving the phase on, `points` giving
+    /// the four points around a point's index.
+    @inline(__always) private mutating func interpolate(into output: UnsafeMutablePointer<Float>, frames: Int, table: UnsafePointer<SIMD4<Float>>,
+                                                        points: (Int) -> SIMD4<Float>) {
         var phase = self.phase
-        guard phase >= first else { return 0 }
-        let increment = self.increment, data = self.data
+        let increment = self.increment
         /// The four points around `phase` times their coefficients.
         @inline(__always) func products(_ phase: UInt64) -> SIMD4<Float> {
-            let p = data + Int(phase >> 32) - 1
-            return table[Int((phase >> 24) & 0xFF)] * SIMD4(Float(p[0]), Float(p[1]), Float(p[2]), Float(p[3]))
+            table[Int((phase >> 24) & 0xFF)] * points(Int(phase >> 32))
         }
         var i = 0
-        let (threeSteps, tooFar) = increment.multipliedReportingOverflow(by: 3)
-        while !tooFar && i + 4 <= frames {
-            let (fourth, overflow) = phase.addingReportingOverflow(threeSteps)
-            guard !overflow && fourth < last else { break }
-            let q0 = products(phase), q1 = products(phase &+ increment), q2 = products(phase &+ 2 &* increment), q3 = products(fourth)
-            phase = fourth &+ increment
+        while i + 4 <= frames {
+            let q0 = products(phase), q1 = products(phase &+ increment), q2 = products(phase &+ 2 &* increment), q3 = products(phase &+ 3 &* increment)
+            phase = phase &+ 4 &* increment
             let sums = SIMD4(q0[0], q1[0], q2[0], q3[0]) + SIMD4(q0[1], q1[1], q2[1], q3[1])
                 + SIMD4(q0[2], q1[2], q2[2], q3[2]) + SIMD4(q0[3], q1[3], q2[3], q3[3])
             UnsafeMutableRawPointer(output + i).storeBytes(of: sums, as: SIMD4<Float>.self)
             i += 4
         }
-        while i < frames && phase < last {
+        while i < frames {
             output[i] = products(phase).sum()
             phase &+= increment
             i += 1
         }
         self.phase = phase
-        return i
     }
 
     /// Note-off: a sample that loops until release plays on to its end.

@@ -77,7 +77,7 @@ public final class SoundFontSynthesizer {
     private func warmUp() {
         let left = UnsafeMutablePointer<Float>.allocate(capacity: Units.controlBlock), right = UnsafeMutablePointer<Float>.allocate(capacity: Units.controlBlock)
         let mix = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: Units.controlBlock)
-        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: Units.controlBlock)
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: Voice.scratchSize)
         defer { left.deallocate(); right.deallocate(); mix.deallocate(); scratch.deallocate() }
         left.initialize(repeating: 0, count: Units.controlBlock)
         right.initialize(repeating: 0, count: Units.controlBlock)

@@ -222,8 +222,12 @@ struct Voice {
         return Float(sin(Double(pan + 500) * Double.pi / 2 / 1_001))
     }
 
+    /// Floats of scratch space a voice renders with: a control block's points and the span of
+    /// sample points they read.
+    static let scratchSize = Units.controlBlock + SamplePlayer.spanCapacity
+
     /// Adds `frames` frames of the voice to `mixOut`, frame by frame (left, right, reverb
-    /// send, chorus send), using `scratch` (room for 64 frames). Render thread only.
+    /// send, chorus send), using `scratch` (room for `scratchSize` floats). Render thread only.
     mutating func render(into mixOut: UnsafeMutablePointer<SIMD4<Float>>, frames: Int, scratch: UnsafeMutablePointer<Float>) {
         var done = 0
         while done < frames, !isFinished {
@@ -248,7 +252,7 @@ struct Voice {
             }
             let count = min(Units.controlBlock - frameInBlock, frames - done)
             if envelope.stage != .delay {   // a delayed voice does not move through its sample yet
-                let written = player.render(into: scratch, frames: count, table: Interpolation.coefficients)
+                let written = player.render(into: scratch, frames: count, table: Interpolation.coefficients, span: scratch + Units.controlBlock)
                 // Scaled, filtered and mixed in one pass, the filter's coefficients and state
                 // kept in registers; each frame's four outputs in one vector.
                 var gain = rampGain, gains = rampMix

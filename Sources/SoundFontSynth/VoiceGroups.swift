@@ -39,8 +39,8 @@ final class VoiceGroups: @unchecked Sendable {
         self.threads = min(max(1, threads), Self.count)
         buffers = .allocate(capacity: Self.count * Self.capacity)
         buffers.initialize(repeating: .zero, count: Self.count * Self.capacity)
-        scratch = .allocate(capacity: Self.count * Units.controlBlock)
-        scratch.initialize(repeating: 0, count: Self.count * Units.controlBlock)
+        scratch = .allocate(capacity: Self.count * Voice.scratchSize)
+        scratch.initialize(repeating: 0, count: Self.count * Voice.scratchSize)
         sounded = .allocate(capacity: Self.count)
         sounded.initialize(repeating: false, count: Self.count)
         workers = (1..<self.threads).map { thread in RenderWorker { [unowned self] in self.renderShare(of: thread) } }
@@ -94,7 +94,7 @@ final class VoiceGroups: @unchecked Sendable {
                 any = true
                 mix.update(repeating: .zero, count: frames)
             }
-            slots[i].voice!.render(into: mix, frames: frames, scratch: scratch + group * Units.controlBlock)
+            slots[i].voice!.render(into: mix, frames: frames, scratch: scratch + group * Voice.scratchSize)
             if slots[i].voice!.isFinished { slots[i] = VoiceSlot() }
         }
         sounded[group] = any

@@ -57,7 +57,7 @@ struct VoiceTests {
         var voice = try #require(Voice(region: region, font: font, key: key, velocity: velocity, controllers: controllers,
                                        sampleRate: Double(rate), gain: Float(configuration.gain)))
         var mix = [SIMD4<Float>](repeating: .zero, count: rate)
-        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 64)
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: Voice.scratchSize)
         defer { scratch.deallocate() }
         mix.withUnsafeMutableBufferPointer { m in
             var done = 0
@@ -97,6 +97,8 @@ struct VoiceTests {
         Note(generators: [.scaleTuning(50), .pan(400)], key: 72),
         Note(generators: [.rootKey(57), .attenuation(300)], key: 55),
         Note(generators: [.coarseTune(-12), .pan(-500)], key: 67),
+        Note(generators: [.coarseTune(24)], key: 61),   // 4.2 points a frame: a block's points fit the float span or not
+        Note(generators: [.coarseTune(36)]),            // 8 points a frame: read from the 16-bit data
         Note(generators: [.filterCutoff(8321), .filterQ(100)], key: 48),   // 1 kHz cutoff, 10 dB resonance: an octave below it,
         Note(generators: [.filterCutoff(8321), .filterQ(100)]),            // at it,
         Note(generators: [.filterCutoff(8321), .filterQ(100)], key: 72),   // an octave above it
@@ -177,7 +179,7 @@ struct VoiceAllocationTests {
         let region = try #require(font.regions(of: font.presets[0], key: 64, velocity: 90).first)
         var voice = try #require(Voice(region: region, font: font, key: 64, velocity: 90, sampleRate: 48_000, gain: 0.2))
         let mix = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: 512)
-        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 64)
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: Voice.scratchSize)
         defer { mix.deallocate(); scratch.deallocate() }
         mix.initialize(repeating: .zero, count: 512)
         voice.render(into: mix, frames: 64, scratch: scratch)   // warm-up
