@@ -14,6 +14,9 @@ struct LowPassFilter {
     private var a1Step: Float = 0, a2Step: Float = 0, b02Step: Float = 0, b1Step: Float = 0
     private var glideFrames = 0
     private var started = false
+    /// The input of a pair's even frame a call ended on, and the inner signal two frames
+    /// before it; nil when the last frame filtered was not one.
+    private var paired: (input: Float, history2: Float)?
     /// The cutoff and Q the coefficients are for.
     private var cutoff: Int32 = .min, q: Int32 = .min
 
@@ -40,6 +43,7 @@ struct LowPassFilter {
             (a1, a2, b1, b02) = (newA1, newA2, newB1, newB02)
             return
         }
+        paired = nil
         let frames = Float(Units.controlBlock)
         (a1Step, a2Step, b1Step, b02Step) = ((newA1 - a1) / frames, (newA2 - a2) / frames, (newB1 - b1) / frames, (newB02 - b02) / frames)
         glideFrames = Units.controlBlock
@@ -47,8 +51,12 @@ struct LowPassFilter {
 
     /// Filters `frames` frames, `input` giving each frame's input and `output` taking its
     /// output, in order, the coefficients (stepping while a glide lasts) and the history held
-    /// in registers. Render thread only.
-    @inline(__always) mutating func run(frames: Int, input: (Int) -> Float, output: (Int, Float) -> Void) {
+    /// in registers; `odd` when the first frame is an odd one of the voice's. With steady
+    /// coefficients the voice's frames go in pairs, an even frame and the odd one after it,
+    /// the odd one's inner signal worked out from the history before the pair (so that the
+    /// next pair waits for one multiply and one addition, not two of each); a pair a call
+    /// splits gives the same as a whole one. Render thread only.
+    @inline(__always) mutating func run(frames: Int, odd: Bool, input: (Int) -> Float, output: (Int, Float) -> Void) {
         guard frames > 0 else { return }
         started = true
         var a1 = self.a1, a2 = self.a2, b02 = self.b02, b1 = self.b1
@@ -67,12 +75,48 @@ struct LowPassFilter {
             }
             glideFrames -= gliding
             (self.a1, self.a2, self.b02, self.b1) = (a1, a2, b02, b1)
+            paired = nil
         }
-        while i < frames {
-            output(i, Self.biquad(input(i), a1: a1, a2: a2, b02: b02, b1: b1, history1: &history1, history2: &history2))
+        guard i < frames else {
+            (self.history1, self.history2) = (history1, history2)
+            return
+        }
+        // The odd frame of a pair the last call began.
+        if odd == (i % 2 == 0) {
+            let x = input(i)
+            if let (first, before2) = paired {
+                let centre = Self.second(x, first: first, a1: a1, history1: history2, history2: before2, together: a1 * a2, squared: a1 * a1 - a2)
+                output(i, b02 * (centre + history2) + b1 * history1)
+                (history2, history1) = (history1, centre)
+            } else {
+                output(i, Self.biquad(x, a1: a1, a2: a2, b02: b02, b1: b1, history1: &history1, history2: &history2))
+            }
             i += 1
         }
+        let together = a1 * a2, squared = a1 * a1 - a2
+        while i + 2 <= frames {
+            let x0 = input(i), x1 = input(i + 1)
+            let centre0 = x0 - a2 * history2 - a1 * history1
+            let centre1 = Self.second(x1, first: x0, a1: a1, history1: history1, history2: history2, together: together, squared: squared)
+            output(i, b02 * (centre0 + history2) + b1 * history1)
+            output(i + 1, b02 * (centre1 + history1) + b1 * centre0)
+            (history2, history1) = (centre0, centre1)
+            i += 2
+        }
+        paired = nil
+        if i < frames {   // an even frame: the pair's second frame comes in the next call
+            let x = input(i)
+            paired = (x, history2)
+            output(i, Self.biquad(x, a1: a1, a2: a2, b02: b02, b1: b1, history1: &history1, history2: &history2))
+        }
         (self.history1, self.history2) = (history1, history2)
+    }
+
+    /// The inner signal of a pair's odd frame from its input, the even frame's input `first`
+    /// and the history before the pair: x1 − a1·x0 + a1·a2·h2 + (a1² − a2)·h1.
+    @inline(__always) private static func second(_ input: Float, first: Float, a1: Float, history1: Float, history2: Float,
+                                                 together: Float, squared: Float) -> Float {
+        input - a1 * first + together * history2 + squared * history1
     }
 
     /// One frame of the filter with these coefficients and history (moved on a frame).

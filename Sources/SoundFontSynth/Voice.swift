@@ -257,7 +257,7 @@ struct Voice {
                 // kept in registers; each frame's four outputs in one vector.
                 var gain = rampGain, gains = rampMix
                 let out = mixOut + done, step = self.step, mixStep = self.mixStep
-                filter.run(frames: written, input: { i in
+                filter.run(frames: written, odd: frameInBlock % 2 == 1, input: { i in
                     let x = scratch[i] * gain
                     gain += step
                     return x
