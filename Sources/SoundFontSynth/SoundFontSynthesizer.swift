@@ -76,12 +76,13 @@ public final class SoundFontSynthesizer {
     /// is not done on the render thread.
     private func warmUp() {
         let left = UnsafeMutablePointer<Float>.allocate(capacity: Units.controlBlock), right = UnsafeMutablePointer<Float>.allocate(capacity: Units.controlBlock)
-        let mix = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: Units.controlBlock)
+        let planes = UnsafeMutablePointer<Float>.allocate(capacity: 4 * Units.controlBlock)
         let scratch = UnsafeMutablePointer<Float>.allocate(capacity: Voice.scratchSize)
-        defer { left.deallocate(); right.deallocate(); mix.deallocate(); scratch.deallocate() }
+        defer { left.deallocate(); right.deallocate(); planes.deallocate(); scratch.deallocate() }
         left.initialize(repeating: 0, count: Units.controlBlock)
         right.initialize(repeating: 0, count: Units.controlBlock)
-        mix.initialize(repeating: .zero, count: Units.controlBlock)
+        planes.initialize(repeating: 0, count: 4 * Units.controlBlock)
+        let mix = MixPlanes(left: planes, stride: Units.controlBlock, sends: true)
         reverbSend.initialize(repeating: 0, count: Units.controlBlock)
         chorusSend.initialize(repeating: 0, count: Units.controlBlock)
         if let preset = regionsByPreset.firstIndex(where: { !$0.isEmpty }), let region = regionsByPreset[preset].first,

@@ -226,9 +226,9 @@ struct Voice {
     /// sample points they read.
     static let scratchSize = Units.controlBlock + SamplePlayer.spanCapacity
 
-    /// Adds `frames` frames of the voice to `mixOut`, frame by frame (left, right, reverb
-    /// send, chorus send), using `scratch` (room for `scratchSize` floats). Render thread only.
-    mutating func render(into mixOut: UnsafeMutablePointer<SIMD4<Float>>, frames: Int, scratch: UnsafeMutablePointer<Float>) {
+    /// Adds `frames` frames of the voice to `mix`, using `scratch` (room for `scratchSize`
+    /// floats). Render thread only.
+    mutating func render(into mix: MixPlanes, frames: Int, scratch: UnsafeMutablePointer<Float>) {
         var done = 0
         while done < frames, !isFinished {
             if frameInBlock == 0 {
@@ -246,26 +246,24 @@ struct Voice {
                     if (glideStep > 0) == (glide > 0) { (glide, glideStep) = (0, 0) }   // arrived
                 }
                 step = (target - amplitude) / Float(Units.controlBlock)
-                mixStep = (mixTarget - mix) / Float(Units.controlBlock)
-                (rampGain, rampMix) = (amplitude, mix)
+                mixStep = (mixTarget - self.mix) / Float(Units.controlBlock)
+                (rampGain, rampMix) = (amplitude, self.mix)
                 if envelope.stage == .finished { isFinished = true; return }
             }
             let count = min(Units.controlBlock - frameInBlock, frames - done)
             if envelope.stage != .delay {   // a delayed voice does not move through its sample yet
                 let written = player.render(into: scratch, frames: count, table: Interpolation.coefficients, span: scratch + Units.controlBlock)
-                // Scaled, filtered and mixed in one pass, the filter's coefficients and state
-                // kept in registers; each frame's four outputs in one vector.
-                var gain = rampGain, gains = rampMix
-                let out = mixOut + done, step = self.step, mixStep = self.mixStep
+                // Scaled and filtered in one pass, the filter's coefficients and state kept in
+                // registers, the output in place of the input; then panned and sent.
+                var gain = rampGain
+                let step = self.step
                 filter.run(frames: written, odd: frameInBlock % 2 == 1, input: { i in
                     let x = scratch[i] * gain
                     gain += step
                     return x
-                }, output: { i, sample in
-                    out[i] += sample * gains
-                    gains += mixStep
-                })
-                (rampGain, rampMix) = (gain, gains)
+                }, output: { i, sample in scratch[i] = sample })
+                rampGain = gain
+                add(scratch, frames: written, to: mix, at: done)
                 if player.finished { isFinished = true; return }
             }
             done += count
@@ -274,8 +272,28 @@ struct Voice {
                 frameInBlock = 0
                 elapsed += Units.controlBlock
                 amplitude += step * Float(Units.controlBlock)
-                mix = mixTarget
+                self.mix = mixTarget
             }
+        }
+    }
+
+    /// Adds `frames` filtered frames from `samples` to `mix` from its frame `offset`, times
+    /// the mix's gains (left, right and, when `mix` has them, the sends), which step on each
+    /// frame while they ramp: each plane on its own, four frames a vector, when they do not.
+    private mutating func add(_ samples: UnsafeMutablePointer<Float>, frames: Int, to mix: MixPlanes, at offset: Int) {
+        let planes = mix.sends ? 4 : 2
+        guard mixStep == .zero else {
+            var gains = rampMix
+            for i in 0..<frames {
+                for plane in 0..<planes { mix.left[plane * mix.stride + offset + i] += samples[i] * gains[plane] }
+                gains += mixStep
+            }
+            rampMix = gains
+            return
+        }
+        for plane in 0..<planes {
+            let gain = rampMix[plane], out = mix.left + plane * mix.stride + offset
+            for i in 0..<frames { out[i] += samples[i] * gain }
         }
     }
 

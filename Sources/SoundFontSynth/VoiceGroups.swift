@@ -1,6 +1,17 @@
 import DSP
 import Engine
 
+/// Where voices add their frames: four planes `stride` frames apart, the left, the right, the
+/// reverb send and the chorus send; the sends only when `sends` (the effects are on). Render thread only.
+struct MixPlanes {
+    /// The left plane's first frame.
+    let left: UnsafeMutablePointer<Float>
+    /// Frames from one plane to the next.
+    let stride: Int
+    /// Whether the send planes are worked out.
+    let sends: Bool
+}
+
 /// A synthesizer's voices rendered in a fixed number of groups (slot `i` in group
 /// `i % count`), each into a buffer of its own, then added to the output in group order: the
 /// output is the same bit for bit whichever threads render which groups, so a render on one
@@ -21,24 +32,24 @@ final class VoiceGroups: @unchecked Sendable {
 
     private let slots: UnsafeMutablePointer<VoiceSlot>
     private let polyphony: Int
-    /// The groups render into these, `capacity` frames each, a frame's left, right, reverb
-    /// send and chorus send side by side.
-    private let buffers: UnsafeMutablePointer<SIMD4<Float>>
+    /// The groups render into these, four planes of `capacity` frames each (left, right,
+    /// reverb send, chorus send).
+    private let buffers: UnsafeMutablePointer<Float>
     private let scratch: UnsafeMutablePointer<Float>
     private let sounded: UnsafeMutablePointer<Bool>   // per group: whether it had a voice this pass
     private var workers: [RenderWorker] = []
     private let threads: Int
 
-    /// The frames of the pass being rendered.
-    private var frames = 0
+    /// The frames of the pass being rendered, and whether it works out the sends.
+    private var frames = 0, sends = false
 
     /// Groups over `polyphony` slots at `slots`, rendered on `threads` threads. Control thread.
     init(slots: UnsafeMutablePointer<VoiceSlot>, polyphony: Int, threads: Int) {
         self.slots = slots
         self.polyphony = polyphony
         self.threads = min(max(1, threads), Self.count)
-        buffers = .allocate(capacity: Self.count * Self.capacity)
-        buffers.initialize(repeating: .zero, count: Self.count * Self.capacity)
+        buffers = .allocate(capacity: Self.count * 4 * Self.capacity)
+        buffers.initialize(repeating: 0, count: Self.count * 4 * Self.capacity)
         scratch = .allocate(capacity: Self.count * Voice.scratchSize)
         scratch.initialize(repeating: 0, count: Self.count * Voice.scratchSize)
         sounded = .allocate(capacity: Self.count)
@@ -58,6 +69,7 @@ final class VoiceGroups: @unchecked Sendable {
     func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
                 sends: (reverb: UnsafeMutablePointer<Float>, chorus: UnsafeMutablePointer<Float>)?, frames: Int) {
         self.frames = frames
+        self.sends = sends != nil
         if workers.isEmpty || frames < Self.parallelFrames {
             for group in 0..<Self.count { renderGroup(group) }
         } else {
@@ -66,18 +78,19 @@ final class VoiceGroups: @unchecked Sendable {
             for w in 0..<workers.count { workers[w].finish() }
         }
         for group in 0..<Self.count where sounded[group] {
-            let mix = buffers + group * Self.capacity
-            for i in 0..<frames {
-                left[i] += mix[i][0]
-                right[i] += mix[i][1]
-            }
+            let mix = buffers + group * 4 * Self.capacity
+            Self.add(mix, to: left, frames: frames)
+            Self.add(mix + Self.capacity, to: right, frames: frames)
             if let sends {
-                for i in 0..<frames {
-                    sends.reverb[i] += mix[i][2]
-                    sends.chorus[i] += mix[i][3]
-                }
+                Self.add(mix + 2 * Self.capacity, to: sends.reverb, frames: frames)
+                Self.add(mix + 3 * Self.capacity, to: sends.chorus, frames: frames)
             }
         }
+    }
+
+    /// Adds `frames` frames of `plane` to `output`.
+    private static func add(_ plane: UnsafeMutablePointer<Float>, to output: UnsafeMutablePointer<Float>, frames: Int) {
+        for i in 0..<frames { output[i] += plane[i] }
     }
 
     /// Renders the groups that fall to `thread`.
@@ -88,11 +101,11 @@ final class VoiceGroups: @unchecked Sendable {
     /// Renders the voices of `group` into its buffer, silenced first when a voice sounds.
     private func renderGroup(_ group: Int) {
         var any = false
-        let mix = buffers + group * Self.capacity
+        let mix = MixPlanes(left: buffers + group * 4 * Self.capacity, stride: Self.capacity, sends: sends)
         for i in stride(from: group, to: polyphony, by: Self.count) where slots[i].voice != nil {
             if !any {
                 any = true
-                mix.update(repeating: .zero, count: frames)
+                for plane in 0..<(sends ? 4 : 2) { (mix.left + plane * Self.capacity).update(repeating: 0, count: frames) }
             }
             slots[i].voice!.render(into: mix, frames: frames, scratch: scratch + group * Voice.scratchSize)
             if slots[i].voice!.isFinished { slots[i] = VoiceSlot() }

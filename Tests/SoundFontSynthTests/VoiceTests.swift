@@ -56,18 +56,18 @@ struct VoiceTests {
         controllers.pitchWheel = wheel
         var voice = try #require(Voice(region: region, font: font, key: key, velocity: velocity, controllers: controllers,
                                        sampleRate: Double(rate), gain: Float(configuration.gain)))
-        var mix = [SIMD4<Float>](repeating: .zero, count: rate)
+        var mix = [Float](repeating: 0, count: 4 * rate)
         let scratch = UnsafeMutablePointer<Float>.allocate(capacity: Voice.scratchSize)
         defer { scratch.deallocate() }
         mix.withUnsafeMutableBufferPointer { m in
             var done = 0
             for slice in [100, 7, 64, 333, 1000] { // uneven slices: the control blocks follow the note, not the calls
-                voice.render(into: m.baseAddress! + done, frames: slice, scratch: scratch)
+                voice.render(into: MixPlanes(left: m.baseAddress! + done, stride: rate, sends: true), frames: slice, scratch: scratch)
                 done += slice
             }
-            voice.render(into: m.baseAddress! + done, frames: rate - done, scratch: scratch)
+            voice.render(into: MixPlanes(left: m.baseAddress! + done, stride: rate, sends: true), frames: rate - done, scratch: scratch)
         }
-        return ([theirLeft, theirRight], [mix.map { $0[0] }, mix.map { $0[1] }])
+        return ([theirLeft, theirRight], [Array(mix[0..<rate]), Array(mix[rate..<2 * rate])])
     }
 
     /// Frequency from upward zero crossings, interpolated.
@@ -178,10 +178,11 @@ struct VoiceAllocationTests {
         let font = try SoundFont(bytes: VoiceTests.font([.attack(-6000), .decay(-1200), .sustain(300), .release(-2400), .filterQ(60)]), name: "voice.sf2")
         let region = try #require(font.regions(of: font.presets[0], key: 64, velocity: 90).first)
         var voice = try #require(Voice(region: region, font: font, key: 64, velocity: 90, sampleRate: 48_000, gain: 0.2))
-        let mix = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: 512)
+        let planes = UnsafeMutablePointer<Float>.allocate(capacity: 4 * 512)
         let scratch = UnsafeMutablePointer<Float>.allocate(capacity: Voice.scratchSize)
-        defer { mix.deallocate(); scratch.deallocate() }
-        mix.initialize(repeating: .zero, count: 512)
+        defer { planes.deallocate(); scratch.deallocate() }
+        planes.initialize(repeating: 0, count: 4 * 512)
+        let mix = MixPlanes(left: planes, stride: 512, sends: true)
         voice.render(into: mix, frames: 64, scratch: scratch)   // warm-up
         pianola_allocations_start()
         _ = Voice(region: region, font: font, key: 64, velocity: 90, sampleRate: 48_000, gain: 0.2)
