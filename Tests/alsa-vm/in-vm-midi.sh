@@ -422,14 +422,22 @@ aseqdump -p 14:0 > /dev/null &
 THROUGH=$!
 LD_LIBRARY_PATH="$OUT/prefix/lib" PYTHONPATH=python "$OUT/venv/bin/python" Tests/alsa-vm/midi_through.py soundfonts/pianola-test.sf2 songs/twinkle.mid 14:1 > "$OUT/sync-through.out" 2>&1
 status=$?
+# The emulated CPU can leave aseqdump behind the sender: wait up to 10 s for the Stop to show.
+for _ in $(seq 40); do grep -q " Stop" "$OUT/sync-through.txt" && break; sleep 0.25; done
 sleep 0.5
 kill $DUMP $THROUGH
 clocks=$(grep -c " Clock" "$OUT/sync-through.txt")
 quarters=$(grep -c "MTC quarter frame\|Quarter frame" "$OUT/sync-through.txt")
 echo "python: $clocks clocks, $quarters quarter frames on 14:1"
-[ $status = 0 ] && grep -q " Start" "$OUT/sync-through.txt" && grep -q " Stop" "$OUT/sync-through.txt" \
-    && [ "$clocks" -ge 190 ] && [ "$clocks" -le 194 ] && [ "$quarters" -ge 450 ] && [ "$quarters" -le 490 ]
-check $? "python: play_file(clock=, timecode=) sends Start, 192 clocks, Stop and 25 fps quarter frames to 14:1"
+why=""
+[ $status = 0 ] || why="$why exit status $status;"
+grep -q " Start" "$OUT/sync-through.txt" || why="$why no Start;"
+grep -q " Stop" "$OUT/sync-through.txt" || why="$why no Stop;"
+{ [ "$clocks" -ge 190 ] && [ "$clocks" -le 194 ]; } || why="$why $clocks clocks;"
+{ [ "$quarters" -ge 450 ] && [ "$quarters" -le 490 ]; } || why="$why $quarters quarter frames;"
+[ -n "$why" ] && cat "$OUT/sync-through.out"
+[ -z "$why" ]
+check $? "python: play_file(clock=, timecode=) sends Start, 192 clocks, Stop and 25 fps quarter frames to 14:1${why:+ (not so:$why)}"
 
 echo "alsa-vm midi: $passed passed, $failed failed"
 [ "$failed" = 0 ]
