@@ -3,7 +3,7 @@
 # sequencer — client 14 Midi Through, VirMIDI clients 24-27 (rawmidi hw:2,0-3) — and its
 # sync with audio through snd-aloop. One result line per check, then 'N passed, N failed'.
 set -u
-P=.build/debug/pianola
+P=.build/release/pianola
 C=.build/debug/sequencer-checks
 SONG=../shared/corpus/midi/prettymidi__example.mid   # 9 channels, controllers, pitch bend, a sysex
 OUT=${ALSAVM_OUT:?}
@@ -157,7 +157,9 @@ unset JACK_DEFAULT_SERVER
 #    passes what arrives to the synth, into snd-aloop. Each of its 24 instants is heard. An
 #    overloaded guest (late events, underruns: a gap can split a note in two) tries again.
 thru_try() {
-    arecord -q -D hw:Loopback,1,0 -f FLOAT_LE -r 48000 -c 2 -t raw -d 24 "$OUT/thru.raw" &
+    # The capture runs until the recorder has stopped (not a fixed time: starting both players
+    # under the emulated CPU once took 10 s, and the song's last note fell past 24 s).
+    arecord -q -D hw:Loopback,1,0 -f FLOAT_LE -r 48000 -c 2 -t raw -d 120 "$OUT/thru.raw" &
     CAPTURE=$!
     $P record "$OUT/thru.mid" --port 14:0 --thru synth --soundfont soundfonts/pianola-test.sf2 --device hw:Loopback,0,0 \
         --period 2048 --periods 4 --quiet --force 2> "$OUT/thru.err" &
@@ -166,7 +168,8 @@ thru_try() {
     $P play "$OUT/sync-song.mid" --port 14:0 --quiet 2>> "$OUT/thru.err"
     sleep 1
     kill -INT $RECORDER; wait $RECORDER
-    wait $CAPTURE
+    sleep 0.5
+    kill -INT $CAPTURE; wait $CAPTURE
     cat "$OUT/thru.err"
     $C onsets "$OUT/thru.raw" 24
 }

@@ -2,7 +2,7 @@
 # Runs inside the ALSA VM (Tests/alsa-vm/run.sh starts it): pianola play through the real
 # kernel PCM. Prints one result line per check and a closing 'N passed, N failed' line.
 set -u
-P=.build/debug/pianola
+P=.build/release/pianola
 FONT=soundfonts/pianola-test.sf2
 SONG=songs/twinkle.mid
 OUT=${ALSAVM_OUT:?}
