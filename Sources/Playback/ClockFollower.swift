@@ -35,6 +35,7 @@ public final class ClockFollower: PlayerFollower, @unchecked Sendable {
     private var nextPulse = 0             // the master's position at its next clock, in 24ths of a quarter
     private var lastClock: (pulse: Int, time: SampleTime)?
     private var interval = 0.0            // frames between clocks, smoothed; 0 until measured
+    private var pace = 1.0                // the measured interval over the song's written one at that pulse
     private var following = false         // the player plays in step
     private var scale = 1.0               // the rate scale given the player last
 
@@ -90,7 +91,9 @@ public final class ClockFollower: PlayerFollower, @unchecked Sendable {
         while let arrival = arrivals.pop() { take(arrival, at: time) }
         runningFlag.store(masterRunning, ordering: .relaxed)
         guard masterRunning, !waitingForClock, let last = lastClock else { return }
-        if interval == 0 { interval = writtenInterval(atPulse: Double(last.pulse)) }
+        // Until measured (after Start, Continue or a new position): the written tempo there at
+        // the pace the master last kept.
+        if interval == 0 { interval = writtenInterval(atPulse: Double(last.pulse)) * pace }
         if Double(time - last.time) > Self.timeoutSeconds * Double(sampleRate) {
             // The master went quiet without a Stop.
             masterRunning = false
@@ -133,7 +136,10 @@ public final class ClockFollower: PlayerFollower, @unchecked Sendable {
             if let last = lastClock, masterRunning {
                 let gap = Double(arrival.time - last.time)
                 if gap > 0 && (interval == 0 || gap < 4 * interval) { interval = interval == 0 ? gap : interval + 0.2 * (gap - interval) }
-                if interval > 0 { tempoBits.store((60 * Double(sampleRate) / (interval * Self.pulsesPerQuarter)).bitPattern, ordering: .relaxed) }
+                if interval > 0 {
+                    tempoBits.store((60 * Double(sampleRate) / (interval * Self.pulsesPerQuarter)).bitPattern, ordering: .relaxed)
+                    pace = interval / writtenInterval(atPulse: Double(nextPulse))
+                }
             }
             guard masterRunning else { return }
             lastClock = (nextPulse, arrival.time)
@@ -142,11 +148,15 @@ public final class ClockFollower: PlayerFollower, @unchecked Sendable {
         }
     }
 
-    /// Start, Continue, or a new position while running: play resumes at the next clock.
+    /// Start, Continue, or a new position while running: play resumes at the next clock, its
+    /// tempo measured again (the new position may have another written tempo than the last
+    /// clocks': keeping their interval ran a follower a clock ahead after a seek across a tempo
+    /// change), starting from the written tempo there at the pace the master kept.
     private func begin() {
         masterRunning = true
         waitingForClock = true
         lastClock = nil
+        interval = 0
     }
 
     private func pause(at time: SampleTime) {

@@ -6,14 +6,18 @@ import Sequencing
 
 @Suite("Following an external MIDI clock: start, tempo, stop, continue from a new position, a master gone quiet")
 struct ClockFollowerTests {
-    /// 48 beats at 480 ticks a quarter, written at 120 bpm; beat b plays key 30 + b.
-    static func song() -> MusicSequence {
+    /// 48 beats at 480 ticks a quarter, written at 120 bpm (97 bpm from beat 16 when
+    /// `slower`); beat b plays key 30 + b.
+    static func song(slower: Bool = false) -> MusicSequence {
         var track = Track(name: "Beats")
         for beat in 0..<48 {
             track.insert(MIDIEvent(tick: beat * 480, .noteOn(channel: 0, note: UInt8(30 + beat), velocity: 90)))
             track.insert(MIDIEvent(tick: beat * 480 + 120, .noteOff(channel: 0, note: UInt8(30 + beat), velocity: 0)))
         }
-        return MusicSequence(division: .ticksPerQuarter(480), tracks: [track])
+        guard slower else { return MusicSequence(division: .ticksPerQuarter(480), tracks: [track]) }
+        var tempo = Track(name: "Tempo")
+        tempo.insert(MIDIEvent(tick: 16 * 480, .meta(.tempo(microsecondsPerQuarter: 618_557))))
+        return MusicSequence(division: .ticksPerQuarter(480), tempoTrack: tempo, tracks: [track])
     }
 
     /// A master: what it sends, each message with the frame it is sent on.
@@ -54,9 +58,9 @@ struct ClockFollowerTests {
     /// Plays `song()` following `master`, each message reaching the follower when the render
     /// thread is `latency` frames past it (the audio device's lead); returns each beat's
     /// note-on frames (the last, if played twice).
-    static func follow(_ master: Master, frames: Int, latency: SampleTime = 1024) -> (notes: [Int: SampleTime], follower: ClockFollower) {
+    static func follow(_ master: Master, frames: Int, latency: SampleTime = 1024, song: MusicSequence = song()) -> (notes: [Int: SampleTime], follower: ClockFollower) {
         let out = ClockPort()
-        let player = Player(sequence: song(), sampleRate: 48_000, destinations: [out])
+        let player = Player(sequence: song, sampleRate: 48_000, destinations: [out])
         let follower = ClockFollower(player: player, sampleRate: 48_000)
         var next = 0
         var time: SampleTime = 0
@@ -123,6 +127,30 @@ struct ClockFollowerTests {
         }
         // Beat 12 was due with the second Stop, before the follower could hear it.
         #expect(notes[13] == nil, "nothing after the second Stop")
+    }
+
+    @Test("Continue at a position whose written tempo differs from where the master stopped: in step from the first beat after it")
+    func continueAcrossTempoChange() {
+        var master = Master()
+        master.time = 10_000
+        master.send([0xFA])
+        master.clocks(8 * 24, bpm: 120)
+        master.send([0xFC])
+        master.time += 48_000
+        master.send([0xF2, 80, 0])   // beat 20, written at 97 bpm
+        master.time += 24_000
+        master.send([0xFB])
+        master.clocks(8 * 24, bpm: 97)
+        master.send([0xFC])
+        let (notes, _) = Self.follow(master, frames: 1_600_000, song: Self.song(slower: true))
+        let beats = master.beatTimes
+        var errors: [Int: Int64] = [:]
+        for beat in 21..<28 {
+            guard let heard = notes[beat], let due = beats[beat] else { Issue.record("beat \(beat) missing"); continue }
+            errors[beat] = heard - due
+        }
+        print("after Continue across a tempo change, frames off the master's beat: " + errors.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "))
+        #expect(errors.count == 7 && errors.values.allSatisfy { abs($0) <= 92 }, "within 2 ms of each beat")
     }
 
     @Test("a master that stops sending clock without Stop: the follower pauses within a second")
