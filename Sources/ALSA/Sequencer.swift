@@ -273,12 +273,16 @@ public final class SequencerClient: @unchecked Sendable {
     }
 
     /// The queue's current time in nanoseconds since it started. Any one thread at a time.
-    func now(queue: Int32) -> Int64 {
+    func now(queue: Int32) -> Int64 { status(of: queue).nanoseconds }
+
+    /// The queue's current time in nanoseconds since it started, and how many events wait in
+    /// it (0 for both when it cannot be read). Any one thread at a time.
+    func status(of queue: Int32) -> (nanoseconds: Int64, waiting: Int) {
         var status: OpaquePointer?
         snd_seq_queue_status_malloc(&status)
         defer { snd_seq_queue_status_free(status) }
-        guard snd_seq_get_queue_status(handle, queue, status) >= 0, let time = snd_seq_queue_status_get_real_time(status) else { return 0 }
-        return Int64(time.pointee.tv_sec) * 1_000_000_000 + Int64(time.pointee.tv_nsec)
+        guard snd_seq_get_queue_status(handle, queue, status) >= 0, let time = snd_seq_queue_status_get_real_time(status) else { return (0, 0) }
+        return (Int64(time.pointee.tv_sec) * 1_000_000_000 + Int64(time.pointee.tv_nsec), Int(snd_seq_queue_status_get_events(status)))
     }
 }
 

@@ -154,7 +154,14 @@ public final class SequencerOutput: @unchecked Sendable {
         watcher?.stop()
         guard sender.stop() else { return }
         let deadline = monotonicNanos() + Int64(timeout * 1e9)
-        while monotonicNanos() < deadline && client.now(queue: queue) < lastStamp { usleep(2_000) }
+        // The kernel moves the queue's time on before it dispatches what is due then: the
+        // time alone can pass the last event while it still waits (and closing the client
+        // would drop it), so the queue must also be empty.
+        while monotonicNanos() < deadline {
+            let (now, waiting) = client.status(of: queue)
+            if now >= lastStamp && waiting == 0 { break }
+            usleep(2_000)
+        }
         client.control(queue: queue, start: false)
     }
 
