@@ -1,5 +1,6 @@
 import DSP
 import Engine
+import Synchronization
 
 /// Where voices add their frames: four planes `stride` frames apart, the left, the right, the
 /// reverb send and the chorus send; the sends only when `sends` (the effects are on). Render thread only.
@@ -15,13 +16,15 @@ struct MixPlanes {
 /// A synthesizer's voices rendered in a fixed number of groups (slot `i` in group
 /// `i % count`), each into a buffer of its own, then added to the output in group order: the
 /// output is the same bit for bit whichever threads render which groups, so a render on one
-/// thread and on several agree exactly. With `threads` above 1, the render thread renders
-/// groups 0, `threads`, 2 × `threads`… while workers render the others, for passes of
-/// `parallelFrames` or more (shorter ones, between events close together, it renders alone).
+/// thread and on several agree exactly. With `threads` above 1, the render thread and the
+/// workers take the groups in turn, each the next one nobody has taken (so a thread whose
+/// voices cost less takes more groups), for passes of `parallelFrames` or more (shorter ones,
+/// between events close together, the render thread renders alone).
 /// Made on the control thread; `render` is render thread only.
 final class VoiceGroups: @unchecked Sendable {
     // @unchecked Sendable: a pass's fields are written before the workers start and read by
-    // them until they finish; each group's slots and buffers are touched by one thread.
+    // them until they finish; each group's slots and buffers are touched by the one thread
+    // that took the group.
 
     /// Groups the voices fall in, whatever the thread count.
     static let count = 8
@@ -38,7 +41,8 @@ final class VoiceGroups: @unchecked Sendable {
     private let scratch: UnsafeMutablePointer<Float>
     private let sounded: UnsafeMutablePointer<Bool>   // per group: whether it had a voice this pass
     private var workers: [RenderWorker] = []
-    private let threads: Int
+    /// The next group of the pass that no thread has taken.
+    private let untaken = Atomic<Int>(0)
 
     /// The frames of the pass being rendered, and whether it works out the sends.
     private var frames = 0, sends = false
@@ -47,14 +51,14 @@ final class VoiceGroups: @unchecked Sendable {
     init(slots: UnsafeMutablePointer<VoiceSlot>, polyphony: Int, threads: Int) {
         self.slots = slots
         self.polyphony = polyphony
-        self.threads = min(max(1, threads), Self.count)
+        let threads = min(max(1, threads), Self.count)
         buffers = .allocate(capacity: Self.count * 4 * Self.capacity)
         buffers.initialize(repeating: 0, count: Self.count * 4 * Self.capacity)
         scratch = .allocate(capacity: Self.count * Voice.scratchSize)
         scratch.initialize(repeating: 0, count: Self.count * Voice.scratchSize)
         sounded = .allocate(capacity: Self.count)
         sounded.initialize(repeating: false, count: Self.count)
-        workers = (1..<self.threads).map { thread in RenderWorker { [unowned self] in self.renderShare(of: thread) } }
+        workers = (1..<threads).map { _ in RenderWorker { [unowned self] in self.renderShare() } }
     }
 
     deinit {
@@ -73,8 +77,9 @@ final class VoiceGroups: @unchecked Sendable {
         if workers.isEmpty || frames < Self.parallelFrames {
             for group in 0..<Self.count { renderGroup(group) }
         } else {
+            untaken.store(0, ordering: .relaxed)   // published by the workers' start
             for w in 0..<workers.count { workers[w].start() }   // by index: a debug build's array iterator allocates
-            renderShare(of: 0)
+            renderShare()
             for w in 0..<workers.count { workers[w].finish() }
         }
         for group in 0..<Self.count where sounded[group] {
@@ -93,9 +98,13 @@ final class VoiceGroups: @unchecked Sendable {
         for i in 0..<frames { output[i] += plane[i] }
     }
 
-    /// Renders the groups that fall to `thread`.
-    private func renderShare(of thread: Int) {
-        for group in stride(from: thread, to: Self.count, by: threads) { renderGroup(group) }
+    /// Renders groups that no other thread has taken until none is left.
+    private func renderShare() {
+        while true {
+            let group = untaken.add(1, ordering: .relaxed).oldValue
+            guard group < Self.count else { return }
+            renderGroup(group)
+        }
     }
 
     /// Renders the voices of `group` into its buffer, silenced first when a voice sounds.
