@@ -43,7 +43,7 @@ extension SoundFontSynthesizer {
 
     /// Puts the sounding voices of the channels that play MTS tuning `slot` in it again.
     func retuneVoices(playing slot: Int) {
-        for i in 0..<polyphony where slots[i].voice != nil && channels[slots[i].channel].keyTuning == slot {
+        for i in 0..<slotsInUse where slots[i].voice != nil && channels[slots[i].channel].keyTuning == slot {
             slots[i].voice!.retune(keyTuning(of: slots[i].channel), region: regionsByPreset[slots[i].preset][slots[i].region],
                                    controllers: channels[slots[i].channel].controllers)
         }
@@ -53,7 +53,7 @@ extension SoundFontSynthesizer {
     /// modulators, the wheel), as libfluidsynth does on every controller change.
     func updateVoices(channel: Int) {
         let controllers = channels[channel].controllers
-        for i in 0..<polyphony where slots[i].voice != nil && slots[i].channel == channel {
+        for i in 0..<slotsInUse where slots[i].voice != nil && slots[i].channel == channel {
             slots[i].voice!.update(regionsByPreset[slots[i].preset][slots[i].region], controllers: controllers)
         }
     }
@@ -81,20 +81,20 @@ extension SoundFontSynthesizer {
             let wasDown = channels[channel].controllers[66] >= 64
             channels[channel].controllers[66] = value
             if value >= 64 && !wasDown {
-                for i in 0..<polyphony where slots[i].voice != nil && slots[i].channel == channel && !slots[i].released && !slots[i].sustained {
+                for i in 0..<slotsInUse where slots[i].voice != nil && slots[i].channel == channel && !slots[i].released && !slots[i].sustained {
                     slots[i].sostenuto = true
                 }
             } else if value < 64 && wasDown {
-                for i in 0..<polyphony where slots[i].channel == channel { slots[i].sostenuto = false }
+                for i in 0..<slotsInUse where slots[i].channel == channel { slots[i].sostenuto = false }
                 releaseSustained(channel: channel)
             }
         case 120:
-            for i in 0..<polyphony where slots[i].voice != nil && slots[i].channel == channel { slots[i] = VoiceSlot() }
+            for i in 0..<slotsInUse where slots[i].voice != nil && slots[i].channel == channel { slots[i] = VoiceSlot() }
             forgetMonoKeys(channel)
         case 121:
             channels[channel].controllers.resetControllers()
             channels[channel].parameter = 16_383
-            for i in 0..<polyphony where slots[i].channel == channel { slots[i].sostenuto = false }
+            for i in 0..<slotsInUse where slots[i].channel == channel { slots[i].sostenuto = false }
             releaseSustained(channel: channel)
             updateVoices(channel: channel)
         case 100, 101:
@@ -124,7 +124,7 @@ extension SoundFontSynthesizer {
             }
             updateVoices(channel: channel)
         case 123:
-            for i in 0..<polyphony where slots[i].voice != nil && slots[i].channel == channel && !slots[i].released {
+            for i in 0..<slotsInUse where slots[i].voice != nil && slots[i].channel == channel && !slots[i].released {
                 slots[i].voice!.release()
                 slots[i].released = true
             }
@@ -148,7 +148,8 @@ extension SoundFontSynthesizer {
     /// program 0 of bank 0 (channel 10 to the drums) with its controllers at their reset
     /// values, as libfluidsynth's system reset does. Render thread only.
     public func systemReset() {
-        for i in 0..<polyphony { slots[i] = VoiceSlot() }
+        for i in 0..<slotsInUse { slots[i] = VoiceSlot() }
+        slotsInUse = 0
         reverb?.clear()
         chorus?.clear()
         channels = Self.freshChannels()   // sixteen channels were there: the storage is reused

@@ -17,6 +17,9 @@ public final class SoundFontSynthesizer {
     var channels: [SynthChannel]
     let slots: UnsafeMutablePointer<VoiceSlot>
     let polyphony: Int
+    /// Every slot from this one on is free, so the scans for a channel's or a key's voices
+    /// stop here; it grows as voices start and shrinks after each pass. Render thread only.
+    var slotsInUse = 0
     private var serial = 0
     /// The samples whose pages `touchSamples` has read. Control thread.
     private var touched = Set<Int>()
@@ -54,7 +57,7 @@ public final class SoundFontSynthesizer {
         channels = Self.freshChannels()
         slots = .allocate(capacity: self.polyphony)
         slots.initialize(repeating: VoiceSlot(), count: self.polyphony)
-        voices = VoiceGroups(slots: slots, polyphony: self.polyphony, threads: threads)
+        voices = VoiceGroups(slots: slots, threads: threads)
         self.reverb = reverb.map { Reverb(sampleRate: sampleRate, settings: $0) }
         self.chorus = chorus.map { Chorus(sampleRate: sampleRate, settings: $0) }
         reverbSend = .allocate(capacity: VoiceGroups.capacity)
@@ -142,7 +145,7 @@ public final class SoundFontSynthesizer {
     }
 
     /// How many voices sound. Render thread only.
-    public var activeVoices: Int { (0..<polyphony).reduce(0) { $0 + (slots[$1].voice == nil ? 0 : 1) } }
+    public var activeVoices: Int { (0..<slotsInUse).reduce(0) { $0 + (slots[$1].voice == nil ? 0 : 1) } }
 
     /// Points `channel` at the preset its bank and program name: bank 128 on a drum channel; a
     /// program the bank lacks falls back to bank 0's and then to bank 0's program 0 (for drums,
@@ -200,6 +203,7 @@ public final class SoundFontSynthesizer {
             if voice.exclusiveClass != 0 { cutExclusiveClass(voice.exclusiveClass, channel: channel) }
             let slot = freeSlot()
             slots[slot] = VoiceSlot(voice: voice, channel: channel, key: key, preset: preset, region: index, started: serial)
+            slotsInUse = max(slotsInUse, slot + 1)
         }
     }
 
@@ -230,7 +234,7 @@ public final class SoundFontSynthesizer {
         let zoneKey = zoneKey(to, tuning: tuning)
         let (glideFrom, glideTime) = glideStart(channel: channel, legatoFrom: from)
         var kept = SIMD16<Int32>(repeating: -1), keptCount = 0
-        for i in 0..<polyphony where slots[i].voice != nil && slots[i].channel == channel && slots[i].key == from && !slots[i].released {
+        for i in 0..<slotsInUse where slots[i].voice != nil && slots[i].channel == channel && slots[i].key == from && !slots[i].released {
             let region = regionsByPreset[slots[i].preset][slots[i].region]
             guard slots[i].preset == channels[channel].preset, region.keyRange.contains(UInt8(zoneKey)), region.velocityRange.contains(UInt8(velocity)) else {
                 slots[i].voice!.release()
@@ -251,7 +255,7 @@ public final class SoundFontSynthesizer {
     /// Cuts the voices of `channel` in `exclusiveClass` that earlier note-ons started (a
     /// closed hi-hat cuts the open one), as libfluidsynth does.
     private func cutExclusiveClass(_ exclusiveClass: Int32, channel: Int) {
-        for i in 0..<polyphony where slots[i].voice != nil && slots[i].channel == channel && slots[i].started != serial
+        for i in 0..<slotsInUse where slots[i].voice != nil && slots[i].channel == channel && slots[i].started != serial
             && slots[i].voice!.exclusiveClass == exclusiveClass {
             slots[i].voice!.cut()
             slots[i].released = true
@@ -261,11 +265,12 @@ public final class SoundFontSynthesizer {
     /// A free slot, or the one to steal: the oldest released voice, else the oldest.
     private func freeSlot() -> Int {
         var oldest = 0, oldestReleased = -1
-        for i in 0..<polyphony {
+        for i in 0..<slotsInUse {
             guard slots[i].voice != nil else { return i }
             if slots[i].started < slots[oldest].started { oldest = i }
             if slots[i].released, oldestReleased < 0 || slots[i].started < slots[oldestReleased].started { oldestReleased = i }
         }
+        if slotsInUse < polyphony { return slotsInUse }
         return oldestReleased >= 0 ? oldestReleased : oldest
     }
 
@@ -291,7 +296,7 @@ public final class SoundFontSynthesizer {
     private func release(channel: Int, key: Int) -> Bool {
         let pedal = channels[channel].controllers[64] >= 64
         var holding = false
-        for i in 0..<polyphony where slots[i].voice != nil && slots[i].channel == channel && slots[i].key == key && !slots[i].released {
+        for i in 0..<slotsInUse where slots[i].voice != nil && slots[i].channel == channel && slots[i].key == key && !slots[i].released {
             if pedal || slots[i].sostenuto {
                 slots[i].sustained = true
                 holding = true
@@ -304,7 +309,7 @@ public final class SoundFontSynthesizer {
     }
 
     func releaseVoices(channel: Int, key: Int) {
-        for i in 0..<polyphony where slots[i].voice != nil && slots[i].channel == channel && slots[i].key == key && !slots[i].released {
+        for i in 0..<slotsInUse where slots[i].voice != nil && slots[i].channel == channel && slots[i].key == key && !slots[i].released {
             slots[i].voice!.release()
             slots[i].released = true
         }
@@ -313,7 +318,7 @@ public final class SoundFontSynthesizer {
     /// Releases the notes of `channel` whose keys are up and that no pedal holds any longer.
     func releaseSustained(channel: Int) {
         guard channels[channel].controllers[64] < 64 else { return }
-        for i in 0..<polyphony where slots[i].voice != nil && slots[i].channel == channel && slots[i].sustained && !slots[i].sostenuto {
+        for i in 0..<slotsInUse where slots[i].voice != nil && slots[i].channel == channel && slots[i].sustained && !slots[i].sostenuto {
             slots[i].voice!.release()
             slots[i].released = true
             slots[i].sustained = false
@@ -330,16 +335,23 @@ public final class SoundFontSynthesizer {
         while done < frames {
             let count = min(frames - done, VoiceGroups.capacity)
             guard let sends else {
-                voices.render(left: left + done, right: right + done, sends: nil, frames: count)
+                renderVoices(left: left + done, right: right + done, sends: nil, frames: count)
                 done += count
                 continue
             }
             sends.reverb.update(repeating: 0, count: count)
             sends.chorus.update(repeating: 0, count: count)
-            voices.render(left: left + done, right: right + done, sends: sends, frames: count)
+            renderVoices(left: left + done, right: right + done, sends: sends, frames: count)
             reverb?.process(sends.reverb, addingTo: left + done, right + done, frames: count)
             chorus?.process(sends.chorus, addingTo: left + done, right + done, frames: count)
             done += count
         }
+    }
+
+    /// One pass of the voices; then the slots in use end after the last sounding voice.
+    private func renderVoices(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
+                              sends: (reverb: UnsafeMutablePointer<Float>, chorus: UnsafeMutablePointer<Float>)?, frames: Int) {
+        voices.render(left: left, right: right, sends: sends, frames: frames, slotsInUse: slotsInUse)
+        while slotsInUse > 0 && slots[slotsInUse - 1].voice == nil { slotsInUse -= 1 }
     }
 }

@@ -34,7 +34,6 @@ final class VoiceGroups: @unchecked Sendable {
     static let parallelFrames = 64
 
     private let slots: UnsafeMutablePointer<VoiceSlot>
-    private let polyphony: Int
     /// The groups render into these, four planes of `capacity` frames each (left, right,
     /// reverb send, chorus send).
     private let buffers: UnsafeMutablePointer<Float>
@@ -44,13 +43,13 @@ final class VoiceGroups: @unchecked Sendable {
     /// The next group of the pass that no thread has taken.
     private let untaken = Atomic<Int>(0)
 
-    /// The frames of the pass being rendered, and whether it works out the sends.
-    private var frames = 0, sends = false
+    /// The frames of the pass being rendered, whether it works out the sends, and the slots
+    /// it looks at (those after are free).
+    private var frames = 0, sends = false, slotsInUse = 0
 
-    /// Groups over `polyphony` slots at `slots`, rendered on `threads` threads. Control thread.
-    init(slots: UnsafeMutablePointer<VoiceSlot>, polyphony: Int, threads: Int) {
+    /// Groups over the slots at `slots`, rendered on `threads` threads. Control thread.
+    init(slots: UnsafeMutablePointer<VoiceSlot>, threads: Int) {
         self.slots = slots
-        self.polyphony = polyphony
         let threads = min(max(1, threads), Self.count)
         buffers = .allocate(capacity: Self.count * 4 * Self.capacity)
         buffers.initialize(repeating: 0, count: Self.count * 4 * Self.capacity)
@@ -68,12 +67,14 @@ final class VoiceGroups: @unchecked Sendable {
         sounded.deallocate()
     }
 
-    /// Adds `frames` (at most `capacity`) frames of every sounding voice to `left` and `right`
-    /// and their effect sends to `sends`, freeing the slots of the voices that end. Render thread only.
+    /// Adds `frames` (at most `capacity`) frames of every voice sounding in the first
+    /// `slotsInUse` slots to `left` and `right` and their effect sends to `sends`, freeing the
+    /// slots of the voices that end. Render thread only.
     func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
-                sends: (reverb: UnsafeMutablePointer<Float>, chorus: UnsafeMutablePointer<Float>)?, frames: Int) {
+                sends: (reverb: UnsafeMutablePointer<Float>, chorus: UnsafeMutablePointer<Float>)?, frames: Int, slotsInUse: Int) {
         self.frames = frames
         self.sends = sends != nil
+        self.slotsInUse = slotsInUse
         if workers.isEmpty || frames < Self.parallelFrames {
             for group in 0..<Self.count { renderGroup(group) }
         } else {
@@ -111,7 +112,7 @@ final class VoiceGroups: @unchecked Sendable {
     private func renderGroup(_ group: Int) {
         var any = false
         let mix = MixPlanes(left: buffers + group * 4 * Self.capacity, stride: Self.capacity, sends: sends)
-        for i in stride(from: group, to: polyphony, by: Self.count) where slots[i].voice != nil {
+        for i in stride(from: group, to: slotsInUse, by: Self.count) where slots[i].voice != nil {
             if !any {
                 any = true
                 for plane in 0..<(sends ? 4 : 2) { (mix.left + plane * Self.capacity).update(repeating: 0, count: frames) }
