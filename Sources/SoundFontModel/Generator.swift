@@ -101,6 +101,29 @@ public struct GeneratorSet: Hashable, Sendable {
         }
     }
 
+    /// Writes the amount of each generator it sets over the value at its number in `values`.
+    func overlay(onto values: UnsafeMutablePointer<Int32>) {
+        var unread = setMask
+        while unread != 0 {
+            let number = unread.trailingZeroBitCount
+            values[number] = Int32(amounts[number])
+            unread &= unread - 1
+        }
+    }
+
+    /// Adds to `values` what a preset zone with this set and `global` (its preset's global
+    /// zone's) gives the generators `allowed` has a bit for: each one's amount here, else
+    /// the global zone's.
+    func add(over global: GeneratorSet?, allowed: UInt64, to values: UnsafeMutablePointer<Int32>) {
+        let globalMask = global?.setMask ?? 0
+        var unread = (setMask | globalMask) & allowed
+        while unread != 0 {
+            let number = unread.trailingZeroBitCount
+            values[number] &+= Int32(setMask & (1 << number) != 0 ? amounts[number] : global!.amounts[number])
+            unread &= unread - 1
+        }
+    }
+
     /// The generators it sets, in number order. Any thread.
     public var set: [Generator] { Generator.allCases.filter { setMask & (1 << $0.rawValue) != 0 } }
 

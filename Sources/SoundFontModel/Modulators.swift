@@ -40,6 +40,7 @@ extension Modulator {
     /// A zone's modulators with its global zone's (section 9.5.1): the zone's own, then each
     /// usable global one no modulator of the zone's is identical to.
     static func merged(_ local: [Modulator], global: [Modulator]?) -> [Modulator] {
+        guard !local.isEmpty || global?.isEmpty == false else { return [] }   // most zones: nothing to copy
         let own = local.filter(\.isUsable)
         return own + (global ?? []).filter { g in g.isUsable && !own.contains { $0.isIdentical(to: g) } }
     }

@@ -20,23 +20,49 @@ public struct Region: Sendable {
     public subscript(generator: Generator) -> Int32 { values[Int(generator.rawValue)] }
 
     /// The region of an instrument zone under a preset zone; nil when their key or velocity
-    /// ranges do not overlap (no note plays it).
-    init?(sample: Int, preset: (zone: Zone, global: Zone?), instrument: (zone: Zone, global: Zone?), zones: (preset: Int, instrument: Int)) {
-        guard let keys = Self.overlap(preset.zone.keyRange, instrument.zone.keyRange),
-              let velocities = Self.overlap(preset.zone.velocityRange, instrument.zone.velocityRange) else { return nil }
+    /// ranges do not overlap (no note plays it). What does not change from one instrument zone
+    /// to the next comes worked out: the preset level's `added` values and merged `modulators`,
+    /// and the instrument's global zone's values over the defaults (`base`) and modulators.
+    init?(sample: Int, instrumentZone zone: Zone, under presetZone: Zone, instrument: (base: [Int32], modulators: [Modulator]?),
+          preset: (added: [Int32], modulators: [Modulator]), zones: (preset: Int, instrument: Int)) {
+        guard let keys = Self.overlap(presetZone.keyRange, zone.keyRange),
+              let velocities = Self.overlap(presetZone.velocityRange, zone.velocityRange) else { return nil }
         keyRange = keys
         velocityRange = velocities
         self.sample = sample
         self.zones = zones
-        values = Generator.allCases.map { generator in
-            var value = Int32(instrument.zone.generators[generator] ?? instrument.global?.generators[generator] ?? generator.defaultValue)
-            if !generator.isInstrumentOnly, generator != .keyRange, generator != .velocityRange {
-                value += Int32(preset.zone.generators[generator] ?? preset.global?.generators[generator] ?? 0)
-            }
-            return value
+        // Through pointers, over only what the zone sets: a font has thousands of regions, all read at its start.
+        values = [Int32](unsafeUninitializedCapacity: Generator.count) { values, count in
+            let out = values.baseAddress!
+            instrument.base.withUnsafeBufferPointer { out.initialize(from: $0.baseAddress!, count: Generator.count) }
+            zone.generators.overlay(onto: out)
+            preset.added.withUnsafeBufferPointer { added in for n in 0..<Generator.count { out[n] &+= added[n] } }
+            count = Generator.count
         }
-        modulators = Modulator.forVoice(instrument: Modulator.merged(instrument.zone.modulators, global: instrument.global?.modulators),
-                                        preset: Modulator.merged(preset.zone.modulators, global: preset.global?.modulators))
+        modulators = Modulator.forVoice(instrument: Modulator.merged(zone.modulators, global: instrument.modulators), preset: preset.modulators)
+    }
+
+    /// The values of an instrument's generators before its zone's own: its global zone's, else the defaults.
+    static func instrumentBase(global: Zone?) -> [Int32] {
+        var values = defaults
+        values.withUnsafeMutableBufferPointer { global?.generators.overlay(onto: $0.baseAddress!) }
+        return values
+    }
+
+    /// What a preset zone adds to its regions' values: its own amount of each generator a
+    /// preset may set, else its global zone's, else 0.
+    static func presetAdded(_ zone: Zone, global: Zone?) -> [Int32] {
+        var added = [Int32](repeating: 0, count: Generator.count)
+        added.withUnsafeMutableBufferPointer { zone.generators.add(over: global?.generators, allowed: presetAdds, to: $0.baseAddress!) }
+        return added
+    }
+
+    /// Every generator's default value, by number.
+    private static let defaults = Generator.allCases.map { Int32($0.defaultValue) }
+    /// A bit for each generator a preset zone's value adds to: not the instrument-only ones,
+    /// nor the key and velocity ranges (which overlap instead).
+    private static let presetAdds = Generator.allCases.reduce(UInt64(0)) { mask, generator in
+        generator.isInstrumentOnly || generator == .keyRange || generator == .velocityRange ? mask : mask | 1 << generator.rawValue
     }
 
     /// Where two ranges overlap, nil if they do not.
@@ -56,9 +82,13 @@ extension SoundFont {
         for (p, presetZone) in preset.zones.enumerated() {
             guard let link = presetZone.link else { continue }
             let instrument = instruments[link]
-            for (i, zone) in instrument.zones.enumerated() {
-                guard let sample = zone.link, samples[sample].isUsable(within: sampleDataCount),
-                      let region = Region(sample: sample, preset: (presetZone, preset.global), instrument: (zone, instrument.global), zones: (p, i)) else { continue }
+            let instrumentLevel = (base: Region.instrumentBase(global: instrument.global), modulators: instrument.global?.modulators)
+            let presetLevel = (added: Region.presetAdded(presetZone, global: preset.global),
+                               modulators: Modulator.merged(presetZone.modulators, global: preset.global?.modulators))
+            for i in instrument.zones.indices {
+                guard let sample = instrument.zones[i].link, samples[sample].isUsable(within: sampleDataCount),
+                      let region = Region(sample: sample, instrumentZone: instrument.zones[i], under: presetZone, instrument: instrumentLevel,
+                                          preset: presetLevel, zones: (p, i)) else { continue }
                 found.append(region)
             }
         }
