@@ -91,13 +91,14 @@ extension SoundFontSource {
     /// Pianola's own for a `.model` (its reverb and chorus on when the configuration's are,
     /// at libfluidsynth's default settings), with the sample pages `touching` says read now,
     /// its voices rendered on `threads` threads; libfluidsynth's with every preset the song
-    /// can select loaded and pinned otherwise. Control thread.
+    /// can select loaded and pinned otherwise. Pianola's reads the regions only of the presets the
+    /// preload selects. Control thread.
     func makeSongSynthesizer(configuration: Synthesizer.Configuration, selectedBy messages: some Swift.Sequence<MIDIMessage>,
                              touching: SoundFontSynthesizer.Touching, threads: Int = 1) throws(SynthesizerError) -> SongSynthesizer {
         guard case .model(let font) = self else { return .fluidsynth(try makeSynthesizer(configuration: configuration, selectedBy: messages)) }
         let synthesizer = SoundFontSynthesizer(font: font, sampleRate: configuration.sampleRate, polyphony: configuration.polyphony, gain: Float(configuration.gain),
                                                reverb: configuration.reverb ? Reverb.Settings() : nil, chorus: configuration.chorus ? Chorus.Settings() : nil,
-                                               threads: threads)
+                                               threads: threads, readingAllPresets: false)
         synthesizer.touchSamples(selectedBy: messages, touching: touching)
         return .pianola(synthesizer)
     }

@@ -5,14 +5,18 @@ import SoundFontModel
 /// through a fixed pool of voices. Events take effect where they are given between render
 /// calls, so a caller that renders up to each event's frame and then gives it puts every note
 /// on its exact frame (each voice counts its control blocks from its own first frame). Made on
-/// the control thread, which also reads every preset's regions; everything else is render
-/// thread only and allocates nothing.
+/// the control thread, which also reads the presets' regions (all of them at the start, or
+/// each as a song's preload selects it); everything else is render thread only and allocates
+/// nothing.
 public final class SoundFontSynthesizer {
     let font: SoundFont
     let sampleRate: Double
     private let gain: Float
-    /// Every preset's regions, read once: a note-on only picks the ones its key and velocity fall in.
-    let regionsByPreset: [[Region]]
+    /// Each preset's regions, read once (empty until read): a note-on only picks the ones its
+    /// key and velocity fall in.
+    private(set) var regionsByPreset: [[Region]]
+    /// Which presets' regions have been read.
+    private var presetsRead: [Bool]
     private let presetIndex: [Int: Int]      // bank << 8 | program → preset
     var channels: [SynthChannel]
     let slots: UnsafeMutablePointer<VoiceSlot>
@@ -40,15 +44,18 @@ public final class SoundFontSynthesizer {
     /// sends (CC93 and generator 15), or none. Channel 10 plays bank 128 (percussion). Its
     /// voices render on `threads` threads (up to 8; the render thread and workers it waits
     /// for, so for offline rendering), the output the same bit for bit for any count.
-    /// Control thread.
+    /// `readingAllPresets` reads every preset's regions now; false leaves each to be read
+    /// when `touchSamples` (a song's preload) or a note first needs it (a large font has tens
+    /// of thousands, and a song plays a few presets). Control thread.
     public init(font: SoundFont, sampleRate: Double, polyphony: Int = 256, gain: Float = 0.2,
-                reverb: Reverb.Settings? = nil, chorus: Chorus.Settings? = nil, threads: Int = 1) {
+                reverb: Reverb.Settings? = nil, chorus: Chorus.Settings? = nil, threads: Int = 1, readingAllPresets: Bool = true) {
         Voice.prepareTables()
         self.font = font
         self.sampleRate = sampleRate
         self.gain = gain
         self.polyphony = max(1, polyphony)
-        regionsByPreset = font.presets.map { font.allRegions(of: $0) }
+        regionsByPreset = Array(repeating: [], count: font.presets.count)
+        presetsRead = Array(repeating: false, count: font.presets.count)
         var index: [Int: Int] = [:]
         for (i, preset) in font.presets.enumerated() where index[Int(preset.bank) << 8 | Int(preset.program)] == nil {
             index[Int(preset.bank) << 8 | Int(preset.program)] = i
@@ -63,6 +70,7 @@ public final class SoundFontSynthesizer {
         reverbSend = .allocate(capacity: VoiceGroups.capacity)
         chorusSend = .allocate(capacity: VoiceGroups.capacity)
         for channel in 0..<16 { select(channel) }
+        for preset in font.presets.indices where readingAllPresets { readRegions(ofPreset: preset) }
         warmUp()
     }
 
@@ -78,6 +86,11 @@ public final class SoundFontSynthesizer {
     /// runtime does the first time (type metadata for the SIMD arithmetic, in a debug build)
     /// is not done on the render thread.
     private func warmUp() {
+        // The first preset with a region plays the warm-up note.
+        for preset in font.presets.indices where regionsByPreset[preset].isEmpty {
+            readRegions(ofPreset: preset)
+            if !regionsByPreset[preset].isEmpty { break }
+        }
         let left = UnsafeMutablePointer<Float>.allocate(capacity: Units.controlBlock), right = UnsafeMutablePointer<Float>.allocate(capacity: Units.controlBlock)
         let planes = UnsafeMutablePointer<Float>.allocate(capacity: 4 * Units.controlBlock)
         let scratch = UnsafeMutablePointer<Float>.allocate(capacity: Voice.scratchSize)
@@ -124,6 +137,7 @@ public final class SoundFontSynthesizer {
         guard (0..<16).contains(channel), let preset = channels[channel].preset else { return }
         let zoneKey = key.map { UInt8(self.zoneKey(min(max($0, 0), 127), tuning: keyTuning(of: channel))) }
         let velocity = UInt8(min(max(velocity, 0), 127))
+        readRegions(ofPreset: preset)
         for region in regionsByPreset[preset] where zoneKey.map({ region.keyRange.contains($0) && region.velocityRange.contains(velocity) }) ?? true {
             touch(sample: region.sample)
         }
@@ -132,7 +146,16 @@ public final class SoundFontSynthesizer {
     /// Reads a byte of every page of every sample the font's presets play (for live play,
     /// whose notes nobody knows beforehand). Control thread, before rendering.
     public func touchAllSamples() {
+        for preset in font.presets.indices { readRegions(ofPreset: preset) }
         for regions in regionsByPreset { for region in regions { touch(sample: region.sample) } }
+    }
+
+    /// Reads `preset`'s regions if nobody has yet. Control thread; on the render thread only
+    /// for a preset no preload read (it allocates there, rather than play nothing).
+    private func readRegions(ofPreset preset: Int) {
+        guard !presetsRead[preset] else { return }
+        regionsByPreset[preset] = font.allRegions(of: font.presets[preset])
+        presetsRead[preset] = true
     }
 
     /// Reads a byte of every page of sample `index`, once.
@@ -190,6 +213,7 @@ public final class SoundFontSynthesizer {
         if legato == nil { releaseVoices(channel: channel, key: key) }
         serial += 1
         let (glideFrom, glideTime) = legato ?? glideStart(channel: channel, legatoFrom: nil)
+        readRegions(ofPreset: preset)
         let regions = regionsByPreset[preset]
         let tuning = keyTuning(of: channel)
         let zoneKey = zoneKey(key, tuning: tuning)

@@ -424,6 +424,44 @@ struct SoundFontSynthesizerTests {
         let allocations = pianola_allocations_stop()
         #expect(allocations == 0)
     }
+
+    @Test("reading only the presets a preload selects plays the passage as reading them all does, allocating nothing on the render thread; a preset no preload read still plays")
+    func presetsReadAsSelected() throws {
+        let font = try SoundFont(path: Self.gmFont)
+        let frames = 10 * 375 * 64
+        let eager = Self.play(SoundFontSynthesizer(font: font, sampleRate: 48_000), Self.passage, frames: frames)
+        // The preload: the passage's program changes run through, each note's samples touched.
+        let synthesizer = SoundFontSynthesizer(font: font, sampleRate: 48_000, readingAllPresets: false)
+        for (_, event) in Self.passage {
+            switch event {
+            case .program(let channel, let program): synthesizer.programChange(channel: channel, program: program)
+            case .on(let channel, let key, let velocity): synthesizer.touchSamples(ofChannel: channel, key: key, velocity: velocity)
+            default: break
+            }
+        }
+        synthesizer.systemReset()
+        _ = Self.play(synthesizer, [(0, .on(0, 60, 100)), (0, .off(0, 60))], frames: 64)   // the test's own generic paths, warmed up
+        synthesizer.systemReset()
+        let left = UnsafeMutablePointer<Float>.allocate(capacity: frames), right = UnsafeMutablePointer<Float>.allocate(capacity: frames)
+        defer { left.deallocate(); right.deallocate() }
+        left.initialize(repeating: 0, count: frames)
+        right.initialize(repeating: 0, count: frames)
+        pianola_allocations_start()
+        var done = 0
+        for index in 0...Self.passage.count {   // by index: a debug build's array iterator allocates
+            let frame = index < Self.passage.count ? Self.passage[index].0 : frames
+            if frame > done { synthesizer.render(left: left + done, right: right + done, frames: frame - done); done = frame }
+            if index < Self.passage.count { synthesizer.apply(Self.passage[index].1) }
+        }
+        let allocations = pianola_allocations_stop()
+        #expect(allocations == 0)
+        #expect(Array(UnsafeBufferPointer(start: left, count: frames)) == eager)
+        // Program 40 (violin): no preload selected it.
+        let unread = Self.play(SoundFontSynthesizer(font: font, sampleRate: 48_000, readingAllPresets: false),
+                               [(0, .program(0, 40)), (0, .on(0, 67, 100))], frames: 4_800)
+        let read = Self.play(SoundFontSynthesizer(font: font, sampleRate: 48_000), [(0, .program(0, 40)), (0, .on(0, 67, 100))], frames: 4_800)
+        #expect(unread == read && unread.contains { $0 != 0 })
+    }
 }
 
 /// What both synthesizers take: the events of the passage, and rendering.
