@@ -7,4 +7,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build --build-tests --sanitize=thread --scratch-path .build-tsan
 TSAN_OPTIONS="halt_on_error=1 abort_on_error=1" swift test --skip-build --sanitize=thread --scratch-path .build-tsan \
-    --filter "SoundtrackStressTests|SoundtrackTests/deliveryOnQueue|SoundFontSynthNodeTests/threadsChangeNothing"
+    --filter "SoundtrackStressTests|SoundtrackTests/deliveryOnQueue|SoundFontSynthNodeTests/threadsChangeNothing|SoundFontSynthNodeTests/threadsComeAndGo|SplitSamplerTests"

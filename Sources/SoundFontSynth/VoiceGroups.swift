@@ -21,11 +21,7 @@ struct MixPlanes {
 /// voices cost less takes more groups), for passes of `parallelFrames` or more (shorter ones,
 /// between events close together, the render thread renders alone).
 /// Made on the control thread; `render` is render thread only.
-final class VoiceGroups: @unchecked Sendable {
-    // @unchecked Sendable: a pass's fields are written before the workers start and read by
-    // them until they finish; each group's slots and buffers are touched by the one thread
-    // that took the group.
-
+final class VoiceGroups {
     /// Groups the voices fall in, whatever the thread count.
     static let count = 8
     /// The most frames one pass renders.
@@ -33,38 +29,21 @@ final class VoiceGroups: @unchecked Sendable {
     /// The shortest pass worth handing to other threads.
     static let parallelFrames = 64
 
-    private let slots: UnsafeMutablePointer<VoiceSlot>
-    /// The groups render into these, four planes of `capacity` frames each (left, right,
-    /// reverb send, chorus send).
-    private let buffers: UnsafeMutablePointer<Float>
-    private let scratch: UnsafeMutablePointer<Float>
-    private let sounded: UnsafeMutablePointer<Bool>   // per group: whether it had a voice this pass
-    private var workers: [RenderWorker] = []
-    /// The next group of the pass that no thread has taken.
-    private let untaken = Atomic<Int>(0)
-
-    /// The frames of the pass being rendered, whether it works out the sends, and the slots
-    /// it looks at (those after are free).
-    private var frames = 0, sends = false, slotsInUse = 0
+    /// What a pass's threads share. The workers hold it themselves rather than reach it
+    /// through this object: a worker never reads a reference to something being torn down,
+    /// and takes no reference count of its own each pass.
+    private let pass: Pass
+    private let workers: [RenderWorker]
 
     /// Groups over the slots at `slots`, rendered on `threads` threads. Control thread.
     init(slots: UnsafeMutablePointer<VoiceSlot>, threads: Int) {
-        self.slots = slots
-        let threads = min(max(1, threads), Self.count)
-        buffers = .allocate(capacity: Self.count * 4 * Self.capacity)
-        buffers.initialize(repeating: 0, count: Self.count * 4 * Self.capacity)
-        scratch = .allocate(capacity: Self.count * Voice.scratchSize)
-        scratch.initialize(repeating: 0, count: Self.count * Voice.scratchSize)
-        sounded = .allocate(capacity: Self.count)
-        sounded.initialize(repeating: false, count: Self.count)
-        workers = (1..<threads).map { _ in RenderWorker { [unowned self] in self.renderShare() } }
+        let pass = Pass(slots: slots)
+        self.pass = pass
+        workers = (1..<min(max(1, threads), Self.count)).map { _ in RenderWorker { pass.renderShare() } }
     }
 
     deinit {
         for worker in workers { worker.stop() }
-        buffers.deallocate()
-        scratch.deallocate()
-        sounded.deallocate()
     }
 
     /// Adds `frames` (at most `capacity`) frames of every voice sounding in the first
@@ -72,54 +51,96 @@ final class VoiceGroups: @unchecked Sendable {
     /// slots of the voices that end. Render thread only.
     func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
                 sends: (reverb: UnsafeMutablePointer<Float>, chorus: UnsafeMutablePointer<Float>)?, frames: Int, slotsInUse: Int) {
-        self.frames = frames
-        self.sends = sends != nil
-        self.slotsInUse = slotsInUse
+        pass.frames = frames
+        pass.sends = sends != nil
+        pass.slotsInUse = slotsInUse
         if workers.isEmpty || frames < Self.parallelFrames {
-            for group in 0..<Self.count { renderGroup(group) }
+            for group in 0..<Self.count { pass.renderGroup(group) }
         } else {
-            untaken.store(0, ordering: .relaxed)   // published by the workers' start
+            pass.untaken.store(0, ordering: .relaxed)   // published by the workers' start
             for w in 0..<workers.count { workers[w].start() }   // by index: a debug build's array iterator allocates
-            renderShare()
+            pass.renderShare()
             for w in 0..<workers.count { workers[w].finish() }
         }
-        for group in 0..<Self.count where sounded[group] {
-            let mix = buffers + group * 4 * Self.capacity
-            Self.add(mix, to: left, frames: frames)
-            Self.add(mix + Self.capacity, to: right, frames: frames)
-            if let sends {
-                Self.add(mix + 2 * Self.capacity, to: sends.reverb, frames: frames)
-                Self.add(mix + 3 * Self.capacity, to: sends.chorus, frames: frames)
+        pass.add(to: left, right, sends: sends)
+    }
+
+    /// A pass over the groups: its frames, the group buffers it renders into and the next
+    /// group nobody has taken. Its fields are set by the render thread before the workers
+    /// start and read by them until they finish; each group's slots and buffers are touched by
+    /// the one thread that took the group.
+    private final class Pass: @unchecked Sendable {
+        // @unchecked Sendable: handed between the render thread and the workers by RenderWorker's
+        // start and finish, as said above.
+        let slots: UnsafeMutablePointer<VoiceSlot>
+        /// The groups render into these, four planes of `capacity` frames each (left, right,
+        /// reverb send, chorus send).
+        let buffers: UnsafeMutablePointer<Float>
+        let scratch: UnsafeMutablePointer<Float>
+        let sounded: UnsafeMutablePointer<Bool>   // per group: whether it had a voice this pass
+        /// The next group of the pass that no thread has taken.
+        let untaken = Atomic<Int>(0)
+        /// The frames of the pass being rendered, whether it works out the sends, and the slots
+        /// it looks at (those after are free).
+        var frames = 0, sends = false, slotsInUse = 0
+
+        init(slots: UnsafeMutablePointer<VoiceSlot>) {
+            self.slots = slots
+            buffers = .allocate(capacity: VoiceGroups.count * 4 * VoiceGroups.capacity)
+            buffers.initialize(repeating: 0, count: VoiceGroups.count * 4 * VoiceGroups.capacity)
+            scratch = .allocate(capacity: VoiceGroups.count * Voice.scratchSize)
+            scratch.initialize(repeating: 0, count: VoiceGroups.count * Voice.scratchSize)
+            sounded = .allocate(capacity: VoiceGroups.count)
+            sounded.initialize(repeating: false, count: VoiceGroups.count)
+        }
+
+        deinit {
+            buffers.deallocate()
+            scratch.deallocate()
+            sounded.deallocate()
+        }
+
+        /// Adds the groups that sounded, in group order, to the output and the sends.
+        func add(to left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>,
+                 sends: (reverb: UnsafeMutablePointer<Float>, chorus: UnsafeMutablePointer<Float>)?) {
+            for group in 0..<VoiceGroups.count where sounded[group] {
+                let mix = buffers + group * 4 * VoiceGroups.capacity
+                Self.add(mix, to: left, frames: frames)
+                Self.add(mix + VoiceGroups.capacity, to: right, frames: frames)
+                if let sends {
+                    Self.add(mix + 2 * VoiceGroups.capacity, to: sends.reverb, frames: frames)
+                    Self.add(mix + 3 * VoiceGroups.capacity, to: sends.chorus, frames: frames)
+                }
             }
         }
-    }
 
-    /// Adds `frames` frames of `plane` to `output`.
-    private static func add(_ plane: UnsafeMutablePointer<Float>, to output: UnsafeMutablePointer<Float>, frames: Int) {
-        for i in 0..<frames { output[i] += plane[i] }
-    }
-
-    /// Renders groups that no other thread has taken until none is left.
-    private func renderShare() {
-        while true {
-            let group = untaken.add(1, ordering: .relaxed).oldValue
-            guard group < Self.count else { return }
-            renderGroup(group)
+        /// Adds `frames` frames of `plane` to `output`.
+        private static func add(_ plane: UnsafeMutablePointer<Float>, to output: UnsafeMutablePointer<Float>, frames: Int) {
+            for i in 0..<frames { output[i] += plane[i] }
         }
-    }
 
-    /// Renders the voices of `group` into its buffer, silenced first when a voice sounds.
-    private func renderGroup(_ group: Int) {
-        var any = false
-        let mix = MixPlanes(left: buffers + group * 4 * Self.capacity, stride: Self.capacity, sends: sends)
-        for i in stride(from: group, to: slotsInUse, by: Self.count) where slots[i].voice != nil {
-            if !any {
-                any = true
-                for plane in 0..<(sends ? 4 : 2) { (mix.left + plane * Self.capacity).update(repeating: 0, count: frames) }
+        /// Renders groups that no other thread has taken until none is left.
+        func renderShare() {
+            while true {
+                let group = untaken.add(1, ordering: .relaxed).oldValue
+                guard group < VoiceGroups.count else { return }
+                renderGroup(group)
             }
-            slots[i].voice!.render(into: mix, frames: frames, scratch: scratch + group * Voice.scratchSize)
-            if slots[i].voice!.isFinished { slots[i] = VoiceSlot() }
         }
-        sounded[group] = any
+
+        /// Renders the voices of `group` into its buffer, silenced first when a voice sounds.
+        func renderGroup(_ group: Int) {
+            var any = false
+            let mix = MixPlanes(left: buffers + group * 4 * VoiceGroups.capacity, stride: VoiceGroups.capacity, sends: sends)
+            for i in stride(from: group, to: slotsInUse, by: VoiceGroups.count) where slots[i].voice != nil {
+                if !any {
+                    any = true
+                    for plane in 0..<(sends ? 4 : 2) { (mix.left + plane * VoiceGroups.capacity).update(repeating: 0, count: frames) }
+                }
+                slots[i].voice!.render(into: mix, frames: frames, scratch: scratch + group * Voice.scratchSize)
+                if slots[i].voice!.isFinished { slots[i] = VoiceSlot() }
+            }
+            sounded[group] = any
+        }
     }
 }

@@ -30,9 +30,11 @@ public final class SplitSampler: AudioNode, MIDIDestination, @unchecked Sendable
         for worker in workers { worker.stop() }
     }
 
-    /// Prepares every part and starts a thread for each but the first. Control thread.
+    /// Prepares every part and starts a thread for each but the first. Control thread, with no
+    /// render under way.
     public func prepare(format: AudioFormat, maxFrames: Int) {
         for part in parts { part.prepare(format: format, maxFrames: maxFrames) }
+        for worker in workers { worker.stop() }   // prepared before: its threads end with it
         workers = parts.dropFirst().map { Worker(part: $0, buffer: AudioBuffer(capacity: maxFrames)) }
     }
 
@@ -64,34 +66,48 @@ public final class SplitSampler: AudioNode, MIDIDestination, @unchecked Sendable
 
     /// A part rendered on a thread of its own into its buffer, for the cycle the render
     /// thread set before starting it.
-    private final class Worker: @unchecked Sendable {
-        // @unchecked Sendable: `frames` and `time` are written before the thread starts and
-        // the buffer is read after it finishes (RenderWorker orders them).
-        let part: SamplerNode
-        let buffer: AudioBuffer
-        var frames = 0
-        var time: SampleTime = 0
-        private(set) var thread: RenderWorker!
+    private final class Worker {
+        private let cycle: Cycle
+        private let thread: RenderWorker
 
         init(part: SamplerNode, buffer: AudioBuffer) {
-            self.part = part
-            self.buffer = buffer
-            thread = RenderWorker { [unowned self] in self.part.render(self.buffer.slice(frames: self.frames), at: self.time) }
+            let cycle = Cycle(part: part, buffer: buffer)
+            self.cycle = cycle
+            thread = RenderWorker { cycle.render() }
         }
 
         /// Has the part render `frames` from `time`. Render thread.
         func start(frames: Int, at time: SampleTime) {
-            (self.frames, self.time) = (frames, time)
+            (cycle.frames, cycle.time) = (frames, time)
             thread.start()
         }
 
         /// Waits for the part and returns what it rendered. Render thread.
         func finish() -> StereoSlice {
             thread.finish()
-            return buffer.slice(frames: frames)
+            return cycle.buffer.slice(frames: cycle.frames)
         }
 
         /// Ends the thread. Control thread, with no render under way.
         func stop() { thread.stop() }
+    }
+
+    /// What a worker's thread renders: held by the thread itself, so it never reads a
+    /// reference to a worker being torn down.
+    private final class Cycle: @unchecked Sendable {
+        // @unchecked Sendable: `frames` and `time` are written before the thread starts and
+        // the buffer is read after it finishes (RenderWorker orders them).
+        let part: SamplerNode
+        let buffer: AudioBuffer
+        var frames = 0
+        var time: SampleTime = 0
+
+        init(part: SamplerNode, buffer: AudioBuffer) {
+            self.part = part
+            self.buffer = buffer
+        }
+
+        /// Renders the cycle's frames into the buffer. The worker's thread.
+        func render() { part.render(buffer.slice(frames: frames), at: time) }
     }
 }
