@@ -82,11 +82,43 @@ enum ModulatorSources {
             // libfluidsynth has the velocity-to-filter modulator add nothing (in any amount a
             // font gives it): its specified form makes the cutoff jump at velocity 64.
             guard Int(modulator.destination) < 60, !modulator.isIdentical(to: velocityToFilter) else { continue }
-            var amount = Float(modulator.amount) * value(modulator.source, key: key, velocity: velocity, controllers: controllers)
-            amount *= value(modulator.amountSource, key: key, velocity: velocity, controllers: controllers)
-            if modulator.transform == 2 { amount = abs(amount) }
-            sums[Int(modulator.destination)] += amount
+            sums[Int(modulator.destination)] += contribution(of: modulator, key: key, velocity: velocity, controllers: controllers)
         }
         return sums
+    }
+
+    /// How far the channel could still lower the attenuation `modulators` give a note of `key`
+    /// at `velocity` on a channel at `controllers`, in centibels, as libfluidsynth bounds it:
+    /// each modulator of the attenuation that a controller, a pressure or the wheel moves could
+    /// fall to its least (−|amount| when a source is bipolar or the amount negative, else 0).
+    /// No heap, as `contributions`.
+    static func attenuationReduction(_ modulators: [Modulator], key: Int, velocity: Int, controllers: ChannelControllers) -> Float {
+        var reduction: Float = 0
+        for index in 0..<modulators.count {
+            let modulator = modulators[index]
+            guard modulator.destination == UInt16(Generator.initialAttenuation.rawValue),
+                  movable(modulator.source) || movable(modulator.amountSource) else { continue }
+            let now = contribution(of: modulator, key: key, velocity: velocity, controllers: controllers)
+            let bipolar = (modulator.source | modulator.amountSource) & 0x200 != 0
+            let least: Float = bipolar || modulator.amount < 0 ? -Float(abs(modulator.amount)) : 0
+            if now > least { reduction += now - least }
+        }
+        return reduction
+    }
+
+    /// Whether `source` can move while a note sounds: a controller, poly or channel pressure, the wheel.
+    private static func movable(_ source: UInt16) -> Bool {
+        if source & 0x80 != 0 { return true }
+        switch source & 0x7F {
+        case 10, 13, 14: return true
+        default: return false
+        }
+    }
+
+    /// What `modulator` adds to its destination now: its amount times its two sources, through its transform.
+    private static func contribution(of modulator: Modulator, key: Int, velocity: Int, controllers: ChannelControllers) -> Float {
+        var amount = Float(modulator.amount) * value(modulator.source, key: key, velocity: velocity, controllers: controllers)
+        amount *= value(modulator.amountSource, key: key, velocity: velocity, controllers: controllers)
+        return modulator.transform == 2 ? abs(amount) : amount
     }
 }

@@ -19,6 +19,8 @@ struct SamplePlayer {
     var increment: UInt64
     /// Whether it has played past its end.
     private(set) var finished = false
+    /// Whether it has gone round its loop once.
+    private(set) var hasLooped = false
 
     /// A player of `data[start..<end]` with that loop and mode, from `start`.
     init(data: UnsafePointer<Int16>, start: Int, end: Int, loopStart: Int, loopEnd: Int, mode: Int32, increment: Double) {
@@ -69,6 +71,7 @@ struct SamplePlayer {
             if looping, index >= loopEnd {
                 phase -= UInt64(loopEnd - loopStart) << 32
                 index = Int(phase >> 32)
+                hasLooped = true
             }
             if index >= end {
                 finished = true

@@ -27,6 +27,9 @@ public final class SoundFontSynthesizer {
     private var serial = 0
     /// The samples whose pages `touchSamples` has read. Control thread.
     private var touched = Set<Int>()
+    /// Each sample's `Voice.loopPeak`, worked out as `touchSamples` reads it (0 until then: a
+    /// voice of it ends as libfluidsynth's would without). Written before rendering.
+    private let loopPeaks: UnsafeMutablePointer<Int>
     /// What `touchSamples` read, kept so that the reads are not optimized away.
     private var touchedSum = 0
     /// The voices, rendered in groups on one thread or several.
@@ -62,6 +65,8 @@ public final class SoundFontSynthesizer {
         }
         presetIndex = index
         channels = Self.freshChannels()
+        loopPeaks = .allocate(capacity: font.samples.count)
+        loopPeaks.initialize(repeating: 0, count: font.samples.count)
         slots = .allocate(capacity: self.polyphony)
         slots.initialize(repeating: VoiceSlot(), count: self.polyphony)
         voices = VoiceGroups(slots: slots, threads: threads)
@@ -121,6 +126,7 @@ public final class SoundFontSynthesizer {
     }
 
     deinit {
+        loopPeaks.deallocate()
         slots.deinitialize(count: polyphony)
         slots.deallocate()
         tunings.deallocate()
@@ -165,6 +171,7 @@ public final class SoundFontSynthesizer {
         let data = font.data(of: font.samples[index])
         for i in stride(from: 0, to: data.count, by: page) { touchedSum &+= Int(data[i]) }
         if let last = data.last { touchedSum &+= Int(last) }
+        loopPeaks[index] = Voice.loopPeak(ofSample: index, in: font)
     }
 
     /// How many voices sound. Render thread only.
@@ -222,7 +229,7 @@ public final class SoundFontSynthesizer {
             guard region.keyRange.contains(UInt8(zoneKey)), region.velocityRange.contains(UInt8(velocity)),
                   !any(skipping .== SIMD16(repeating: Int32(index))) else { continue }
             guard var voice = Voice(region: region, font: font, key: key, velocity: velocity, controllers: channels[channel].controllers,
-                                    tuning: tuning, sampleRate: sampleRate, gain: gain) else { continue }
+                                    tuning: tuning, sampleRate: sampleRate, gain: gain, loopPeak: loopPeaks[region.sample]) else { continue }
             if let glideFrom { voice.glide(fromKey: glideFrom, milliseconds: glideTime, scaleTuning: region[.scaleTuning]) }
             if voice.exclusiveClass != 0 { cutExclusiveClass(voice.exclusiveClass, channel: channel) }
             let slot = freeSlot()

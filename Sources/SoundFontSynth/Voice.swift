@@ -32,6 +32,14 @@ struct Voice {
     private var modLFOToCutoff: Float = 0, modEnvToCutoff: Float = 0, modLFOToVolume: Float = 0
     /// The voice's attenuation in centibels (the generator with libfluidsynth's EMU factor).
     private var attenuation: Float = 0
+    /// libfluidsynth ends a voice past its attack once it cannot be heard: when the gain of
+    /// the least attenuation the channel's controllers could still give it (`loudest`, worked
+    /// out at the start), times the envelope's value, falls below its noise floor over the
+    /// output gain (`silentBelow`), or, once a continuous loop inside the sample's own has gone
+    /// round, below that over the loop's peak (`silentBelowInLoop`). A decay to a sustain of
+    /// 100 dB or more ends the note there.
+    private var loudest: Float = 1
+    private let silentBelow: Float, silentBelowInLoop: Float
     /// What a controller change needs to work the voice out again: its key and velocity, the
     /// key's pitch in cents before the tunings, the sample's root pitch, its rate over the
     /// output's, the output rate and gain.
@@ -68,10 +76,11 @@ struct Voice {
 
     /// A voice of `region` in `font` for `key` at `velocity` on a channel at `controllers`, at
     /// `sampleRate`, `gain` the synthesizer's output gain (libfluidsynth's default is 0.2),
-    /// the keys pitched by the channel's MTS `tuning` (128 cents) if it has one. Nil when the
-    /// region's sample holds no data Pianola can play (compressed, or out of the file's bounds).
+    /// the keys pitched by the channel's MTS `tuning` (128 cents) if it has one, `loopPeak` the
+    /// sample's `loopPeak` if known (0 if not). Nil when the region's sample holds no data
+    /// Pianola can play (compressed, or out of the file's bounds).
     init?(region: Region, font: SoundFont, key: Int, velocity: Int, controllers: ChannelControllers = ChannelControllers(),
-          tuning: UnsafePointer<Double>? = nil, sampleRate: Double, gain: Float) {
+          tuning: UnsafePointer<Double>? = nil, sampleRate: Double, gain: Float, loopPeak: Int = 0) {
         let header = font.samples[region.sample]
         let data = font.data(of: header)
         guard let base = data.baseAddress, !data.isEmpty else { return nil }
@@ -100,6 +109,10 @@ struct Voice {
         self.tuning = controllers.tuning
         self.sampleRate = sampleRate
         self.gain = gain
+        silentBelow = Self.noiseFloor / max(gain, 1e-7)
+        let headerLoop = (Int(header.loopStart) - origin)...(Int(header.loopEnd) - origin)
+        let inSampleLoop = region[.sampleModes] == 1 && headerLoop.contains(loopStart) && headerLoop.contains(loopEnd)
+        silentBelowInLoop = loopPeak > 0 && inSampleLoop ? silentBelow * 32_768 / Float(loopPeak) : silentBelow
         player = SamplePlayer(data: base, start: first, end: last, loopStart: loopStart, loopEnd: loopEnd,
                               mode: region[.sampleModes], increment: 0)
         envelope = Envelope(.volume, Self.volumeTimes(value), key: key, sampleRate: sampleRate)
@@ -108,6 +121,23 @@ struct Voice {
         vibratoLFO = LFO(delay: value(.vibLFODelay), frequency: value(.vibLFOFrequency), sampleRate: sampleRate)
         filter = LowPassFilter(cutoff: value(.initialFilterCutoff), q: value(.initialFilterQ), sampleRate: sampleRate)
         apply(region, modulated)
+        let reduction = ModulatorSources.attenuationReduction(region.modulators, key: key, velocity: velocity, controllers: controllers)
+        loudest = Units.gain(centibels: max(attenuation - reduction, 0))
+    }
+
+    /// libfluidsynth's noise floor: 2·10⁻⁷ of full scale (a 24-bit synthesizer's).
+    static let noiseFloor: Float = 2e-7
+
+    /// The largest magnitude of sample `index`'s points inside its own loop (1 for a silent
+    /// loop), which libfluidsynth measures once to end looping voices early. Reads the loop's
+    /// points: control thread.
+    static func loopPeak(ofSample index: Int, in font: SoundFont) -> Int {
+        let header = font.samples[index]
+        let data = font.data(of: header)
+        let from = max(Int(header.loopStart) - Int(header.start), 0), to = min(Int(header.loopEnd) - Int(header.start), data.count)
+        var peak = 1
+        if from < to { for i in from..<to { peak = max(peak, abs(Int(data[i]))) } }
+        return peak
     }
 
     /// The volume envelope's generators, each as `value` gives it (the region's plus its modulators').
@@ -248,7 +278,10 @@ struct Voice {
                 step = (target - amplitude) / Float(Units.controlBlock)
                 mixStep = (mixTarget - self.mix) / Float(Units.controlBlock)
                 (rampGain, rampMix) = (amplitude, self.mix)
-                if envelope.stage == .finished { isFinished = true; return }
+                if envelope.stage == .finished || (envelope.stage.rawValue >= Envelope.Stage.hold.rawValue && loudest * envelope.value < (player.hasLooped ? silentBelowInLoop : silentBelow)) {
+                    isFinished = true
+                    return
+                }
             }
             let count = min(Units.controlBlock - frameInBlock, frames - done)
             if envelope.stage != .delay {   // a delayed voice does not move through its sample yet

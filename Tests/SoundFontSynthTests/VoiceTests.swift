@@ -31,8 +31,9 @@ struct VoiceTests {
     }
 
     /// One second of `key` at `velocity` from libfluidsynth and from a voice of the same font,
-    /// the channel's volume at `volume` and its wheel at `wheel`.
-    static func render(_ bytes: [UInt8], key: Int, velocity: Int, volume: UInt8, wheel: UInt16) throws -> (theirs: [[Float]], ours: [[Float]]) {
+    /// the channel's volume at `volume` and its wheel at `wheel`, the note released at frame
+    /// `release` (a block edge past 1,504) if given.
+    static func render(_ bytes: [UInt8], key: Int, velocity: Int, volume: UInt8, wheel: UInt16, releasedAt release: Int? = nil) throws -> (theirs: [[Float]], ours: [[Float]]) {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("voice-\(UUID().uuidString).sf2").path
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -47,7 +48,14 @@ struct VoiceTests {
         synthesizer.pitchBend(channel: 0, value: Int(wheel))
         synthesizer.noteOn(channel: 0, key: key, velocity: velocity)
         var theirLeft = [Float](repeating: 0, count: rate), theirRight = theirLeft
-        theirLeft.withUnsafeMutableBufferPointer { l in theirRight.withUnsafeMutableBufferPointer { r in synthesizer.render(left: l.baseAddress!, right: r.baseAddress!, frames: rate) } }
+        theirLeft.withUnsafeMutableBufferPointer { l in
+            theirRight.withUnsafeMutableBufferPointer { r in
+                let held = release ?? rate
+                synthesizer.render(left: l.baseAddress!, right: r.baseAddress!, frames: held)
+                synthesizer.noteOff(channel: 0, key: key)
+                synthesizer.render(left: l.baseAddress! + held, right: r.baseAddress! + held, frames: rate - held)
+            }
+        }
 
         let font = try SoundFont(bytes: bytes, name: "voice.sf2")
         let region = try #require(font.regions(of: font.presets[0], key: UInt8(key), velocity: UInt8(velocity)).first)
@@ -55,7 +63,7 @@ struct VoiceTests {
         controllers[7] = volume
         controllers.pitchWheel = wheel
         var voice = try #require(Voice(region: region, font: font, key: key, velocity: velocity, controllers: controllers,
-                                       sampleRate: Double(rate), gain: Float(configuration.gain)))
+                                       sampleRate: Double(rate), gain: Float(configuration.gain), loopPeak: Voice.loopPeak(ofSample: region.sample, in: font)))
         var mix = [Float](repeating: 0, count: 4 * rate)
         let scratch = UnsafeMutablePointer<Float>.allocate(capacity: Voice.scratchSize)
         defer { scratch.deallocate() }
@@ -64,6 +72,11 @@ struct VoiceTests {
             for slice in [100, 7, 64, 333, 1000] { // uneven slices: the control blocks follow the note, not the calls
                 voice.render(into: MixPlanes(left: m.baseAddress! + done, stride: rate, sends: true), frames: slice, scratch: scratch)
                 done += slice
+            }
+            if let release {
+                voice.render(into: MixPlanes(left: m.baseAddress! + done, stride: rate, sends: true), frames: release - done, scratch: scratch)
+                voice.release()
+                done = release
             }
             voice.render(into: MixPlanes(left: m.baseAddress! + done, stride: rate, sends: true), frames: rate - done, scratch: scratch)
         }
@@ -166,6 +179,31 @@ extension VoiceTests {
             let sweeps = generators.contains { $0.record.operation == Int(Generator.modEnvToPitch.rawValue) }
             #expect(worstDB <= 0.5 && worstCents <= 1 && (sweeps || snr >= 30))
         }
+    }
+}
+
+extension VoiceTests {
+    @Test("a voice ends where libfluidsynth's ends, on the same control block: once its envelope, times the least attenuation the channel's controllers could still give it, is under libfluidsynth's noise floor", arguments: [
+        Note(generators: [.decay(-2786), .sustain(1440)]),             // a 0.2 s decay to silence: ends there, held
+        Note(generators: [.decay(-2786), .sustain(1000)]),             // 100 dB is silence too
+        Note(generators: [.decay(-2786), .sustain(900)]),              // 90 dB is not: plays on, held
+        // Quiet, looped (the sine's loop peaks at 20,000, 4.3 dB under full scale): ends well
+        // before its 0.5 s release does, wherever the volume is (it could rise again)…
+        Note(generators: [.attenuation(1440), .release(-1200)], velocity: 20),
+        Note(generators: [.attenuation(1440), .release(-1200)], velocity: 20, volume: 127),
+        Note(generators: [.attenuation(1440), .release(-1200)], velocity: 20, volume: 60),
+        Note(generators: [.attenuation(1000), .release(-1200)], velocity: 10, volume: 60),
+        // …but quiet by the volume alone, it plays to the release's end.
+        Note(generators: [.attenuation(1440), .release(-1200)], volume: 20),
+    ])
+    func endsWhereLibfluidsynthEnds(note: Note) throws {
+        let released = note.generators.contains { if case .release = $0 { true } else { false } }
+        let (theirs, ours) = try Self.render(Self.font(note.generators), key: note.key, velocity: note.velocity, volume: note.volume, wheel: note.wheel,
+                                             releasedAt: released ? 4_800 : nil)
+        func end(_ samples: [Float]) -> Int { (samples.lastIndex { $0 != 0 } ?? -1) + 1 }
+        let (theirEnd, ourEnd) = (end(theirs[0]), end(ours[0]))
+        print(String(format: "voice %@: libfluidsynth's ends at %.4f s, ours at %.4f s", "\(note)", Double(theirEnd) / Double(Self.rate), Double(ourEnd) / Double(Self.rate)))
+        #expect(theirEnd / 64 == ourEnd / 64 || (theirEnd == Self.rate && ourEnd == Self.rate), "libfluidsynth's ends at frame \(theirEnd), ours at \(ourEnd)")
     }
 }
 
