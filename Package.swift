@@ -27,6 +27,8 @@ let package = Package(
         .target(name: "CFluidSynth", dependencies: ["CLazyLibrary"]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        // A header only: an optimization barrier for SIMD values, which Swift cannot write.
+        .systemLibrary(name: "CBarrier"),
         // libsoxr (Debian's libsoxr-dev), opened on first use: a render that resamples nothing
         // does not load it and the OpenMP runtime it links.
         .target(name: "CSoxr", dependencies: ["CLazyLibrary"]),
@@ -82,7 +84,7 @@ let package = Package(
         .target(name: "Synthesis", dependencies: ["DSP", "Engine", "FluidSynth", "LV2", "MIDI"]),
         // Pianola's own SoundFont synthesizer, in Swift for this engine's rules: voices that play
         // a SoundFontModel's regions as libfluidsynth does, every event on its exact frame.
-        .target(name: "SoundFontSynth", dependencies: ["DSP", "Engine", "SoundFontModel"], swiftSettings: optimizedEvenInDebug),
+        .target(name: "SoundFontSynth", dependencies: ["CBarrier", "DSP", "Engine", "SoundFontModel"], swiftSettings: optimizedEvenInDebug),
         // lilv, wrapped: the only module that imports CLilv. LV2 plugins found, described and run as effect units.
         .target(name: "LV2", dependencies: ["CLilv", "DSP", "Faults"]),
         // ALSA, wrapped: the only module that imports CALSA. PCM output, the sequencer's ports.

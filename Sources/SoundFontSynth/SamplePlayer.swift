@@ -1,3 +1,5 @@
+import CBarrier
+
 /// Where a voice is in its sample, and how it moves: a 32.32 fixed-point phase in sample
 /// points from the data's start, the increment per output frame, and the loop (section
 /// 8.1.2, sample modes 0 no loop, 1 loop, 3 loop until release). Reads four points around
@@ -57,7 +59,7 @@ struct SamplePlayer {
 
     /// Writes the next `frames` interpolated points into `output` (zeros from where the sample
     /// ends, `finished` then set) and returns how many it played before the end. Each point is
-    /// the sum, in order, of the four points around the phase times their coefficients
+    /// the sum (`total`) of the four points around the phase times their coefficients
     /// (`table`'s, which carry the 1/32768 that makes a 16-bit point full scale). `span` has
     /// room for `spanCapacity` points.
     @inline(__always) mutating func render(into output: UnsafeMutablePointer<Float>, frames: Int,
@@ -79,7 +81,7 @@ struct SamplePlayer {
                 return done
             }
             let points = SIMD4(point(index - 1), point(index), point(index + 1), point(index + 2))
-            output[done] = (table[Int((phase >> 24) & 0xFF)] * points).sum()
+            output[done] = Self.total(table[Int((phase >> 24) & 0xFF)] * points)
             phase &+= increment
             done += 1
         }
@@ -88,8 +90,7 @@ struct SamplePlayer {
 
     /// `render` for as many of `frames` as have all four points inside the sample (and the
     /// loop): the points they read converted to float into `span` first when they fit there,
-    /// then four frames at a time, their products transposed so that four sums come out of
-    /// three vector additions. Returns how many frames it rendered.
+    /// then four frames at a time (`interpolate`). Returns how many frames it rendered.
     @inline(__always) private mutating func renderInside(into output: UnsafeMutablePointer<Float>, frames: Int,
                                                          table: UnsafePointer<SIMD4<Float>>, span: UnsafeMutablePointer<Float>) -> Int {
         // Inside: the point before the phase's is the sample's first or later, the one two
@@ -118,27 +119,39 @@ struct SamplePlayer {
         return inside
     }
 
+    /// A frame's four products summed as every path sums them: the outer pair and the inner
+    /// pair, then those two.
+    @inline(__always) private static func total(_ products: SIMD4<Float>) -> Float {
+        (products[0] + products[2]) + (products[1] + products[3])
+    }
+
     /// Writes `frames` interpolated points into `output`, moving the phase on, `points` giving
-    /// the four points around a point's index.
+    /// the four points around a point's index. Four frames at a time, their products summed
+    /// as `total` sums them in three vector additions and six shuffles; each product and pair
+    /// of frames is kept where it is computed (`barrier_float4_kept`), or the optimizer would
+    /// move the shuffles ahead of the multiplications and double them.
     @inline(__always) private mutating func interpolate(into output: UnsafeMutablePointer<Float>, frames: Int, table: UnsafePointer<SIMD4<Float>>,
                                                         points: (Int) -> SIMD4<Float>) {
         var phase = self.phase
         let increment = self.increment
         /// The four points around `phase` times their coefficients.
         @inline(__always) func products(_ phase: UInt64) -> SIMD4<Float> {
-            table[Int((phase >> 24) & 0xFF)] * points(Int(phase >> 32))
+            barrier_float4_kept(table[Int((phase >> 24) & 0xFF)] * points(Int(phase >> 32)))
         }
         var i = 0
         while i + 4 <= frames {
             let q0 = products(phase), q1 = products(phase &+ increment), q2 = products(phase &+ 2 &* increment), q3 = products(phase &+ 3 &* increment)
             phase = phase &+ 4 &* increment
-            let sums = SIMD4(q0[0], q1[0], q2[0], q3[0]) + SIMD4(q0[1], q1[1], q2[1], q3[1])
-                + SIMD4(q0[2], q1[2], q2[2], q3[2]) + SIMD4(q0[3], q1[3], q2[3], q3[3])
+            // Each frame's outer and inner pairs: (q0[0] + q0[2], q0[1] + q0[3], q1[0] + q1[2], q1[1] + q1[3]) …
+            let first = barrier_float4_kept(SIMD4(lowHalf: q0.lowHalf, highHalf: q1.lowHalf) + SIMD4(lowHalf: q0.highHalf, highHalf: q1.highHalf))
+            let second = barrier_float4_kept(SIMD4(lowHalf: q2.lowHalf, highHalf: q3.lowHalf) + SIMD4(lowHalf: q2.highHalf, highHalf: q3.highHalf))
+            // … then the two pairs of each frame.
+            let sums = SIMD4(lowHalf: first.evenHalf, highHalf: second.evenHalf) + SIMD4(lowHalf: first.oddHalf, highHalf: second.oddHalf)
             UnsafeMutableRawPointer(output + i).storeBytes(of: sums, as: SIMD4<Float>.self)
             i += 4
         }
         while i < frames {
-            output[i] = products(phase).sum()
+            output[i] = Self.total(products(phase))
             phase &+= increment
             i += 1
         }

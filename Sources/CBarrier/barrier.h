@@ -1,0 +1,16 @@
+#ifndef PIANOLA_BARRIER_H
+#define PIANOLA_BARRIER_H
+
+/// Four floats: Swift sees SIMD4<Float>.
+typedef float barrier_float4 __attribute__((ext_vector_type(4)));
+
+/// Returns `value` unchanged, computed where it stands: an empty asm statement that the
+/// optimizer cannot look through, so that it cannot move the shuffles that follow back
+/// across the arithmetic that made the value (LLVM's instcombine turns a transpose of four
+/// products into products of transposes: twice the shuffles). Emits no instruction. Any thread.
+static inline __attribute__((always_inline)) barrier_float4 barrier_float4_kept(barrier_float4 value) {
+    __asm__("" : "+x"(value));
+    return value;
+}
+
+#endif
