@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CBarrier
 
 /// A voice's resonant low-pass filter (generators 8 and 9) as libfluidsynth runs it: the
 /// cookbook's biquad with the cutoff kept within 1500...13500 cents and 5 Hz...0.45 × the
@@ -14,11 +15,40 @@ struct LowPassFilter {
     private var a1Step: Float = 0, a2Step: Float = 0, b02Step: Float = 0, b1Step: Float = 0
     private var glideFrames = 0
     private var started = false
-    /// The input of a pair's even frame a call ended on, and the inner signal two frames
-    /// before it; nil when the last frame filtered was not one.
-    private var paired: (input: Float, history2: Float)?
+    /// The steady coefficients four frames at a time (`Group`).
+    private var group = Group(a1: 0, a2: 0)
+    /// A group of four frames a call ended inside: its inputs so far (zeros after them), how
+    /// many, and the history before the group; nil when the last call ended on a group's end.
+    private var open: (inputs: SIMD4<Float>, count: Int, history1: Float, history2: Float)?
     /// The cutoff and Q the coefficients are for.
     private var cutoff: Int32 = .min, q: Int32 = .min
+
+    /// The inner signal of four frames as a sum of what each input and each history value
+    /// adds to it: each frame's inner signal is its input less a1 and a2 times the two inner
+    /// values before it, so a group's four are the inputs times the lower-triangular columns
+    /// of that recursion's impulse response (`inputs`), plus the history times its responses
+    /// to a unit in either (`history1`, `history2`). Worked out in double precision.
+    private struct Group {
+        let inputs: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>, SIMD4<Float>)
+        let history1: SIMD4<Float>, history2: SIMD4<Float>
+
+        /// The group's columns for these coefficients. Allocates nothing: any thread.
+        init(a1: Float, a2: Float) {
+            let (a1, a2) = (Double(a1), Double(a2))
+            /// The recursion's four inner values from the two before them and the first frame's input.
+            func response(first: Double, before1: Double, before2: Double) -> SIMD4<Float> {
+                let c0 = first - a2 * before2 - a1 * before1
+                let c1 = -a2 * before1 - a1 * c0
+                let c2 = -a2 * c0 - a1 * c1
+                let c3 = -a2 * c1 - a1 * c2
+                return SIMD4(Float(c0), Float(c1), Float(c2), Float(c3))
+            }
+            let g = response(first: 1, before1: 0, before2: 0)
+            inputs = (g, SIMD4(0, g[0], g[1], g[2]), SIMD4(0, 0, g[0], g[1]), SIMD4(0, 0, 0, g[0]))
+            history1 = response(first: 0, before1: 1, before2: 0)
+            history2 = response(first: 0, before1: 0, before2: 1)
+        }
+    }
 
     /// A filter at `cutoff` absolute cents with resonance `q` centibels, at `sampleRate`.
     init(cutoff: Int32, q: Int32, sampleRate: Double) {
@@ -41,32 +71,32 @@ struct LowPassFilter {
         let newB1 = Float((1 - cos(omega)) * a0Inverse * gain), newB02 = newB1 * 0.5
         guard started else {
             (a1, a2, b1, b02) = (newA1, newA2, newB1, newB02)
+            group = Group(a1: a1, a2: a2)
             return
         }
-        paired = nil
+        open = nil
         let frames = Float(Units.controlBlock)
         (a1Step, a2Step, b1Step, b02Step) = ((newA1 - a1) / frames, (newA2 - a2) / frames, (newB1 - b1) / frames, (newB02 - b02) / frames)
         glideFrames = Units.controlBlock
     }
 
-    /// Filters `frames` frames, `input` giving each frame's input and `output` taking its
-    /// output, in order, the coefficients (stepping while a glide lasts) and the history held
-    /// in registers; `odd` when the first frame is an odd one of the voice's. With steady
-    /// coefficients the voice's frames go in pairs, an even frame and the odd one after it,
-    /// the odd one's inner signal worked out from the history before the pair (so that the
-    /// next pair waits for one multiply and one addition, not two of each); a pair a call
-    /// splits gives the same as a whole one. Render thread only.
-    @inline(__always) mutating func run(frames: Int, odd: Bool, input: (Int) -> Float, output: (Int, Float) -> Void) {
+    /// Filters `frames` frames of `samples` in place, `position` the first frame's place in
+    /// its group of four (the voice's frame count modulo 4). While a glide lasts the frames go
+    /// one by one, the coefficients stepping each frame; steady, they go four at a time
+    /// (`Group`), so that a group waits on the history once, not four times. A group a call
+    /// splits is worked out again whole when the call that ends it comes, so where calls
+    /// split the frames changes nothing. Render thread only.
+    mutating func run(_ samples: UnsafeMutablePointer<Float>, frames: Int, position: Int) {
         guard frames > 0 else { return }
         started = true
-        var a1 = self.a1, a2 = self.a2, b02 = self.b02, b1 = self.b1
         var history1 = self.history1, history2 = self.history2
         var i = 0
         if glideFrames > 0 {
+            var a1 = self.a1, a2 = self.a2, b02 = self.b02, b1 = self.b1
             let gliding = min(frames, glideFrames)
             let a1Step = self.a1Step, a2Step = self.a2Step, b02Step = self.b02Step, b1Step = self.b1Step
             while i < gliding {
-                output(i, Self.biquad(input(i), a1: a1, a2: a2, b02: b02, b1: b1, history1: &history1, history2: &history2))
+                samples[i] = Self.biquad(samples[i], a1: a1, a2: a2, b02: b02, b1: b1, history1: &history1, history2: &history2)
                 a1 += a1Step
                 a2 += a2Step
                 b1 += b1Step
@@ -75,48 +105,69 @@ struct LowPassFilter {
             }
             glideFrames -= gliding
             (self.a1, self.a2, self.b02, self.b1) = (a1, a2, b02, b1)
-            paired = nil
+            if glideFrames == 0 { group = Group(a1: a1, a2: a2) }
+            open = nil
         }
-        guard i < frames else {
-            (self.history1, self.history2) = (history1, history2)
-            return
-        }
-        // The odd frame of a pair the last call began.
-        if odd == (i % 2 == 0) {
-            let x = input(i)
-            if let (first, before2) = paired {
-                let centre = Self.second(x, first: first, a1: a1, history1: history2, history2: before2, together: a1 * a2, squared: a1 * a1 - a2)
-                output(i, b02 * (centre + history2) + b1 * history1)
-                (history2, history1) = (history1, centre)
+        let (b02, b1, group) = (self.b02, self.b1, self.group)
+        let place = (position + i) & 3
+        if i < frames, place != 0 {
+            if let open = self.open, open.count == place {
+                // The rest of the group the last call ended inside, worked out again whole.
+                var inputs = open.inputs
+                let end = min(4, place + frames - i)
+                for k in place..<end { inputs[k] = samples[i + k - place] }
+                let (output, centre) = Self.filter(inputs, previous: SIMD4(0, 0, open.history2, open.history1), group: group, b02: b02, b1: b1)
+                for k in place..<end { samples[i + k - place] = output[k] }
+                i += end - place
+                self.open = end == 4 ? nil : (inputs, end, open.history1, open.history2)
+                (history1, history2) = (centre[end - 1], end >= 2 ? centre[end - 2] : open.history1)
             } else {
-                output(i, Self.biquad(x, a1: a1, a2: a2, b02: b02, b1: b1, history1: &history1, history2: &history2))
+                // Entered inside a group with none open (after a glide that ended there): one by one to its end.
+                self.open = nil
+                let end = min(frames, i + 4 - place)
+                while i < end {
+                    samples[i] = Self.biquad(samples[i], a1: a1, a2: a2, b02: b02, b1: b1, history1: &history1, history2: &history2)
+                    i += 1
+                }
             }
-            i += 1
         }
-        let together = a1 * a2, squared = a1 * a1 - a2
-        while i + 2 <= frames {
-            let x0 = input(i), x1 = input(i + 1)
-            let centre0 = x0 - a2 * history2 - a1 * history1
-            let centre1 = Self.second(x1, first: x0, a1: a1, history1: history1, history2: history2, together: together, squared: squared)
-            output(i, b02 * (centre0 + history2) + b1 * history1)
-            output(i + 1, b02 * (centre1 + history1) + b1 * centre0)
-            (history2, history1) = (centre0, centre1)
-            i += 2
+        if i + 4 <= frames {
+            var previous = SIMD4(0, 0, history2, history1)
+            repeat {
+                let pointer = UnsafeMutableRawPointer(samples + i)
+                let (output, centre) = Self.filter(pointer.loadUnaligned(as: SIMD4<Float>.self), previous: previous, group: group, b02: b02, b1: b1)
+                pointer.storeBytes(of: output, as: SIMD4<Float>.self)
+                previous = centre
+                i += 4
+            } while i + 4 <= frames
+            (history1, history2) = (previous[3], previous[2])
         }
-        paired = nil
-        if i < frames {   // an even frame: the pair's second frame comes in the next call
-            let x = input(i)
-            paired = (x, history2)
-            output(i, Self.biquad(x, a1: a1, a2: a2, b02: b02, b1: b1, history1: &history1, history2: &history2))
+        if i < frames {   // a group the next call ends
+            let count = frames - i
+            var inputs = SIMD4<Float>()
+            for k in 0..<count { inputs[k] = samples[i + k] }
+            let (output, centre) = Self.filter(inputs, previous: SIMD4(0, 0, history2, history1), group: group, b02: b02, b1: b1)
+            for k in 0..<count { samples[i + k] = output[k] }
+            open = (inputs, count, history1, history2)
+            (history1, history2) = (centre[count - 1], count >= 2 ? centre[count - 2] : history1)
         }
         (self.history1, self.history2) = (history1, history2)
     }
 
-    /// The inner signal of a pair's odd frame from its input, the even frame's input `first`
-    /// and the history before the pair: x1 − a1·x0 + a1·a2·h2 + (a1² − a2)·h1.
-    @inline(__always) private static func second(_ input: Float, first: Float, a1: Float, history1: Float, history2: Float,
-                                                 together: Float, squared: Float) -> Float {
-        input - a1 * first + together * history2 + squared * history1
+    /// Four frames of the steady filter from their `inputs` and the inner signal before them
+    /// (`previous`: the frame before in lane 3, the one before that in lane 2): their outputs
+    /// and inner signals. The history's share is added last, so that the next group waits on
+    /// one multiply and two additions; the sums are kept where they are made
+    /// (`barrier_float4_kept`), or the optimizer takes the lanes apart into scalar arithmetic.
+    @inline(__always) private static func filter(_ inputs: SIMD4<Float>, previous: SIMD4<Float>, group: Group,
+                                                 b02: Float, b1: Float) -> (output: SIMD4<Float>, centre: SIMD4<Float>) {
+        /// `vector`'s `lane` in every lane.
+        @inline(__always) func spread(_ vector: SIMD4<Float>, _ lane: Int) -> SIMD4<Float> { SIMD4(repeating: vector[lane]) }
+        let fromInputs = barrier_float4_kept((spread(inputs, 0) * group.inputs.0 + spread(inputs, 1) * group.inputs.1)
+                                             + (spread(inputs, 2) * group.inputs.2 + spread(inputs, 3) * group.inputs.3))
+        let centre = barrier_float4_kept(fromInputs + (spread(previous, 3) * group.history1 + spread(previous, 2) * group.history2))
+        let before1 = SIMD4(previous[3], centre[0], centre[1], centre[2]), before2 = SIMD4(lowHalf: previous.highHalf, highHalf: centre.lowHalf)
+        return (b02 * (centre + before2) + b1 * before1, centre)
     }
 
     /// One frame of the filter with these coefficients and history (moved on a frame).

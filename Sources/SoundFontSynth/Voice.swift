@@ -61,9 +61,9 @@ struct Voice {
     private var mixTarget = SIMD4<Float>(), mix = SIMD4<Float>(), mixStep = SIMD4<Float>()
     /// The envelope gain reached at the end of the last whole block, and the ramp of this one.
     private var amplitude: Float = 0, step: Float = 0
-    /// Where the ramps are inside the block (kept between calls, so that where a render call
-    /// splits a block changes nothing).
-    private var rampGain: Float = 0, rampMix = SIMD4<Float>()
+    /// Where the mix's ramp is inside the block (kept between calls, so that where a render
+    /// call splits a block changes nothing).
+    private var rampMix = SIMD4<Float>()
     private var frameInBlock = 0
     /// Whether it has nothing more to play.
     private(set) var isFinished = false
@@ -277,7 +277,7 @@ struct Voice {
                 }
                 step = (target - amplitude) / Float(Units.controlBlock)
                 mixStep = (mixTarget - self.mix) / Float(Units.controlBlock)
-                (rampGain, rampMix) = (amplitude, self.mix)
+                rampMix = self.mix
                 if envelope.stage == .finished || (envelope.stage.rawValue >= Envelope.Stage.hold.rawValue && loudest * envelope.value < (player.hasLooped ? silentBelowInLoop : silentBelow)) {
                     isFinished = true
                     return
@@ -286,16 +286,8 @@ struct Voice {
             let count = min(Units.controlBlock - frameInBlock, frames - done)
             if envelope.stage != .delay {   // a delayed voice does not move through its sample yet
                 let written = player.render(into: scratch, frames: count, table: Interpolation.coefficients, span: scratch + Units.controlBlock)
-                // Scaled and filtered in one pass, the filter's coefficients and state kept in
-                // registers, the output in place of the input; then panned and sent.
-                var gain = rampGain
-                let step = self.step
-                filter.run(frames: written, odd: frameInBlock % 2 == 1, input: { i in
-                    let x = scratch[i] * gain
-                    gain += step
-                    return x
-                }, output: { i, sample in scratch[i] = sample })
-                rampGain = gain
+                Self.scale(scratch, frames: written, from: amplitude, step: step, frame: frameInBlock)
+                filter.run(scratch, frames: written, position: frameInBlock & 3)
                 add(scratch, frames: written, to: mix, at: done)
                 if player.finished { isFinished = true; return }
             }
@@ -307,6 +299,24 @@ struct Voice {
                 amplitude += step * Float(Units.controlBlock)
                 self.mix = mixTarget
             }
+        }
+    }
+
+    /// Scales `frames` frames of `samples` by the envelope's ramp through the block, `frame` the
+    /// first one's place in it: each frame by `start + step × its place`, four at a time, the
+    /// same whichever call a frame falls in.
+    @inline(__always) private static func scale(_ samples: UnsafeMutablePointer<Float>, frames: Int, from start: Float, step: Float, frame: Int) {
+        var place = SIMD4<Float>(0, 1, 2, 3) + Float(frame)
+        var i = 0
+        while i + 4 <= frames {
+            let pointer = UnsafeMutableRawPointer(samples + i)
+            pointer.storeBytes(of: pointer.loadUnaligned(as: SIMD4<Float>.self) * (start + step * place), as: SIMD4<Float>.self)
+            place += 4
+            i += 4
+        }
+        while i < frames {
+            samples[i] *= start + step * Float(frame + i)
+            i += 1
         }
     }
 

@@ -235,3 +235,41 @@ struct VoiceAllocationTests {
         #expect(allocations == 0)
     }
 }
+
+/// Where the render calls split a voice's frames changes none of its samples: the filter's
+/// groups of four frames and the envelope's ramp are counted from the note, not the call.
+@Suite("A voice renders the same samples however its calls split")
+struct VoiceSplitTests {
+    @Test("a note whose cutoff glides (the modulation envelope's attack and decay) then rests, in one call and in calls of 1 to 333 frames: the same bits")
+    func splitsChangeNothing() throws {
+        let font = try SoundFont(bytes: VoiceTests.font([.attack(-3000), .filterCutoff(6_000), .filterQ(120), .other(11, 3_000), .other(26, -2_400),
+                                                           .other(28, -2_400), .other(29, 500)]), name: "voice.sf2")
+        let region = try #require(font.regions(of: font.presets[0], key: 67, velocity: 100).first)
+        let frames = 48_000
+        /// The note rendered in calls of `sizes` frames, cycled, released after 40,000 frames.
+        func render(_ sizes: [Int]) throws -> [Float] {
+            var voice = try #require(Voice(region: region, font: font, key: 67, velocity: 100, sampleRate: 48_000, gain: 0.2))
+            var planes = [Float](repeating: 0, count: 4 * frames)
+            let scratch = UnsafeMutablePointer<Float>.allocate(capacity: Voice.scratchSize)
+            defer { scratch.deallocate() }
+            planes.withUnsafeMutableBufferPointer { p in
+                var done = 0, call = 0
+                while done < frames {
+                    if done == 40_000 { voice.release() }
+                    let count = min(sizes[call % sizes.count], frames - done, done < 40_000 ? 40_000 - done : frames)
+                    voice.render(into: MixPlanes(left: p.baseAddress! + done, stride: frames, sends: true), frames: count, scratch: scratch)
+                    done += count
+                    call += 1
+                }
+            }
+            return planes
+        }
+        let whole = try render([40_000, 8_000])
+        #expect(whole[12_000..<36_000].contains { abs($0) > 0.01 }, "the note sounds")
+        for sizes in [[1, 2, 3, 5, 7, 11, 13, 64, 67, 333], [3], [4, 1], [63, 65, 2]] {
+            let split = try render(sizes)
+            let first = whole.indices.first { whole[$0].bitPattern != split[$0].bitPattern }
+            #expect(first == nil, "calls of \(sizes) frames: frame \((first ?? 0) % frames) of plane \((first ?? 0) / frames) differs")
+        }
+    }
+}
