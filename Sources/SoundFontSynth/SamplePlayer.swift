@@ -57,16 +57,16 @@ struct SamplePlayer {
     /// control block: up to two octaves above the sample's own rate).
     static let spanCapacity = 4 * Units.controlBlock + 4
 
-    /// Writes the next `frames` interpolated points into `output` (zeros from where the sample
-    /// ends, `finished` then set) and returns how many it played before the end. Each point is
-    /// the sum (`total`) of the four points around the phase times their coefficients
-    /// (`table`'s, which carry the 1/32768 that makes a 16-bit point full scale). `span` has
-    /// room for `spanCapacity` points.
+    /// Writes the next `frames` interpolated points into `output`, each times its gain on
+    /// `ramp` (zeros from where the sample ends, `finished` then set), and returns how many it
+    /// played before the end. Each point is the sum (`total`) of the four points around the
+    /// phase times their coefficients (`table`'s, which carry the 1/32768 that makes a 16-bit
+    /// point full scale). `span` has room for `spanCapacity` points.
     @inline(__always) mutating func render(into output: UnsafeMutablePointer<Float>, frames: Int,
-                                           table: UnsafePointer<SIMD4<Float>>, span: UnsafeMutablePointer<Float>) -> Int {
+                                           table: UnsafePointer<SIMD4<Float>>, span: UnsafeMutablePointer<Float>, ramp: GainRamp) -> Int {
         var done = 0
         while done < frames {
-            done += renderInside(into: output + done, frames: frames - done, table: table, span: span)
+            done += renderInside(into: output + done, frames: frames - done, table: table, span: span, ramp: ramp.advanced(by: done))
             guard done < frames else { break }
             // Near an end or the loop's: points outside read as the file's zeros or across the loop.
             var index = Int(phase >> 32)
@@ -81,7 +81,7 @@ struct SamplePlayer {
                 return done
             }
             let points = SIMD4(point(index - 1), point(index), point(index + 1), point(index + 2))
-            output[done] = Self.total(table[Int((phase >> 24) & 0xFF)] * points)
+            output[done] = Self.total(table[Int((phase >> 24) & 0xFF)] * points) * ramp.gain(at: done)
             phase &+= increment
             done += 1
         }
@@ -92,7 +92,7 @@ struct SamplePlayer {
     /// loop): the points they read converted to float into `span` first when they fit there,
     /// then four frames at a time (`interpolate`). Returns how many frames it rendered.
     @inline(__always) private mutating func renderInside(into output: UnsafeMutablePointer<Float>, frames: Int,
-                                                         table: UnsafePointer<SIMD4<Float>>, span: UnsafeMutablePointer<Float>) -> Int {
+                                                         table: UnsafePointer<SIMD4<Float>>, span: UnsafeMutablePointer<Float>, ramp: GainRamp) -> Int {
         // Inside: the point before the phase's is the sample's first or later, the one two
         // after it before the end (the loop's end while looping).
         let first = UInt64(start + 1) << 32, last = UInt64(max((looping ? loopEnd : end) - 2, 0)) << 32
@@ -106,12 +106,12 @@ struct SamplePlayer {
             let data = self.data + lowest
             for i in 0...(highest - lowest) { span[i] = Float(data[i]) }
             let points = UnsafePointer(span) - lowest
-            interpolate(into: output, frames: inside, table: table) { index in
+            interpolate(into: output, frames: inside, table: table, ramp: ramp) { index in
                 UnsafeRawPointer(points + index - 1).loadUnaligned(as: SIMD4<Float>.self)
             }
         } else {
             let data = self.data
-            interpolate(into: output, frames: inside, table: table) { index in
+            interpolate(into: output, frames: inside, table: table, ramp: ramp) { index in
                 let p = data + index - 1
                 return SIMD4(Float(p[0]), Float(p[1]), Float(p[2]), Float(p[3]))
             }
@@ -130,7 +130,7 @@ struct SamplePlayer {
     /// as `total` sums them in three vector additions and six shuffles; each product and pair
     /// of frames is kept where it is computed (`barrier_float4_kept`), or the optimizer would
     /// move the shuffles ahead of the multiplications and double them.
-    @inline(__always) private mutating func interpolate(into output: UnsafeMutablePointer<Float>, frames: Int, table: UnsafePointer<SIMD4<Float>>,
+    @inline(__always) private mutating func interpolate(into output: UnsafeMutablePointer<Float>, frames: Int, table: UnsafePointer<SIMD4<Float>>, ramp: GainRamp,
                                                         points: (Int) -> SIMD4<Float>) {
         var phase = self.phase
         let increment = self.increment
@@ -139,6 +139,7 @@ struct SamplePlayer {
             barrier_float4_kept(table[Int((phase >> 24) & 0xFF)] * points(Int(phase >> 32)))
         }
         var i = 0
+        var gains = ramp.fourGains(at: 0)
         while i + 4 <= frames {
             let q0 = products(phase), q1 = products(phase &+ increment), q2 = products(phase &+ 2 &* increment), q3 = products(phase &+ 3 &* increment)
             phase = phase &+ 4 &* increment
@@ -147,11 +148,12 @@ struct SamplePlayer {
             let second = barrier_float4_kept(SIMD4(lowHalf: q2.lowHalf, highHalf: q3.lowHalf) + SIMD4(lowHalf: q2.highHalf, highHalf: q3.highHalf))
             // … then the two pairs of each frame.
             let sums = SIMD4(lowHalf: first.evenHalf, highHalf: second.evenHalf) + SIMD4(lowHalf: first.oddHalf, highHalf: second.oddHalf)
-            UnsafeMutableRawPointer(output + i).storeBytes(of: sums, as: SIMD4<Float>.self)
+            UnsafeMutableRawPointer(output + i).storeBytes(of: sums * gains.values, as: SIMD4<Float>.self)
+            gains.advance()
             i += 4
         }
         while i < frames {
-            output[i] = Self.total(products(phase))
+            output[i] = Self.total(products(phase)) * ramp.gain(at: i)
             phase &+= increment
             i += 1
         }
@@ -161,5 +163,37 @@ struct SamplePlayer {
     /// Note-off: a sample that loops until release plays on to its end.
     mutating func release() {
         if loopsUntilRelease { looping = false }
+    }
+}
+
+/// A gain that moves in a straight line through a control block (the volume envelope's, from
+/// one block's value to the next's): each frame's gain is `start + step × its place in the
+/// block`, worked out from its place rather than added up, so that where a render call splits
+/// the block changes no frame's gain. Render thread only.
+struct GainRamp {
+    /// The gain at the block's first frame, and its step a frame.
+    let start: Float, step: Float
+    /// The place in the block of the frame this ramp counts from.
+    let frame: Int
+
+    /// The ramp counted from `frames` frames later.
+    @inline(__always) func advanced(by frames: Int) -> GainRamp { GainRamp(start: start, step: step, frame: frame + frames) }
+
+    /// The gain of the frame `offset` frames on.
+    @inline(__always) func gain(at offset: Int) -> Float { start + step * Float(frame + offset) }
+
+    /// The gains of four frames from `offset` frames on, lane by lane the same as `gain(at:)`'s.
+    @inline(__always) func fourGains(at offset: Int) -> FourGains {
+        FourGains(start: start, step: step, places: SIMD4<Float>(0, 1, 2, 3) + Float(frame + offset))
+    }
+
+    /// Four consecutive frames' gains, moved on four frames at a time.
+    struct FourGains {
+        let start: Float, step: Float
+        var places: SIMD4<Float>
+        /// The four gains.
+        @inline(__always) var values: SIMD4<Float> { start + step * places }
+        /// On to the next four frames.
+        @inline(__always) mutating func advance() { places += 4 }
     }
 }

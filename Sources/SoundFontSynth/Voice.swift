@@ -285,8 +285,8 @@ struct Voice {
             }
             let count = min(Units.controlBlock - frameInBlock, frames - done)
             if envelope.stage != .delay {   // a delayed voice does not move through its sample yet
-                let written = player.render(into: scratch, frames: count, table: Interpolation.coefficients, span: scratch + Units.controlBlock)
-                Self.scale(scratch, frames: written, from: amplitude, step: step, frame: frameInBlock)
+                let written = player.render(into: scratch, frames: count, table: Interpolation.coefficients, span: scratch + Units.controlBlock,
+                                            ramp: GainRamp(start: amplitude, step: step, frame: frameInBlock))
                 filter.run(scratch, frames: written, position: frameInBlock & 3)
                 add(scratch, frames: written, to: mix, at: done)
                 if player.finished { isFinished = true; return }
@@ -299,24 +299,6 @@ struct Voice {
                 amplitude += step * Float(Units.controlBlock)
                 self.mix = mixTarget
             }
-        }
-    }
-
-    /// Scales `frames` frames of `samples` by the envelope's ramp through the block, `frame` the
-    /// first one's place in it: each frame by `start + step × its place`, four at a time, the
-    /// same whichever call a frame falls in.
-    @inline(__always) private static func scale(_ samples: UnsafeMutablePointer<Float>, frames: Int, from start: Float, step: Float, frame: Int) {
-        var place = SIMD4<Float>(0, 1, 2, 3) + Float(frame)
-        var i = 0
-        while i + 4 <= frames {
-            let pointer = UnsafeMutableRawPointer(samples + i)
-            pointer.storeBytes(of: pointer.loadUnaligned(as: SIMD4<Float>.self) * (start + step * place), as: SIMD4<Float>.self)
-            place += 4
-            i += 4
-        }
-        while i < frames {
-            samples[i] *= start + step * Float(frame + i)
-            i += 1
         }
     }
 
