@@ -131,15 +131,15 @@ struct LowPassFilter {
                 }
             }
         }
-        if i + 4 <= frames {
+        if i &+ 4 <= frames {
             var previous = SIMD4(0, 0, history2, history1)
             repeat {
                 let pointer = UnsafeMutableRawPointer(samples + i)
                 let (output, centre) = Self.filter(pointer.loadUnaligned(as: SIMD4<Float>.self), previous: previous, group: group, b02: b02, b1: b1)
                 pointer.storeBytes(of: output, as: SIMD4<Float>.self)
                 previous = centre
-                i += 4
-            } while i + 4 <= frames
+                i &+= 4
+            } while i &+ 4 <= frames
             (history1, history2) = (previous[3], previous[2])
         }
         if i < frames {   // a group the next call ends
@@ -166,7 +166,8 @@ struct LowPassFilter {
         let fromInputs = barrier_float4_kept((spread(inputs, 0) * group.inputs.0 + spread(inputs, 1) * group.inputs.1)
                                              + (spread(inputs, 2) * group.inputs.2 + spread(inputs, 3) * group.inputs.3))
         let centre = barrier_float4_kept(fromInputs + (spread(previous, 3) * group.history1 + spread(previous, 2) * group.history2))
-        let before1 = SIMD4(previous[3], centre[0], centre[1], centre[2]), before2 = SIMD4(lowHalf: previous.highHalf, highHalf: centre.lowHalf)
+        let before1 = barrier_float4_kept(SIMD4(previous[3], centre[0], centre[1], centre[2]))
+        let before2 = barrier_float4_kept(SIMD4(lowHalf: previous.highHalf, highHalf: centre.lowHalf))
         return (b02 * (centre + before2) + b1 * before1, centre)
     }
 

@@ -140,7 +140,7 @@ struct SamplePlayer {
         }
         var i = 0
         var gains = ramp.fourGains(at: 0)
-        while i + 4 <= frames {
+        while i &+ 4 <= frames {
             let q0 = products(phase), q1 = products(phase &+ increment), q2 = products(phase &+ 2 &* increment), q3 = products(phase &+ 3 &* increment)
             phase = phase &+ 4 &* increment
             // Each frame's outer and inner pairs: (q0[0] + q0[2], q0[1] + q0[3], q1[0] + q1[2], q1[1] + q1[3]) …
@@ -150,7 +150,7 @@ struct SamplePlayer {
             let sums = SIMD4(lowHalf: first.evenHalf, highHalf: second.evenHalf) + SIMD4(lowHalf: first.oddHalf, highHalf: second.oddHalf)
             UnsafeMutableRawPointer(output + i).storeBytes(of: sums * gains.values, as: SIMD4<Float>.self)
             gains.advance()
-            i += 4
+            i &+= 4
         }
         while i < frames {
             output[i] = Self.total(products(phase)) * ramp.gain(at: i)

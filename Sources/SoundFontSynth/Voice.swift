@@ -304,7 +304,7 @@ struct Voice {
 
     /// Adds `frames` filtered frames from `samples` to `mix` from its frame `offset`, times
     /// the mix's gains (left, right and, when `mix` has them, the sends), which step on each
-    /// frame while they ramp: each plane on its own, four frames a vector, when they do not.
+    /// frame while they ramp; when they do not, four frames a vector, every plane in one pass.
     private mutating func add(_ samples: UnsafeMutablePointer<Float>, frames: Int, to mix: MixPlanes, at offset: Int) {
         let planes = mix.sends ? 4 : 2
         guard mixStep == .zero else {
@@ -316,9 +316,33 @@ struct Voice {
             rampMix = gains
             return
         }
-        for plane in 0..<planes {
-            let gain = rampMix[plane], out = mix.left + plane * mix.stride + offset
-            for i in 0..<frames { out[i] += samples[i] * gain }
+        let gains = rampMix, left = mix.left + offset, stride = mix.stride
+        /// Adds `value` to the four frames at `frame` of the plane at `plane`.
+        @inline(__always) func accumulate(_ plane: UnsafeMutablePointer<Float>, _ value: SIMD4<Float>) {
+            let pointer = UnsafeMutableRawPointer(plane)
+            pointer.storeBytes(of: pointer.loadUnaligned(as: SIMD4<Float>.self) + value, as: SIMD4<Float>.self)
+        }
+        var i = 0
+        if mix.sends {
+            while i &+ 4 <= frames {
+                let x = UnsafeRawPointer(samples + i).loadUnaligned(as: SIMD4<Float>.self), out = left + i
+                accumulate(out, x * gains[0])
+                accumulate(out + stride, x * gains[1])
+                accumulate(out + 2 * stride, x * gains[2])
+                accumulate(out + 3 * stride, x * gains[3])
+                i &+= 4
+            }
+        } else {
+            while i &+ 4 <= frames {
+                let x = UnsafeRawPointer(samples + i).loadUnaligned(as: SIMD4<Float>.self), out = left + i
+                accumulate(out, x * gains[0])
+                accumulate(out + stride, x * gains[1])
+                i &+= 4
+            }
+        }
+        while i < frames {
+            for plane in 0..<planes { left[plane * stride + i] += samples[i] * gains[plane] }
+            i += 1
         }
     }
 
