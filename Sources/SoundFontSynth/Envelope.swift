@@ -72,7 +72,7 @@ struct Envelope {
     /// their gains in the attack, after it the attenuation's gain times the gain of the
     /// envelope's fall plus the tremolo (each table clamps at 0 cB: the tremolo only takes
     /// away). 0 while delayed or finished.
-    func gain(attenuation: Float, tremolo: Float = 0) -> Float {
+    @inline(__always) func gain(attenuation: Float, tremolo: Float = 0) -> Float {
         switch stage {
         case .delay, .finished: 0
         case .attack: value * Units.gain(centibels: attenuation) * Units.gain(centibels: tremolo)
@@ -84,7 +84,7 @@ struct Envelope {
     /// libfluidsynth's convex curve during the attack (its 128-step table at 127 × value,
     /// interpolated), so that the attack rises by 40 dB a decade of time as section 8.1.2
     /// draws it (measured: the same value as libfluidsynth's to 0.001 at every time).
-    var modulation: Float {
+    @inline(__always) var modulation: Float {
         guard stage == .attack else { return stage == .delay ? 0 : value }
         let x = min(max(127 * value, 0), 126.999), i = Int(x)
         return ModulatorSources.convex[i] + (ModulatorSources.convex[i + 1] - ModulatorSources.convex[i]) * (x - Float(i))
