@@ -113,7 +113,7 @@ struct Voice {
         let headerLoop = (Int(header.loopStart) - origin)...(Int(header.loopEnd) - origin)
         let inSampleLoop = region[.sampleModes] == 1 && headerLoop.contains(loopStart) && headerLoop.contains(loopEnd)
         silentBelowInLoop = loopPeak > 0 && inSampleLoop ? silentBelow * 32_768 / Float(loopPeak) : silentBelow
-        player = SamplePlayer(data: base, start: first, end: last, loopStart: loopStart, loopEnd: loopEnd,
+        player = SamplePlayer(data: base, readable: font.sampleDataCount - origin, start: first, end: last, loopStart: loopStart, loopEnd: loopEnd,
                               mode: region[.sampleModes], increment: 0)
         envelope = Envelope(.volume, Self.volumeTimes(value), key: key, sampleRate: sampleRate)
         modulationEnvelope = Envelope(.modulation, Self.modulationTimes(value), key: key, sampleRate: sampleRate)
