@@ -3,6 +3,29 @@ import Glibc
 #endif
 import CBarrier
 
+/// Where `LowPassFilter.run` puts the frames it has filtered (back in place, or added to a
+/// voice's mix as it goes). Render thread only.
+protocol FilteredFrames {
+    /// Puts the output of frame `index`.
+    mutating func put(_ value: Float, at index: Int)
+    /// Puts the outputs of the four frames from frame `index` on.
+    mutating func put(_ values: SIMD4<Float>, at index: Int)
+}
+
+/// Filtered frames written back over the frames they came from. Render thread only.
+struct InPlace: FilteredFrames {
+    /// The frames filtered.
+    let samples: UnsafeMutablePointer<Float>
+
+    /// Writes `value` over frame `index`.
+    @inline(__always) func put(_ value: Float, at index: Int) { samples[index] = value }
+
+    /// Writes `values` over the four frames from `index` on.
+    @inline(__always) func put(_ values: SIMD4<Float>, at index: Int) {
+        UnsafeMutableRawPointer(samples + index).storeBytes(of: values, as: SIMD4<Float>.self)
+    }
+}
+
 /// A voice's resonant low-pass filter (generators 8 and 9) as libfluidsynth runs it: the
 /// cookbook's biquad with the cutoff kept within 1500...13500 cents and 5 Hz...0.45 × the
 /// rate, the Q in centibels over a non-resonant filter (0 cB is Q 0.707), and the passband
@@ -80,13 +103,13 @@ struct LowPassFilter {
         glideFrames = Units.controlBlock
     }
 
-    /// Filters `frames` frames of `samples` in place, `position` the first frame's place in
+    /// Filters `frames` frames of `samples` and puts them to `output`, `position` the first frame's place in
     /// its group of four (the voice's frame count modulo 4). While a glide lasts the frames go
     /// one by one, the coefficients stepping each frame; steady, they go four at a time
     /// (`Group`), so that a group waits on the history once, not four times. A group a call
     /// splits is worked out again whole when the call that ends it comes, so where calls
     /// split the frames changes nothing. Render thread only.
-    mutating func run(_ samples: UnsafeMutablePointer<Float>, frames: Int, position: Int) {
+    mutating func run<Output: FilteredFrames>(_ samples: UnsafePointer<Float>, frames: Int, position: Int, into output: inout Output) {
         guard frames > 0 else { return }
         started = true
         var history1 = self.history1, history2 = self.history2
@@ -96,7 +119,7 @@ struct LowPassFilter {
             let gliding = min(frames, glideFrames)
             let a1Step = self.a1Step, a2Step = self.a2Step, b02Step = self.b02Step, b1Step = self.b1Step
             while i < gliding {
-                samples[i] = Self.biquad(samples[i], a1: a1, a2: a2, b02: b02, b1: b1, history1: &history1, history2: &history2)
+                output.put(Self.biquad(samples[i], a1: a1, a2: a2, b02: b02, b1: b1, history1: &history1, history2: &history2), at: i)
                 a1 += a1Step
                 a2 += a2Step
                 b1 += b1Step
@@ -116,8 +139,8 @@ struct LowPassFilter {
                 var inputs = open.inputs
                 let end = min(4, place + frames - i)
                 for k in place..<end { inputs[k] = samples[i + k - place] }
-                let (output, centre) = Self.filter(inputs, previous: SIMD4(0, 0, open.history2, open.history1), group: group, b02: b02, b1: b1)
-                for k in place..<end { samples[i + k - place] = output[k] }
+                let (filtered, centre) = Self.filter(inputs, previous: SIMD4(0, 0, open.history2, open.history1), group: group, b02: b02, b1: b1)
+                for k in place..<end { output.put(filtered[k], at: i + k - place) }
                 i += end - place
                 self.open = end == 4 ? nil : (inputs, end, open.history1, open.history2)
                 (history1, history2) = (centre[end - 1], end >= 2 ? centre[end - 2] : open.history1)
@@ -126,7 +149,7 @@ struct LowPassFilter {
                 self.open = nil
                 let end = min(frames, i + 4 - place)
                 while i < end {
-                    samples[i] = Self.biquad(samples[i], a1: a1, a2: a2, b02: b02, b1: b1, history1: &history1, history2: &history2)
+                    output.put(Self.biquad(samples[i], a1: a1, a2: a2, b02: b02, b1: b1, history1: &history1, history2: &history2), at: i)
                     i += 1
                 }
             }
@@ -134,9 +157,9 @@ struct LowPassFilter {
         if i &+ 4 <= frames {
             var previous = SIMD4(0, 0, history2, history1)
             repeat {
-                let pointer = UnsafeMutableRawPointer(samples + i)
-                let (output, centre) = Self.filter(pointer.loadUnaligned(as: SIMD4<Float>.self), previous: previous, group: group, b02: b02, b1: b1)
-                pointer.storeBytes(of: output, as: SIMD4<Float>.self)
+                let inputs = UnsafeRawPointer(samples + i).loadUnaligned(as: SIMD4<Float>.self)
+                let (filtered, centre) = Self.filter(inputs, previous: previous, group: group, b02: b02, b1: b1)
+                output.put(filtered, at: i)
                 previous = centre
                 i &+= 4
             } while i &+ 4 <= frames
@@ -146,8 +169,8 @@ struct LowPassFilter {
             let count = frames - i
             var inputs = SIMD4<Float>()
             for k in 0..<count { inputs[k] = samples[i + k] }
-            let (output, centre) = Self.filter(inputs, previous: SIMD4(0, 0, history2, history1), group: group, b02: b02, b1: b1)
-            for k in 0..<count { samples[i + k] = output[k] }
+            let (filtered, centre) = Self.filter(inputs, previous: SIMD4(0, 0, history2, history1), group: group, b02: b02, b1: b1)
+            for k in 0..<count { output.put(filtered[k], at: i + k) }
             open = (inputs, count, history1, history2)
             (history1, history2) = (centre[count - 1], count >= 2 ? centre[count - 2] : history1)
         }

@@ -287,8 +287,17 @@ struct Voice {
             if envelope.stage != .delay {   // a delayed voice does not move through its sample yet
                 let written = player.render(into: scratch, frames: count, table: Interpolation.coefficients, span: scratch + Units.controlBlock,
                                             ramp: GainRamp(start: amplitude, step: step, frame: frameInBlock))
-                filter.run(scratch, frames: written, position: frameInBlock & 3)
-                add(scratch, frames: written, to: mix, at: done)
+                if mixStep != .zero {
+                    var filtered = InPlace(samples: scratch)
+                    filter.run(scratch, frames: written, position: frameInBlock & 3, into: &filtered)
+                    addRamping(scratch, frames: written, to: mix, at: done)
+                } else if mix.sends {
+                    var planes = FourPlanes(left: mix.left + done, stride: mix.stride, gains: rampMix)
+                    filter.run(scratch, frames: written, position: frameInBlock & 3, into: &planes)
+                } else {
+                    var planes = TwoPlanes(left: mix.left + done, stride: mix.stride, gains: rampMix)
+                    filter.run(scratch, frames: written, position: frameInBlock & 3, into: &planes)
+                }
                 if player.finished { isFinished = true; return }
             }
             done += count
@@ -303,47 +312,16 @@ struct Voice {
     }
 
     /// Adds `frames` filtered frames from `samples` to `mix` from its frame `offset`, times
-    /// the mix's gains (left, right and, when `mix` has them, the sends), which step on each
-    /// frame while they ramp; when they do not, four frames a vector, every plane in one pass.
-    private mutating func add(_ samples: UnsafeMutablePointer<Float>, frames: Int, to mix: MixPlanes, at offset: Int) {
+    /// the mix's gains (left, right and, when `mix` has them, the sends) stepping on each frame
+    /// while they ramp (steady, the filter adds its frames itself: `TwoPlanes`, `FourPlanes`).
+    private mutating func addRamping(_ samples: UnsafeMutablePointer<Float>, frames: Int, to mix: MixPlanes, at offset: Int) {
         let planes = mix.sends ? 4 : 2
-        guard mixStep == .zero else {
-            var gains = rampMix
-            for i in 0..<frames {
-                for plane in 0..<planes { mix.left[plane * mix.stride + offset + i] += samples[i] * gains[plane] }
-                gains += mixStep
-            }
-            rampMix = gains
-            return
+        var gains = rampMix
+        for i in 0..<frames {
+            for plane in 0..<planes { mix.left[plane * mix.stride + offset + i] += samples[i] * gains[plane] }
+            gains += mixStep
         }
-        let gains = rampMix, left = mix.left + offset, stride = mix.stride
-        /// Adds `value` to the four frames at `frame` of the plane at `plane`.
-        @inline(__always) func accumulate(_ plane: UnsafeMutablePointer<Float>, _ value: SIMD4<Float>) {
-            let pointer = UnsafeMutableRawPointer(plane)
-            pointer.storeBytes(of: pointer.loadUnaligned(as: SIMD4<Float>.self) + value, as: SIMD4<Float>.self)
-        }
-        var i = 0
-        if mix.sends {
-            while i &+ 4 <= frames {
-                let x = UnsafeRawPointer(samples + i).loadUnaligned(as: SIMD4<Float>.self), out = left + i
-                accumulate(out, x * gains[0])
-                accumulate(out + stride, x * gains[1])
-                accumulate(out + 2 * stride, x * gains[2])
-                accumulate(out + 3 * stride, x * gains[3])
-                i &+= 4
-            }
-        } else {
-            while i &+ 4 <= frames {
-                let x = UnsafeRawPointer(samples + i).loadUnaligned(as: SIMD4<Float>.self), out = left + i
-                accumulate(out, x * gains[0])
-                accumulate(out + stride, x * gains[1])
-                i &+= 4
-            }
-        }
-        while i < frames {
-            for plane in 0..<planes { left[plane * stride + i] += samples[i] * gains[plane] }
-            i += 1
-        }
+        rampMix = gains
     }
 
     /// Glides from `fromKey`'s pitch to the note's over `milliseconds` (portamento, as
@@ -371,4 +349,53 @@ struct Voice {
         modulationEnvelope.release()
         player.release()
     }
+}
+
+/// A voice's filtered frames added to the left and right planes of a mix, times the voice's
+/// steady gains for them (lanes 0 and 1). Render thread only.
+struct TwoPlanes: FilteredFrames {
+    /// The left plane at the first frame, the right `stride` floats on.
+    let left: UnsafeMutablePointer<Float>, stride: Int
+    /// The gains, lanes as `MixPlanes`'s planes.
+    let gains: SIMD4<Float>
+
+    /// Adds `value` times the gains to frame `index` of the planes.
+    @inline(__always) func put(_ value: Float, at index: Int) {
+        left[index] += value * gains[0]
+        left[stride + index] += value * gains[1]
+    }
+
+    /// Adds `values` times the gains to the four frames from `index` on of the planes.
+    @inline(__always) func put(_ values: SIMD4<Float>, at index: Int) {
+        accumulate(values * gains[0], into: left + index)
+        accumulate(values * gains[1], into: left + stride + index)
+    }
+}
+
+/// A voice's filtered frames added to the four planes of a mix (left, right, reverb and
+/// chorus sends), times the voice's steady gains for them. Render thread only.
+struct FourPlanes: FilteredFrames {
+    /// The left plane at the first frame, each next plane `stride` floats on.
+    let left: UnsafeMutablePointer<Float>, stride: Int
+    /// The gains, lanes as `MixPlanes`'s planes.
+    let gains: SIMD4<Float>
+
+    /// Adds `value` times the gains to frame `index` of the planes.
+    @inline(__always) func put(_ value: Float, at index: Int) {
+        for plane in 0..<4 { left[plane &* stride + index] += value * gains[plane] }
+    }
+
+    /// Adds `values` times the gains to the four frames from `index` on of the planes.
+    @inline(__always) func put(_ values: SIMD4<Float>, at index: Int) {
+        accumulate(values * gains[0], into: left + index)
+        accumulate(values * gains[1], into: left + stride + index)
+        accumulate(values * gains[2], into: left + 2 &* stride + index)
+        accumulate(values * gains[3], into: left + 3 &* stride + index)
+    }
+}
+
+/// Adds `values` to the four floats at `plane`.
+@inline(__always) private func accumulate(_ values: SIMD4<Float>, into plane: UnsafeMutablePointer<Float>) {
+    let pointer = UnsafeMutableRawPointer(plane)
+    pointer.storeBytes(of: pointer.loadUnaligned(as: SIMD4<Float>.self) + values, as: SIMD4<Float>.self)
 }
