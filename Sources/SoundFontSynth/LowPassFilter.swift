@@ -10,6 +10,23 @@ protocol FilteredFrames {
     mutating func put(_ value: Float, at index: Int)
     /// Puts the outputs of the four frames from frame `index` on.
     mutating func put(_ values: SIMD4<Float>, at index: Int)
+    /// Puts the outputs `samples` holds for frames `range`.
+    mutating func put(_ samples: UnsafePointer<Float>, _ range: Range<Int>)
+}
+
+extension FilteredFrames {
+    /// Puts the outputs `samples` holds for frames `range`, four at a time while it can.
+    @inline(__always) mutating func put(_ samples: UnsafePointer<Float>, _ range: Range<Int>) {
+        var i = range.lowerBound
+        while i &+ 4 <= range.upperBound {
+            put(UnsafeRawPointer(samples + i).loadUnaligned(as: SIMD4<Float>.self), at: i)
+            i &+= 4
+        }
+        while i < range.upperBound {
+            put(samples[i], at: i)
+            i &+= 1
+        }
+    }
 }
 
 /// Filtered frames written back over the frames they came from. Render thread only.
@@ -24,6 +41,9 @@ struct InPlace: FilteredFrames {
     @inline(__always) func put(_ values: SIMD4<Float>, at index: Int) {
         UnsafeMutableRawPointer(samples + index).storeBytes(of: values, as: SIMD4<Float>.self)
     }
+
+    /// Nothing: the outputs for `range` are in place already.
+    @inline(__always) func put(_ samples: UnsafePointer<Float>, _ range: Range<Int>) {}
 }
 
 /// A voice's resonant low-pass filter (generators 8 and 9) as libfluidsynth runs it: the
@@ -103,13 +123,14 @@ struct LowPassFilter {
         glideFrames = Units.controlBlock
     }
 
-    /// Filters `frames` frames of `samples` and puts them to `output`, `position` the first frame's place in
-    /// its group of four (the voice's frame count modulo 4). While a glide lasts the frames go
-    /// one by one, the coefficients stepping each frame; steady, they go four at a time
+    /// Filters `frames` frames of `samples` (which it may overwrite) and puts them to `output`,
+    /// `position` the first frame's place in its group of four (the voice's frame count modulo
+    /// 4). While a glide lasts the frames go one by one, the coefficients stepping each frame,
+    /// and are put four at a time after; steady, they go four at a time
     /// (`Group`), so that a group waits on the history once, not four times. A group a call
     /// splits is worked out again whole when the call that ends it comes, so where calls
     /// split the frames changes nothing. Render thread only.
-    mutating func run<Output: FilteredFrames>(_ samples: UnsafePointer<Float>, frames: Int, position: Int, into output: inout Output) {
+    mutating func run<Output: FilteredFrames>(_ samples: UnsafeMutablePointer<Float>, frames: Int, position: Int, into output: inout Output) {
         guard frames > 0 else { return }
         started = true
         var history1 = self.history1, history2 = self.history2
@@ -118,14 +139,17 @@ struct LowPassFilter {
             var a1 = self.a1, a2 = self.a2, b02 = self.b02, b1 = self.b1
             let gliding = min(frames, glideFrames)
             let a1Step = self.a1Step, a2Step = self.a2Step, b02Step = self.b02Step, b1Step = self.b1Step
+            // One frame at a time, each output back in place (a frame's history waits on the
+            // last), then put four at a time.
             while i < gliding {
-                output.put(Self.biquad(samples[i], a1: a1, a2: a2, b02: b02, b1: b1, history1: &history1, history2: &history2), at: i)
+                samples[i] = Self.biquad(samples[i], a1: a1, a2: a2, b02: b02, b1: b1, history1: &history1, history2: &history2)
                 a1 += a1Step
                 a2 += a2Step
                 b1 += b1Step
                 b02 += b02Step
                 i += 1
             }
+            output.put(samples, 0..<gliding)
             glideFrames -= gliding
             (self.a1, self.a2, self.b02, self.b1) = (a1, a2, b02, b1)
             if glideFrames == 0 { group = Group(a1: a1, a2: a2) }
