@@ -71,12 +71,12 @@ struct Envelope {
     /// LFO's `tremolo`, both in centibels, as libfluidsynth combines them: the value times
     /// their gains in the attack, after it the attenuation's gain times the gain of the
     /// envelope's fall plus the tremolo (each table clamps at 0 cB: the tremolo only takes
-    /// away). 0 while delayed or finished.
-    @inline(__always) func gain(attenuation: Float, tremolo: Float = 0) -> Float {
+    /// away). 0 while delayed or finished. `gains` is `Units.gains`.
+    @inline(__always) func gain(attenuation: Float, tremolo: Float = 0, gains: UnsafePointer<Float> = Units.gains) -> Float {
         switch stage {
         case .delay, .finished: 0
-        case .attack: value * Units.gain(centibels: attenuation) * Units.gain(centibels: tremolo)
-        default: Units.gain(centibels: attenuation) * Units.gain(centibels: Units.peakAttenuation * (1 - value) + tremolo)
+        case .attack: value * Units.gain(centibels: attenuation, in: gains) * Units.gain(centibels: tremolo, in: gains)
+        default: Units.gain(centibels: attenuation, in: gains) * Units.gain(centibels: Units.peakAttenuation * (1 - value) + tremolo, in: gains)
         }
     }
 

@@ -26,9 +26,10 @@ enum Units {
 
     /// Gain for an attenuation in centibels as libfluidsynth's table gives it: 10^(−cB/200)
     /// of the whole centibels (its table has a step each), 1 at 0 and below, 0 past 1440
-    /// (144 dB down, where the table ends).
-    static func gain(centibels: Float) -> Float {
-        centibels <= 0 ? 1 : centibels >= 1_441 ? 0 : gains[Int(centibels)]
+    /// (144 dB down, where the table ends). `table` is `gains` (a caller on the render path
+    /// keeps it: each read of a lazy global goes through `swift_once`).
+    @inline(__always) static func gain(centibels: Float, in table: UnsafePointer<Float> = gains) -> Float {
+        centibels <= 0 ? 1 : centibels >= 1_441 ? 0 : table[Int(centibels)]
     }
 
     /// 10^(−cB/200) for each whole centibel 0...1440, tabled once (on first use, which a

@@ -65,6 +65,9 @@ struct Voice {
     /// call splits a block changes nothing).
     private var rampMix = SIMD4<Float>()
     private var frameInBlock = 0
+    /// The interpolation's coefficients and the gain table, kept here: each read of the lazy
+    /// globals goes through `swift_once`, and a block read them three times.
+    private let coefficients = Interpolation.coefficients, gains = Units.gains
     /// Whether it has nothing more to play.
     private(set) var isFinished = false
     /// Its exclusive class (generator 57): a note of the same class on its channel cuts it; 0 for none.
@@ -217,20 +220,23 @@ struct Voice {
         modLFOToCutoff = amount(.modLFOToFilterCutoff)
         modEnvToCutoff = amount(.modEnvToFilterCutoff)
         modLFOToVolume = amount(.modLFOToVolume)
-        modulate(pitchMoved: true)
+        modulate(moved: true)
         // The file's attenuation takes the EMU factor; what modulators add does not.
         attenuation = min(max(Float(region[.initialAttenuation]) * Self.attenuationFactor + modulated[Int(Generator.initialAttenuation.rawValue)], 0), 1_440)
         let pan = min(max(value(.pan), -500), 500)
         mixTarget = SIMD4(gain * Self.panGain(-pan), gain * Self.panGain(pan), gain * amount(.reverbSend) / 1_000, gain * amount(.chorusSend) / 1_000)
     }
 
-    /// The pitch and the cutoff where the modulation envelope and the LFOs put them now (the
-    /// pitch worked out again only when `pitchMoved` or something moves it).
-    private mutating func modulate(pitchMoved: Bool = false) {
+    /// The pitch and the cutoff where the modulation envelope and the LFOs put them now, each
+    /// worked out again only when `moved` (the generators or the glide have) or something
+    /// moves it (the cutoff then stays where `moved` last put it).
+    private mutating func modulate(moved: Bool = false) {
+        let pitchMoves = moved || glide != 0 || modLFOToPitch != 0 || vibLFOToPitch != 0 || modEnvToPitch != 0
+        guard pitchMoves || modLFOToCutoff != 0 || modEnvToCutoff != 0 else { return }
         let envelopeValue = modulationEnvelope.modulation
-        if pitchMoved || glide != 0 || modLFOToPitch != 0 || vibLFOToPitch != 0 || modEnvToPitch != 0 {
-            let moved = modLFOToPitch * modulationLFO.value + vibLFOToPitch * vibratoLFO.value + modEnvToPitch * envelopeValue
-            let cents = pitch + glide + Double(moved)
+        if pitchMoves {
+            let swing = modLFOToPitch * modulationLFO.value + vibLFOToPitch * vibratoLFO.value + modEnvToPitch * envelopeValue
+            let cents = pitch + glide + Double(swing)
             // libfluidsynth turns cents into hertz by a table of whole cents: the pitch's
             // fraction is dropped (a pitch below 0 cents is 1 Hz).
             player.increment = SamplePlayer.fixedPoint(exp2((max(cents, 0).rounded(.down) - rootPitch) / 1_200) * rateRatio)
@@ -266,8 +272,8 @@ struct Voice {
                 modulationEnvelope.step()
                 modulationLFO.step(elapsed: elapsed)
                 vibratoLFO.step(elapsed: elapsed)
-                let target = envelope.gain(attenuation: attenuation, tremolo: -modLFOToVolume * modulationLFO.value)
-                modulate(pitchMoved: glided)
+                let target = envelope.gain(attenuation: attenuation, tremolo: -modLFOToVolume * modulationLFO.value, gains: gains)
+                modulate(moved: glided)
                 // The glide moves on after the block's pitch is set, as libfluidsynth's does
                 // (measured: a block earlier ran 4 cents ahead of it all the way).
                 glided = glide != 0
@@ -285,7 +291,7 @@ struct Voice {
             }
             let count = min(Units.controlBlock - frameInBlock, frames - done)
             if envelope.stage != .delay {   // a delayed voice does not move through its sample yet
-                let written = player.render(into: scratch, frames: count, table: Interpolation.coefficients, span: scratch + Units.controlBlock,
+                let written = player.render(into: scratch, frames: count, table: coefficients, span: scratch + Units.controlBlock,
                                             ramp: GainRamp(start: amplitude, step: step, frame: frameInBlock))
                 if mixStep != .zero {
                     var filtered = InPlace(samples: scratch)
