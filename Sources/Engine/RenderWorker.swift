@@ -7,17 +7,18 @@ import Synchronization
 /// the render thread does another, and hands it back: the render thread `start`s it, does
 /// its own share, then `finish`es (waits for) it. Its work reads what the render thread set
 /// before `start` and writes what the render thread reads after `finish` (two counters, the
-/// passes asked for and done, order them). Each side first watches for the other for a few
-/// microseconds, since passes follow each other that closely while a song renders, and only
-/// then sleeps on a semaphore (waking a sleeping thread costs tens of microseconds, as long as
-/// a short pass takes). For offline rendering: the render thread waits for it. Render thread,
-/// but `stop`.
+/// passes asked for and done, order them). Each side first watches for the other for some
+/// 200 µs, since passes and the work between them (a song's events, a thread's last share)
+/// take about that long while a song renders, and only then sleeps on a semaphore (waking a
+/// sleeping thread costs tens of microseconds, and the wait for it is the other side's: over
+/// a song, a 20 µs watch had the threads sleep and wake five times as often). For offline
+/// rendering: the render thread waits for it. Render thread, but `stop`.
 public final class RenderWorker: @unchecked Sendable {
     // @unchecked Sendable: `stopping` is written before a pass is asked for and read after it
     // is seen; the work's own data is handed over the same way.
 
-    /// How many times a side looks for the other before it sleeps (some 20 µs).
-    private static let looks = 20_000
+    /// How many times a side looks for the other before it sleeps (some 200 µs).
+    private static let looks = 200_000
 
     private let work: @Sendable () -> Void
     private let go = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
