@@ -95,6 +95,37 @@ struct ReverbTests {
         }
     }
 
+    @Test("where the calls split the frames changes no bit of the output (damped, three seconds of noise)")
+    func splitsChangeNothing() {
+        var settings = Reverb.Settings()
+        settings.damping = 0.6
+        let frames = 3 * 48_000
+        var seed: UInt64 = 7
+        let noise = (0..<frames).map { _ -> Float in
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Float(Int64(bitPattern: seed >> 11) % 2_000 - 1_000) / 1_000
+        }
+        /// Both sides of the reverb of `noise`, processed in calls of `slices` frames in turn.
+        func output(slices: [Int]) -> [Float] {
+            let reverb = Reverb(sampleRate: 48_000, settings: settings)
+            var left = [Float](repeating: 0, count: frames), right = left
+            noise.withUnsafeBufferPointer { x in left.withUnsafeMutableBufferPointer { l in right.withUnsafeMutableBufferPointer { r in
+                var done = 0, call = 0
+                while done < frames {
+                    let count = min(slices[call % slices.count], frames - done)
+                    reverb.process(x.baseAddress! + done, addingTo: l.baseAddress! + done, r.baseAddress! + done, frames: count)
+                    done += count
+                    call += 1
+                }
+            } } }
+            return left + right
+        }
+        let whole = output(slices: [frames])
+        for slices in [[1], [3, 255, 2], [64], [257, 1_000, 13], [4_096]] {
+            #expect(output(slices: slices) == whole, "calls of \(slices) frames")
+        }
+    }
+
     @Test("processing allocates nothing on the render thread")
     func noAllocations() {
         let reverb = Reverb(sampleRate: 48_000)
