@@ -113,8 +113,10 @@ struct Voice {
         self.sampleRate = sampleRate
         self.gain = gain
         silentBelow = Self.noiseFloor / max(gain, 1e-7)
-        let headerLoop = (Int(header.loopStart) - origin)...(Int(header.loopEnd) - origin)
-        let inSampleLoop = region[.sampleModes] == 1 && headerLoop.contains(loopStart) && headerLoop.contains(loopEnd)
+        // (A header whose loop ends before it starts has no loop for the region's to be inside.)
+        let headerLoopStart = Int(header.loopStart) - origin, headerLoopEnd = Int(header.loopEnd) - origin
+        let inSampleLoop = region[.sampleModes] == 1 && headerLoopStart <= loopStart && loopStart <= headerLoopEnd
+            && headerLoopStart <= loopEnd && loopEnd <= headerLoopEnd
         silentBelowInLoop = loopPeak > 0 && inSampleLoop ? silentBelow * 32_768 / Float(loopPeak) : silentBelow
         player = SamplePlayer(data: base, readable: font.sampleDataCount - origin, start: first, end: last, loopStart: loopStart, loopEnd: loopEnd,
                               mode: region[.sampleModes], increment: 0)

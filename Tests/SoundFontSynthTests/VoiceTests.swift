@@ -273,3 +273,35 @@ struct VoiceSplitTests {
         }
     }
 }
+
+/// Sample headers a voice must survive (found by the soundfont fuzz target).
+@Suite("A voice of a broken sample header")
+struct BrokenSampleHeaderTests {
+    @Test("a sample whose loop ends before it starts plays unlooped through to its end, without a trap")
+    func loopEndingBeforeItStarts() throws {
+        var sf2 = SF2File(name: "inverted loop")
+        let sine = (0..<4_800).map { Int16((sin(2 * Double.pi * Double($0) / 48) * 20_000).rounded()) }
+        let sample = sf2.add(SF2Sample(name: "sine", data: sine, sampleRate: 48_000, rootKey: 60, loop: (1_000, 3_000)))
+        let instrument = sf2.add(SF2Instrument(name: "sine", zones: [.init(sample: sample, generators: [.sampleModes(1)])]))
+        sf2.presets.append(SF2Preset(name: "sine", bank: 0, program: 0, zones: [.init(instrument: instrument)]))
+        // The writer keeps loops whole: swap the first header's loop start and end (bytes 28
+        // and 32 of its 46) in the file it writes.
+        var bytes = sf2.serialized()
+        let shdr = try #require((0..<bytes.count - 4).first { bytes[$0..<$0 + 4].elementsEqual("shdr".utf8) }) + 8
+        for k in 0..<4 { bytes.swapAt(shdr + 28 + k, shdr + 32 + k) }
+        let font = try SoundFont(bytes: bytes, name: "inverted-loop.sf2")
+        let region = try #require(font.regions(of: font.presets[0], key: 60, velocity: 100).first)
+        var voice = try #require(Voice(region: region, font: font, key: 60, velocity: 100, sampleRate: 48_000, gain: 0.2,
+                                       loopPeak: Voice.loopPeak(ofSample: region.sample, in: font)))
+        let frames = 9_600
+        var planes = [Float](repeating: 0, count: 4 * frames)
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: Voice.scratchSize)
+        defer { scratch.deallocate() }
+        planes.withUnsafeMutableBufferPointer { p in
+            voice.render(into: MixPlanes(left: p.baseAddress!, stride: frames, sends: true), frames: frames, scratch: scratch)
+        }
+        #expect(planes[1_000..<4_000].contains { abs($0) > 0.01 }, "the sample sounds")
+        #expect(planes[5_000..<frames].allSatisfy { $0 == 0 }, "and ends with the sample (a loop that ends before it starts is none)")
+        #expect(voice.isFinished)
+    }
+}
