@@ -58,13 +58,17 @@ struct LowPassFilter {
     private var a1Step: Float = 0, a2Step: Float = 0, b02Step: Float = 0, b1Step: Float = 0
     private var glideFrames = 0
     private var started = false
-    /// The steady coefficients four frames at a time (`Group`).
+    /// The steady coefficients four frames at a time (`Group`), worked out when first needed
+    /// after a glide (a cutoff that moves every block glides through every frame).
     private var group = Group(a1: 0, a2: 0)
+    private var groupIsCurrent = true
     /// A group of four frames a call ended inside: its inputs so far (zeros after them), how
     /// many, and the history before the group; nil when the last call ended on a group's end.
     private var open: (inputs: SIMD4<Float>, count: Int, history1: Float, history2: Float)?
     /// The cutoff and Q the coefficients are for.
     private var cutoff: Int32 = .min, q: Int32 = .min
+    /// The Q as a ratio, and the passband's gain for it (kept: the Q rarely moves with the cutoff).
+    private var qLinear = 0.0, passbandGain = 0.0
 
     /// The inner signal of four frames as a sum of what each input and each history value
     /// adds to it: each frame's inner signal is its input less a1 and a2 times the two inner
@@ -102,11 +106,14 @@ struct LowPassFilter {
     /// before it has filtered anything, else gliding over a control block. Render thread only.
     mutating func set(cutoff: Int32, q: Int32, sampleRate: Double) {
         guard cutoff != self.cutoff || q != self.q else { return }
+        if q != self.q {
+            qLinear = pow(10, (min(max(Double(q) / 10, 0), 96) - 3.01) / 20)
+            passbandGain = 1 / qLinear.squareRoot()
+        }
         (self.cutoff, self.q) = (cutoff, q)
+        let (qLinear, gain) = (self.qLinear, passbandGain)
         let cents = Double(min(max(cutoff, 1_500), 13_500))
         let frequency = min(max(8.175_798_915_6 * exp2(cents / 1_200), 5), 0.45 * sampleRate)
-        let qLinear = pow(10, (min(max(Double(q) / 10, 0), 96) - 3.01) / 20)
-        let gain = 1 / qLinear.squareRoot()
         let omega = 2 * Double.pi * frequency / sampleRate
         let alpha = sin(omega) / (2 * qLinear)
         let a0Inverse = 1 / (1 + alpha)
@@ -152,8 +159,16 @@ struct LowPassFilter {
             output.put(samples, 0..<gliding)
             glideFrames -= gliding
             (self.a1, self.a2, self.b02, self.b1) = (a1, a2, b02, b1)
-            if glideFrames == 0 { group = Group(a1: a1, a2: a2) }
+            if glideFrames == 0 { groupIsCurrent = false }
             open = nil
+        }
+        guard i < frames else {
+            (self.history1, self.history2) = (history1, history2)
+            return
+        }
+        if !groupIsCurrent {
+            group = Group(a1: a1, a2: a2)
+            groupIsCurrent = true
         }
         let (b02, b1, group) = (self.b02, self.b1, self.group)
         let place = (position + i) & 3
