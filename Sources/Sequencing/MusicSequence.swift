@@ -169,11 +169,15 @@ public struct TimeOrderedEvents: Sequence, Sendable {
     public struct Iterator: IteratorProtocol {
         let tracks: [[MIDIEvent]]
         var positions: [Int]
+        /// Each track's next event's tick, kept beside it so that the heap compares two
+        /// integers, not two events it would copy.
+        var nextTicks: [Int]
         var heap: [Int] = []            // tracks with events left, the earliest next event on top
 
         init(tracks: [[MIDIEvent]]) {
             self.tracks = tracks
             positions = [Int](repeating: 0, count: tracks.count)
+            nextTicks = tracks.map { $0.first?.tick ?? 0 }
             for track in tracks.indices where !tracks[track].isEmpty { push(track) }
         }
 
@@ -184,34 +188,46 @@ public struct TimeOrderedEvents: Sequence, Sendable {
             positions[track] += 1
             let last = heap.removeLast()
             if !heap.isEmpty { heap[0] = last; siftDown(0) }
-            if positions[track] < tracks[track].count { push(track) }
+            if positions[track] < tracks[track].count {
+                nextTicks[track] = tracks[track][positions[track]].tick
+                push(track)
+            }
             return (track, event)
-        }
-
-        private func before(_ a: Int, _ b: Int) -> Bool {
-            (tracks[a][positions[a]].tick, a) < (tracks[b][positions[b]].tick, b)
         }
 
         private mutating func push(_ track: Int) {
             heap.append(track)
-            var child = heap.count - 1
-            while child > 0, case let parent = (child - 1) / 2, before(heap[child], heap[parent]) {
-                heap.swapAt(child, parent)
-                child = parent
+            nextTicks.withUnsafeBufferPointer { ticks in
+                heap.withUnsafeMutableBufferPointer { heap in
+                    var child = heap.count - 1
+                    while child > 0, case let parent = (child - 1) / 2, Self.before(heap[child], heap[parent], ticks) {
+                        heap.swapAt(child, parent)
+                        child = parent
+                    }
+                }
             }
         }
 
         private mutating func siftDown(_ start: Int) {
-            var parent = start
-            while true {
-                let left = 2 * parent + 1, right = left + 1
-                var first = parent
-                if left < heap.count && before(heap[left], heap[first]) { first = left }
-                if right < heap.count && before(heap[right], heap[first]) { first = right }
-                if first == parent { return }
-                heap.swapAt(parent, first)
-                parent = first
+            nextTicks.withUnsafeBufferPointer { ticks in
+                heap.withUnsafeMutableBufferPointer { heap in
+                    var parent = start
+                    while true {
+                        let left = 2 * parent + 1, right = left + 1
+                        var first = parent
+                        if left < heap.count && Self.before(heap[left], heap[first], ticks) { first = left }
+                        if right < heap.count && Self.before(heap[right], heap[first], ticks) { first = right }
+                        if first == parent { return }
+                        heap.swapAt(parent, first)
+                        parent = first
+                    }
+                }
             }
+        }
+
+        /// Whether track `a`'s next event comes before track `b`'s: by tick, then track.
+        @inline(__always) private static func before(_ a: Int, _ b: Int, _ ticks: UnsafeBufferPointer<Int>) -> Bool {
+            (ticks[a], a) < (ticks[b], b)
         }
     }
 }
