@@ -235,15 +235,15 @@ struct Voice {
     private mutating func modulate(moved: Bool = false) {
         let pitchMoves = moved || glide != 0 || modLFOToPitch != 0 || vibLFOToPitch != 0 || modEnvToPitch != 0
         guard pitchMoves || modLFOToCutoff != 0 || modEnvToCutoff != 0 else { return }
-        let envelopeValue = modulationEnvelope.modulation
+        let envelopeValue = modulationEnvelope.modulation, lfoValue = modulationLFO.value
         if pitchMoves {
-            let swing = modLFOToPitch * modulationLFO.value + vibLFOToPitch * vibratoLFO.value + modEnvToPitch * envelopeValue
+            let swing = modLFOToPitch * lfoValue + vibLFOToPitch * vibratoLFO.value + modEnvToPitch * envelopeValue
             let cents = pitch + glide + Double(swing)
             // libfluidsynth turns cents into hertz by a table of whole cents: the pitch's
             // fraction is dropped (a pitch below 0 cents is 1 Hz).
             player.increment = SamplePlayer.fixedPoint(exp2((max(cents, 0).rounded(.down) - rootPitch) / 1_200) * rateRatio)
         }
-        let cutoffCents = cutoff + modLFOToCutoff * modulationLFO.value + modEnvToCutoff * envelopeValue
+        let cutoffCents = cutoff + modLFOToCutoff * lfoValue + modEnvToCutoff * envelopeValue
         filter.set(cutoff: Int32(cutoffCents.rounded(.down)), q: resonance, sampleRate: sampleRate)
     }
 
