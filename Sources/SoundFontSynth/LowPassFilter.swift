@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CBarrier
+import Synchronization
 
 /// Where `LowPassFilter.run` puts the frames it has filtered (back in place, or added to a
 /// voice's mix as it goes). Render thread only.
@@ -46,6 +47,33 @@ struct InPlace: FilteredFrames {
     @inline(__always) func put(_ samples: UnsafePointer<Float>, _ range: Range<Int>) {}
 }
 
+/// The filter's cutoffs worked out once for an output rate: for each whole cent from 1,500 to
+/// 13,500, the sine and cosine of the cookbook's ω (the cutoff in hertz kept within
+/// 5 Hz...0.45 × the rate), which a voice whose cutoff moves would otherwise work out every
+/// block. Each table is made once and kept for the process's life (192 KB a rate).
+enum CutoffTable {
+    /// The cutoffs it covers, in absolute cents (what the filter clamps to).
+    static let cents: ClosedRange<Int32> = 1_500...13_500
+    private static let tables = Mutex<[Double: UnsafePointer<SIMD2<Double>>]>([:])
+
+    /// The table for `sampleRate` (sine, cosine for each cent from the lowest), made on the
+    /// first asking. Control thread: it may allocate and takes a lock.
+    static func table(sampleRate: Double) -> UnsafePointer<SIMD2<Double>> {
+        tables.withLock { tables in
+            if let table = tables[sampleRate] { return table }
+            let count = Int(cents.upperBound - cents.lowerBound) + 1
+            let table = UnsafeMutablePointer<SIMD2<Double>>.allocate(capacity: count)
+            for i in 0..<count {
+                let frequency = min(max(8.175_798_915_6 * exp2(Double(cents.lowerBound + Int32(i)) / 1_200), 5), 0.45 * sampleRate)
+                let omega = 2 * Double.pi * frequency / sampleRate
+                table[i] = SIMD2(sin(omega), cos(omega))
+            }
+            tables[sampleRate] = UnsafePointer(table)
+            return UnsafePointer(table)
+        }
+    }
+}
+
 /// A voice's resonant low-pass filter (generators 8 and 9) as libfluidsynth runs it: the
 /// cookbook's biquad with the cutoff kept within 1500...13500 cents and 5 Hz...0.45 × the
 /// rate, the Q in centibels over a non-resonant filter (0 cB is Q 0.707), and the passband
@@ -67,6 +95,8 @@ struct LowPassFilter {
     private var open: (inputs: SIMD4<Float>, count: Int, history1: Float, history2: Float)?
     /// The cutoff and Q the coefficients are for.
     private var cutoff: Int32 = .min, q: Int32 = .min
+    /// The output rate's `CutoffTable`.
+    private let cutoffs: UnsafePointer<SIMD2<Double>>
     /// The Q as a ratio, and the passband's gain for it (kept: the Q rarely moves with the cutoff).
     private var qLinear = 0.0, passbandGain = 0.0
 
@@ -97,14 +127,16 @@ struct LowPassFilter {
         }
     }
 
-    /// A filter at `cutoff` absolute cents with resonance `q` centibels, at `sampleRate`.
-    init(cutoff: Int32, q: Int32, sampleRate: Double) {
-        set(cutoff: cutoff, q: q, sampleRate: sampleRate)
+    /// A filter at `cutoff` absolute cents with resonance `q` centibels, at the output rate
+    /// whose `CutoffTable` is `cutoffs`.
+    init(cutoff: Int32, q: Int32, cutoffs: UnsafePointer<SIMD2<Double>>) {
+        self.cutoffs = cutoffs
+        set(cutoff: cutoff, q: q)
     }
 
     /// Moves the filter to `cutoff` and `q`, keeping what it holds of the signal: at once
     /// before it has filtered anything, else gliding over a control block. Render thread only.
-    mutating func set(cutoff: Int32, q: Int32, sampleRate: Double) {
+    mutating func set(cutoff: Int32, q: Int32) {
         guard cutoff != self.cutoff || q != self.q else { return }
         if q != self.q {
             qLinear = pow(10, (min(max(Double(q) / 10, 0), 96) - 3.01) / 20)
@@ -112,13 +144,11 @@ struct LowPassFilter {
         }
         (self.cutoff, self.q) = (cutoff, q)
         let (qLinear, gain) = (self.qLinear, passbandGain)
-        let cents = Double(min(max(cutoff, 1_500), 13_500))
-        let frequency = min(max(8.175_798_915_6 * exp2(cents / 1_200), 5), 0.45 * sampleRate)
-        let omega = 2 * Double.pi * frequency / sampleRate
-        let alpha = sin(omega) / (2 * qLinear)
+        let (sine, cosine) = Self.sineAndCosine(cutoff, cutoffs)
+        let alpha = sine / (2 * qLinear)
         let a0Inverse = 1 / (1 + alpha)
-        let newA1 = Float(-2 * cos(omega) * a0Inverse), newA2 = Float((1 - alpha) * a0Inverse)
-        let newB1 = Float((1 - cos(omega)) * a0Inverse * gain), newB02 = newB1 * 0.5
+        let newA1 = Float(-2 * cosine * a0Inverse), newA2 = Float((1 - alpha) * a0Inverse)
+        let newB1 = Float((1 - cosine) * a0Inverse * gain), newB02 = newB1 * 0.5
         guard started else {
             (a1, a2, b1, b02) = (newA1, newA2, newB1, newB02)
             group = Group(a1: a1, a2: a2)
@@ -128,6 +158,12 @@ struct LowPassFilter {
         let frames = Float(Units.controlBlock)
         (a1Step, a2Step, b1Step, b02Step) = ((newA1 - a1) / frames, (newA2 - a2) / frames, (newB1 - b1) / frames, (newB02 - b02) / frames)
         glideFrames = Units.controlBlock
+    }
+
+    /// The sine and cosine of ω for `cutoff` cents (clamped to the table's) from `table`.
+    @inline(__always) private static func sineAndCosine(_ cutoff: Int32, _ table: UnsafePointer<SIMD2<Double>>) -> (Double, Double) {
+        let entry = table[Int(min(max(cutoff, CutoffTable.cents.lowerBound), CutoffTable.cents.upperBound) - CutoffTable.cents.lowerBound)]
+        return (entry[0], entry[1])
     }
 
     /// Filters `frames` frames of `samples` (which it may overwrite) and puts them to `output`,

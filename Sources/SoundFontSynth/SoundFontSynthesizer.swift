@@ -11,6 +11,8 @@ import SoundFontModel
 public final class SoundFontSynthesizer {
     let font: SoundFont
     let sampleRate: Double
+    /// The filters' `CutoffTable` for the rate.
+    let cutoffs: UnsafePointer<SIMD2<Double>>
     private let gain: Float
     /// Each preset's regions, read once (empty until read): a note-on only picks the ones its
     /// key and velocity fall in.
@@ -55,6 +57,7 @@ public final class SoundFontSynthesizer {
         Voice.prepareTables()
         self.font = font
         self.sampleRate = sampleRate
+        cutoffs = CutoffTable.table(sampleRate: sampleRate)
         self.gain = gain
         self.polyphony = max(1, polyphony)
         regionsByPreset = Array(repeating: [], count: font.presets.count)
@@ -107,7 +110,7 @@ public final class SoundFontSynthesizer {
         reverbSend.initialize(repeating: 0, count: Units.controlBlock)
         chorusSend.initialize(repeating: 0, count: Units.controlBlock)
         if let preset = regionsByPreset.firstIndex(where: { !$0.isEmpty }), let region = regionsByPreset[preset].first,
-           var voice = Voice(region: region, font: font, key: Int(region.keyRange.lowerBound), velocity: 64, sampleRate: sampleRate, gain: 0) {
+           var voice = Voice(region: region, font: font, key: Int(region.keyRange.lowerBound), velocity: 64, sampleRate: sampleRate, cutoffs: cutoffs, gain: 0) {
             voice.render(into: mix, frames: Units.controlBlock, scratch: scratch)
             voice.release()
             voice.render(into: mix, frames: Units.controlBlock, scratch: scratch)
@@ -229,7 +232,7 @@ public final class SoundFontSynthesizer {
             guard region.keyRange.contains(UInt8(zoneKey)), region.velocityRange.contains(UInt8(velocity)),
                   !any(skipping .== SIMD16(repeating: Int32(index))) else { continue }
             guard var voice = Voice(region: region, font: font, key: key, velocity: velocity, controllers: channels[channel].controllers,
-                                    tuning: tuning, sampleRate: sampleRate, gain: gain, loopPeak: loopPeaks[region.sample]) else { continue }
+                                    tuning: tuning, sampleRate: sampleRate, cutoffs: cutoffs, gain: gain, loopPeak: loopPeaks[region.sample]) else { continue }
             if let glideFrom { voice.glide(fromKey: glideFrom, milliseconds: glideTime, scaleTuning: region[.scaleTuning]) }
             if voice.exclusiveClass != 0 { cutExclusiveClass(voice.exclusiveClass, channel: channel) }
             let slot = freeSlot()

@@ -80,10 +80,10 @@ struct Voice {
     /// A voice of `region` in `font` for `key` at `velocity` on a channel at `controllers`, at
     /// `sampleRate`, `gain` the synthesizer's output gain (libfluidsynth's default is 0.2),
     /// the keys pitched by the channel's MTS `tuning` (128 cents) if it has one, `loopPeak` the
-    /// sample's `loopPeak` if known (0 if not). Nil when the region's sample holds no data
-    /// Pianola can play (compressed, or out of the file's bounds).
+    /// sample's `loopPeak` if known (0 if not), `cutoffs` the rate's `CutoffTable`. Nil when
+    /// the region's sample holds no data Pianola can play (compressed, or out of the file's bounds).
     init?(region: Region, font: SoundFont, key: Int, velocity: Int, controllers: ChannelControllers = ChannelControllers(),
-          tuning: UnsafePointer<Double>? = nil, sampleRate: Double, gain: Float, loopPeak: Int = 0) {
+          tuning: UnsafePointer<Double>? = nil, sampleRate: Double, cutoffs: UnsafePointer<SIMD2<Double>>, gain: Float, loopPeak: Int = 0) {
         let header = font.samples[region.sample]
         let data = font.data(of: header)
         guard let base = data.baseAddress, !data.isEmpty else { return nil }
@@ -124,7 +124,7 @@ struct Voice {
         modulationEnvelope = Envelope(.modulation, Self.modulationTimes(value), key: key, sampleRate: sampleRate)
         modulationLFO = LFO(delay: value(.modLFODelay), frequency: value(.modLFOFrequency), sampleRate: sampleRate)
         vibratoLFO = LFO(delay: value(.vibLFODelay), frequency: value(.vibLFOFrequency), sampleRate: sampleRate)
-        filter = LowPassFilter(cutoff: value(.initialFilterCutoff), q: value(.initialFilterQ), sampleRate: sampleRate)
+        filter = LowPassFilter(cutoff: value(.initialFilterCutoff), q: value(.initialFilterQ), cutoffs: cutoffs)
         apply(region, modulated)
         let reduction = ModulatorSources.attenuationReduction(region.modulators, key: key, velocity: velocity, controllers: controllers)
         loudest = Units.gain(centibels: max(attenuation - reduction, 0))
@@ -244,7 +244,7 @@ struct Voice {
             player.increment = SamplePlayer.fixedPoint(exp2((max(cents, 0).rounded(.down) - rootPitch) / 1_200) * rateRatio)
         }
         let cutoffCents = cutoff + modLFOToCutoff * lfoValue + modEnvToCutoff * envelopeValue
-        filter.set(cutoff: Int32(cutoffCents.rounded(.down)), q: resonance, sampleRate: sampleRate)
+        filter.set(cutoff: Int32(cutoffCents.rounded(.down)), q: resonance)
     }
 
     /// Makes the tables voices read (interpolation, the curves, the modulator left out), so that

@@ -63,7 +63,7 @@ struct VoiceTests {
         controllers[7] = volume
         controllers.pitchWheel = wheel
         var voice = try #require(Voice(region: region, font: font, key: key, velocity: velocity, controllers: controllers,
-                                       sampleRate: Double(rate), gain: Float(configuration.gain), loopPeak: Voice.loopPeak(ofSample: region.sample, in: font)))
+                                       sampleRate: Double(rate), cutoffs: CutoffTable.table(sampleRate: Double(rate)), gain: Float(configuration.gain), loopPeak: Voice.loopPeak(ofSample: region.sample, in: font)))
         var mix = [Float](repeating: 0, count: 4 * rate)
         let scratch = UnsafeMutablePointer<Float>.allocate(capacity: Voice.scratchSize)
         defer { scratch.deallocate() }
@@ -215,7 +215,7 @@ struct VoiceAllocationTests {
     func noAllocations() throws {
         let font = try SoundFont(bytes: VoiceTests.font([.attack(-6000), .decay(-1200), .sustain(300), .release(-2400), .filterQ(60)]), name: "voice.sf2")
         let region = try #require(font.regions(of: font.presets[0], key: 64, velocity: 90).first)
-        var voice = try #require(Voice(region: region, font: font, key: 64, velocity: 90, sampleRate: 48_000, gain: 0.2))
+        var voice = try #require(Voice(region: region, font: font, key: 64, velocity: 90, sampleRate: 48_000, cutoffs: CutoffTable.table(sampleRate: 48_000), gain: 0.2))
         let planes = UnsafeMutablePointer<Float>.allocate(capacity: 4 * 512)
         let scratch = UnsafeMutablePointer<Float>.allocate(capacity: Voice.scratchSize)
         defer { planes.deallocate(); scratch.deallocate() }
@@ -223,7 +223,7 @@ struct VoiceAllocationTests {
         let mix = MixPlanes(left: planes, stride: 512, sends: true)
         voice.render(into: mix, frames: 64, scratch: scratch)   // warm-up
         pianola_allocations_start()
-        _ = Voice(region: region, font: font, key: 64, velocity: 90, sampleRate: 48_000, gain: 0.2)
+        _ = Voice(region: region, font: font, key: 64, velocity: 90, sampleRate: 48_000, cutoffs: CutoffTable.table(sampleRate: 48_000), gain: 0.2)
         #expect(pianola_allocations_stop() == 0, "a voice starts without allocating (a note-on on the render thread makes one)")
         pianola_allocations_start()
         for block in 0..<1_000 {
@@ -248,7 +248,7 @@ struct VoiceSplitTests {
         let frames = 48_000
         /// The note rendered in calls of `sizes` frames, cycled, released after 40,000 frames.
         func render(_ sizes: [Int]) throws -> [Float] {
-            var voice = try #require(Voice(region: region, font: font, key: 67, velocity: 100, sampleRate: 48_000, gain: 0.2))
+            var voice = try #require(Voice(region: region, font: font, key: 67, velocity: 100, sampleRate: 48_000, cutoffs: CutoffTable.table(sampleRate: 48_000), gain: 0.2))
             var planes = [Float](repeating: 0, count: 4 * frames)
             let scratch = UnsafeMutablePointer<Float>.allocate(capacity: Voice.scratchSize)
             defer { scratch.deallocate() }
@@ -291,7 +291,7 @@ struct BrokenSampleHeaderTests {
         for k in 0..<4 { bytes.swapAt(shdr + 28 + k, shdr + 32 + k) }
         let font = try SoundFont(bytes: bytes, name: "inverted-loop.sf2")
         let region = try #require(font.regions(of: font.presets[0], key: 60, velocity: 100).first)
-        var voice = try #require(Voice(region: region, font: font, key: 60, velocity: 100, sampleRate: 48_000, gain: 0.2,
+        var voice = try #require(Voice(region: region, font: font, key: 60, velocity: 100, sampleRate: 48_000, cutoffs: CutoffTable.table(sampleRate: 48_000), gain: 0.2,
                                        loopPeak: Voice.loopPeak(ofSample: region.sample, in: font)))
         let frames = 9_600
         var planes = [Float](repeating: 0, count: 4 * frames)
