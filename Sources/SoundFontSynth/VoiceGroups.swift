@@ -24,8 +24,10 @@ struct MixPlanes {
 final class VoiceGroups {
     /// Groups the voices fall in, whatever the thread count.
     static let count = 8
-    /// The most frames one pass renders.
-    static let capacity = 1_024
+    /// The most frames one pass renders: a stretch between two events far apart is one pass
+    /// and not several (each pass starts the threads and zeroes the groups' buffers); 4,096
+    /// was no faster, and the buffers would be twice the size.
+    static let capacity = 2_048
     /// The shortest pass worth handing to other threads.
     static let parallelFrames = 64
 
