@@ -43,6 +43,8 @@ public final class AudioFileWriter {
 
     private let file: OpaquePointer
     private let descriptor: Int32
+    /// What libsndfile writes a regular file through (nil for a pipe, written directly).
+    private let buffered: BufferedFile?
     private var isClosed = false
     /// The path written. Any thread.
     public let path: String
@@ -88,7 +90,15 @@ public final class AudioFileWriter {
         case (_, .float32): (major, minor) = (SF_FORMAT_WAV, SF_FORMAT_FLOAT)
         }
         var info = SF_INFO(frames: 0, samplerate: Int32(sampleRate), channels: 2, format: Int32(major | minor), sections: 0, seekable: 0)
-        guard let file = sf_open_fd(fd, Int32(SFM_WRITE), &info, 0) else {
+        let buffered = lseek(fd, 0, SEEK_CUR) < 0 ? nil : BufferedFile(descriptor: fd)
+        let opened = if let buffered {
+            withUnsafePointer(to: BufferedFile.callbacks) {
+                sf_open_virtual(UnsafeMutablePointer(mutating: $0), Int32(SFM_WRITE), &info, Unmanaged.passUnretained(buffered).toOpaque())
+            }
+        } else {
+            sf_open_fd(fd, Int32(SFM_WRITE), &info, 0)
+        }
+        guard let file = opened else {
             let reason = sndfileMessage(sf_strerror(nil))
             Glibc.close(fd)
             if !toStandardOutput { unlink(path) }   // the empty file this call created
@@ -98,6 +108,7 @@ public final class AudioFileWriter {
         sf_command(file, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
         self.file = file
         self.descriptor = fd
+        self.buffered = buffered
     }
 
     /// Writes a WAV header for stereo `encoding` at `sampleRate` whose lengths say "unknown";
@@ -123,6 +134,7 @@ public final class AudioFileWriter {
     deinit {
         if !isClosed {
             sf_close(file)
+            buffered?.flush()
             Glibc.close(descriptor)
         }
     }
@@ -138,7 +150,13 @@ public final class AudioFileWriter {
             }
             return sf_writef_float(file, out, sf_count_t(frames))
         }
-        guard written == frames else { throw AudioFileError(path: path, reason: sndfileMessage(sf_strerror(file))) }
+        guard written == frames else { throw AudioFileError(path: path, reason: failure ?? sndfileMessage(sf_strerror(file))) }
+    }
+
+    /// Why the buffered file's last read or write failed, if one did.
+    private var failure: String? {
+        guard let buffered, buffered.failure != 0 else { return nil }
+        return String(cString: strerror(buffered.failure))
     }
 
     /// Finishes the file (headers, FLAC stream end). Control thread.
@@ -146,7 +164,9 @@ public final class AudioFileWriter {
         guard !isClosed else { return }
         isClosed = true
         let status = sf_close(file)
+        buffered?.flush()
         Glibc.close(descriptor)
+        if let failure { throw AudioFileError(path: path, reason: failure) }
         guard status == 0 else { throw AudioFileError(path: path, reason: sndfileMessage(sf_error_number(status))) }
     }
 }
