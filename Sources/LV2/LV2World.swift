@@ -300,10 +300,10 @@ public final class LV2World: @unchecked Sendable {
                                minimum: minimums[index], maximum: maximums[index], defaultValue: defaults[index])
             }
             let required = lilv_plugin_get_required_features(plugin)
-            let features = strings(required)
-            lilv_nodes_free(required)
             let optionalFeatures = lilv_plugin_get_optional_features(plugin)
+            let features = strings(required)
             let hard = lilv_nodes_contains(optionalFeatures, hardRT) || lilv_nodes_contains(required, hardRT)
+            lilv_nodes_free(required)
             lilv_nodes_free(optionalFeatures)
             var presets: [LV2Preset] = []
             if let related = lilv_plugin_get_related(plugin, preset) {

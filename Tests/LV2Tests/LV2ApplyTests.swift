@@ -59,6 +59,23 @@ struct LV2ApplyTests {
         return stride(from: 0, to: 2 * count, by: 2).map { interleaved[$0] }
     }
 
+    @Test("the world describes every plugin lilv's own lv2ls lists, with the features each requires (read before they are freed)")
+    func everyInstalledPlugin() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/lv2ls")
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let listed = Set(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").map(String.init))
+        process.waitUntilExit()
+        let world = try LV2World.shared()
+        #expect(listed.count >= 3)
+        #expect(Set(world.plugins.map(\.uri)) == listed)
+        // mda's plugins require urid:map, no other feature; their hard-real-time promise is an optional feature.
+        let piano = try world.plugin("http://drobilla.net/plugins/mda/Piano")
+        #expect(piano.requiredFeatures == ["http://lv2plug.in/ns/ext/urid#map"] && piano.isHardRealTime)
+    }
+
     @Test("≥ 90 dB SNR against lv2apply, three plugins from three Debian packages", arguments: [
         ("http://drobilla.net/plugins/mda/Overdrive", ["drive": 0.7, "muffle": 0.3], "mda-lv2"),
         ("http://plugin.org.uk/swh-plugins/dj_eq", ["lo": -12, "mid": 6, "hi": -6], "swh-lv2"),
