@@ -44,10 +44,11 @@ struct Voice {
     /// key's pitch in cents before the tunings, the sample's root pitch, its rate over the
     /// output's, the output rate and gain.
     private var key: Int, velocity: Int
-    /// The key whose pitch it plays (the zone's key number, else the note's) and the zone's
-    /// scale tuning (cents a key), which place it in its channel's key tuning.
+    /// The key whose pitch it plays (the zone's key number, else the note's), the zone's
+    /// scale tuning (cents a key) and the sample's root key (the zone's override, else the
+    /// sample's), which place it in its channel's key tuning.
     private var playedKey: Int
-    private let scaleTuning: Int32
+    private let scaleTuning: Int32, rootKey: Int
     private var keyPitch: Double
     private let rootPitch: Double, rateRatio: Double, sampleRate: Double
     private let gain: Float
@@ -98,13 +99,13 @@ struct Voice {
         let loopStart = Int(header.loopStart) - origin + Int(region[.startLoopAddressOffset]) + 32_768 * Int(region[.startLoopAddressCoarseOffset])
         let loopEnd = Int(header.loopEnd) - origin + Int(region[.endLoopAddressOffset]) + 32_768 * Int(region[.endLoopAddressCoarseOffset])
         let first = min(max(start, 0), data.count - 1), last = min(max(end, first + 1), data.count)
-        // Pitch in cents: the key scaled by the scale tuning about middle C; the sample's own
-        // pitch from its root key (or the zone's) less its correction.
+        // Pitch in cents: the key scaled by the scale tuning about the root key (the zone's,
+        // else the sample's); the sample's own pitch from its root key less its correction.
         playedKey = region[.keyNumber] >= 0 ? Int(region[.keyNumber]) : key
         scaleTuning = min(max(region[.scaleTuning], 0), 1_200)
-        keyPitch = Self.keyPitch(playedKey, scaleTuning: scaleTuning, tuning: tuning)
-        let rootKey = region[.overridingRootKey] >= 0 ? Double(region[.overridingRootKey]) : Double(header.originalPitch == 255 ? 60 : header.originalPitch)
-        rootPitch = rootKey * 100 - Double(header.pitchCorrection)
+        rootKey = region[.overridingRootKey] >= 0 ? Int(region[.overridingRootKey]) : header.originalPitch > 127 ? 60 : Int(header.originalPitch)
+        keyPitch = Self.keyPitch(playedKey, scaleTuning: scaleTuning, rootKey: rootKey, tuning: tuning)
+        rootPitch = Double(rootKey) * 100 - Double(header.pitchCorrection)
         rateRatio = Double(max(header.sampleRate, 1)) / sampleRate
         self.key = key
         self.velocity = velocity
@@ -167,7 +168,7 @@ struct Voice {
         let before = attenuation
         (key, velocity) = (newKey, newVelocity)
         playedKey = region[.keyNumber] >= 0 ? Int(region[.keyNumber]) : newKey
-        keyPitch = Self.keyPitch(playedKey, scaleTuning: scaleTuning, tuning: keyTuning)
+        keyPitch = Self.keyPitch(playedKey, scaleTuning: scaleTuning, rootKey: rootKey, tuning: keyTuning)
         tuning = controllers.tuning
         let modulated = ModulatorSources.contributions(region.modulators, key: newKey, velocity: newVelocity, controllers: controllers)
         func value(_ generator: Generator) -> Int32 { region[generator] &+ Int32(modulated[Int(generator.rawValue)].rounded(.towardZero)) }
@@ -189,16 +190,18 @@ struct Voice {
     /// Plays the note in its channel's new MTS `tuning` (nil for none), worked out again as
     /// `update` does. Render thread only.
     mutating func retune(_ tuning: UnsafePointer<Double>?, region: Region, controllers: ChannelControllers) {
-        keyPitch = Self.keyPitch(playedKey, scaleTuning: scaleTuning, tuning: tuning)
+        keyPitch = Self.keyPitch(playedKey, scaleTuning: scaleTuning, rootKey: rootKey, tuning: tuning)
         update(region, controllers: controllers)
     }
 
-    /// The pitch in cents of `key` before the tunings: `scaleTuning` cents a key about middle
-    /// C, or in an MTS `tuning` the scale tuning's share of the key's distance from middle C
-    /// there, as libfluidsynth places it.
-    private static func keyPitch(_ key: Int, scaleTuning: Int32, tuning: UnsafePointer<Double>?) -> Double {
-        guard let tuning else { return Double(scaleTuning) * Double(key - 60) + 6_000 }
-        return Double(scaleTuning) / 100 * (tuning[min(key, 127)] - tuning[60]) + tuning[60]
+    /// The pitch in cents of `key` before the tunings: `scaleTuning` cents a key about
+    /// `rootKey`, which keeps its own pitch, or in an MTS `tuning` the scale tuning's share of
+    /// the key's distance from the root key there, as libfluidsynth places it. (libfluidsynth
+    /// 2.3 pivots about the root key less the sample's pitch correction, which its issue 1773
+    /// calls a bug: the correction is the sample's, whatever the scale tuning.)
+    private static func keyPitch(_ key: Int, scaleTuning: Int32, rootKey: Int, tuning: UnsafePointer<Double>?) -> Double {
+        guard let tuning else { return Double(scaleTuning) * Double(key - rootKey) + Double(rootKey) * 100 }
+        return Double(scaleTuning) / 100 * (tuning[min(key, 127)] - tuning[rootKey]) + tuning[rootKey]
     }
 
     /// Pitch, attenuation, pan, filter and what the envelope and LFOs move from the region's
@@ -240,8 +243,8 @@ struct Voice {
             let swing = modLFOToPitch * lfoValue + vibLFOToPitch * vibratoLFO.value + modEnvToPitch * envelopeValue
             let cents = pitch + glide + Double(swing)
             // libfluidsynth turns cents into hertz by a table of whole cents: the pitch's
-            // fraction is dropped (a pitch below 0 cents is 1 Hz).
-            player.increment = SamplePlayer.fixedPoint(exp2((max(cents, 0).rounded(.down) - rootPitch) / 1_200) * rateRatio)
+            // fraction is dropped; below 0 cents (8.18 Hz) it works the hertz out whole.
+            player.increment = SamplePlayer.fixedPoint(exp2(((cents < 0 ? cents : cents.rounded(.down)) - rootPitch) / 1_200) * rateRatio)
         }
         let cutoffCents = cutoff + modLFOToCutoff * lfoValue + modEnvToCutoff * envelopeValue
         filter.set(cutoff: Int32(cutoffCents.rounded(.down)), q: resonance)

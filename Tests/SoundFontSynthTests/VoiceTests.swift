@@ -108,6 +108,8 @@ struct VoiceTests {
         Note(),
         Note(generators: [.coarseTune(2), .attenuation(100), .pan(-250)]),
         Note(generators: [.scaleTuning(50), .pan(400)], key: 72),
+        Note(generators: [.scaleTuning(50), .rootKey(84)], key: 60),   // the scale tuning pivots about the root key, not middle C
+        Note(generators: [.coarseTune(-70)], key: 60),                 // below 0 cents: the hertz worked out whole, not 1 Hz
         Note(generators: [.rootKey(57), .attenuation(300)], key: 55),
         Note(generators: [.coarseTune(-12), .pan(-500)], key: 67),
         Note(generators: [.coarseTune(24)], key: 61),   // 4.2 points a frame: a block's points fit the float span or not
