@@ -6,6 +6,7 @@
     V(lilv_instance_free, (LilvInstance *a), (a)) \
     F(LilvNode *, lilv_new_uri, (LilvWorld *a, const char *b), (a, b)) \
     F(const char *, lilv_node_as_string, (const LilvNode *a), (a)) \
+    F(float, lilv_node_as_float, (const LilvNode *a), (a)) \
     V(lilv_node_free, (LilvNode *a), (a)) \
     F(LilvIter *, lilv_nodes_begin, (const LilvNodes *a), (a)) \
     F(bool, lilv_nodes_contains, (const LilvNodes *a, const LilvNode *b), (a, b)) \
@@ -19,6 +20,8 @@
     F(LilvNode *, lilv_plugin_get_name, (const LilvPlugin *a), (a)) \
     F(uint32_t, lilv_plugin_get_num_ports, (const LilvPlugin *a), (a)) \
     F(LilvNodes *, lilv_plugin_get_optional_features, (const LilvPlugin *a), (a)) \
+    F(bool, lilv_plugin_has_latency, (const LilvPlugin *a), (a)) \
+    F(uint32_t, lilv_plugin_get_latency_port_index, (const LilvPlugin *a), (a)) \
     F(const LilvPort *, lilv_plugin_get_port_by_index, (const LilvPlugin *a, uint32_t b), (a, b)) \
     V(lilv_plugin_get_port_ranges_float, (const LilvPlugin *a, float *b, float *c, float *d), (a, b, c, d)) \
     F(LilvNodes *, lilv_plugin_get_related, (const LilvPlugin *a, const LilvNode *b), (a, b)) \
@@ -33,6 +36,14 @@
     F(LilvIter *, lilv_plugins_next, (const LilvPlugins *a, LilvIter *b), (a, b)) \
     F(LilvNode *, lilv_port_get_name, (const LilvPlugin *a, const LilvPort *b), (a, b)) \
     F(const LilvNode *, lilv_port_get_symbol, (const LilvPlugin *a, const LilvPort *b), (a, b)) \
+    F(LilvScalePoints *, lilv_port_get_scale_points, (const LilvPlugin *a, const LilvPort *b), (a, b)) \
+    V(lilv_scale_points_free, (LilvScalePoints *a), (a)) \
+    F(LilvIter *, lilv_scale_points_begin, (const LilvScalePoints *a), (a)) \
+    F(const LilvScalePoint *, lilv_scale_points_get, (const LilvScalePoints *a, LilvIter *b), (a, b)) \
+    F(LilvIter *, lilv_scale_points_next, (const LilvScalePoints *a, LilvIter *b), (a, b)) \
+    F(bool, lilv_scale_points_is_end, (const LilvScalePoints *a, LilvIter *b), (a, b)) \
+    F(const LilvNode *, lilv_scale_point_get_label, (const LilvScalePoint *a), (a)) \
+    F(const LilvNode *, lilv_scale_point_get_value, (const LilvScalePoint *a), (a)) \
     F(bool, lilv_port_has_property, (const LilvPlugin *a, const LilvPort *b, const LilvNode *c), (a, b, c)) \
     F(bool, lilv_port_is_a, (const LilvPlugin *a, const LilvPort *b, const LilvNode *c), (a, b, c)) \
     F(bool, lilv_port_supports_event, (const LilvPlugin *a, const LilvPort *b, const LilvNode *c), (a, b, c)) \

@@ -16,6 +16,7 @@ public final class LV2EffectUnit: EffectUnit {
     /// does not say how long it rings. Any thread.
     public let tailFrames: Int
     private let instances: [LV2Instance]
+    private let auxiliaries: [LV2AuxiliaryPorts]                // per instance: its atom, CV and side-chain ports
     private let controls: [UnsafeMutablePointer<Float>]          // per instance: a value per port
     private let inputs: [[UnsafeMutablePointer<Float>]]         // per instance: its audio inputs
     private let outputs: [[UnsafeMutablePointer<Float>]]        // per instance: its audio outputs
@@ -36,9 +37,7 @@ public final class LV2EffectUnit: EffectUnit {
             throw LV2Error(.argument, "LV2 plugin '\(plugin.name)' has \(ins) audio inputs and \(outs) outputs; an effect on a stereo bus takes 1 or 2 of each")
         }
         try LV2Features.check(plugin)
-        if let port = plugin.ports.first(where: { !$0.isOptional && ($0.kind == .atom || $0.kind == .cv || $0.kind == .other) }) {
-            throw LV2Error(.argument, "LV2 plugin '\(plugin.name)': its \(port.kind.rawValue) port '\(port.symbol)' must be connected, which Pianola's effects do not do yet")
-        }
+        if let refusal = LV2AuxiliaryPorts.refusal(of: plugin) { throw LV2Error(.argument, refusal) }
         return plugin.controlInputs.map { port in
             let low = port.minimum.isNaN ? -Double(Float.greatestFiniteMagnitude) : Double(port.minimum)
             let high = port.maximum.isNaN ? Double(Float.greatestFiniteMagnitude) : Double(port.maximum)
@@ -67,7 +66,7 @@ public final class LV2EffectUnit: EffectUnit {
         }
         instances = made
         let portCount = plugin.ports.count
-        latencyPort = plugin.ports.first { $0.kind == .control && !$0.isInput && $0.symbol == "latency" }?.index
+        latencyPort = plugin.latencyPort
         controls = made.map { _ in
             let values = UnsafeMutablePointer<Float>.allocate(capacity: max(1, portCount))
             values.initialize(from: plugin.ports.map { $0.defaultValue.isNaN ? 0 : $0.defaultValue }, count: portCount)
@@ -82,19 +81,20 @@ public final class LV2EffectUnit: EffectUnit {
         }
         inputs = made.map { _ in buffers(ins) }
         outputs = made.map { _ in buffers(outs) }
+        auxiliaries = made.map { LV2AuxiliaryPorts(plugin, instance: $0.pointer, maxFrames: maxFrames) }
         for (k, made) in made.enumerated() {
             let instance = made.pointer
             var (i, o) = (0, 0)
             for port in plugin.ports {
                 switch port.kind {
                 case .control: lilv_instance_connect_port(instance, UInt32(port.index), controls[k] + port.index)
-                case .audio where port.isInput:
+                case .audio where port.isInput && !port.isSideChain:
                     lilv_instance_connect_port(instance, UInt32(port.index), inputs[k][i])
                     i += 1
-                case .audio:
+                case .audio where !port.isInput:
                     lilv_instance_connect_port(instance, UInt32(port.index), outputs[k][o])
                     o += 1
-                default: lilv_instance_connect_port(instance, UInt32(port.index), nil)
+                default: break   // LV2AuxiliaryPorts connected it
                 }
             }
             made.activate()
@@ -105,7 +105,7 @@ public final class LV2EffectUnit: EffectUnit {
         for buffer in controls + inputs.joined() + outputs.joined() { buffer.deallocate() }
     }
 
-    /// Frames of delay the plugin reports on its `latency` output. Any thread (read between renders).
+    /// Frames of delay the plugin reports on its latency output (lv2:latency). Any thread (read between renders).
     public var latencyFrames: Int { latencyPort.map { Int(controls[0][$0]) } ?? 0 }
 
     /// Checks the format: the plugin was instantiated for its sample rate and block length. Control thread.
@@ -153,6 +153,7 @@ public final class LV2EffectUnit: EffectUnit {
 
     private func run(_ audio: StereoSlice) {
         let frames = audio.frames
+        for k in auxiliaries.indices { auxiliaries[k].beforeRun() }
         switch (inputs[0].count, outputs[0].count, instances.count) {
         case (1, 1, _):
             inputs[0][0].update(from: audio.left, count: frames)
@@ -173,6 +174,7 @@ public final class LV2EffectUnit: EffectUnit {
             audio.left.update(from: outputs[0][0], count: frames)
             audio.right.update(from: outputs[0][outputs[0].count - 1], count: frames)
         }
+        for k in auxiliaries.indices { auxiliaries[k].afterRun() }
     }
 
     /// Forgets what the plugin has heard: deactivated and activated again (LV2's reset). Render thread only.

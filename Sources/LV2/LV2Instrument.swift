@@ -10,15 +10,13 @@ public final class LV2Instrument {
     private let lv2: LV2Instance
     private let controls: UnsafeMutablePointer<Float>
     private let outputs: [UnsafeMutablePointer<Float>]
-    private let midiIn: UnsafeMutableRawPointer            // an atom:Sequence
-    private let atomOuts: [UnsafeMutableRawPointer]        // atom:Chunks the plugin writes into
+    private let auxiliary: LV2AuxiliaryPorts
+    private let midiIn: UnsafeMutableRawPointer            // the MIDI input's atom:Sequence
     private let maxFrames: Int
     private var used = 0                                    // bytes of events in `midiIn`
-    private let sequenceType = URIDMap.id("http://lv2plug.in/ns/ext/atom#Sequence")
-    private let chunkType = URIDMap.id("http://lv2plug.in/ns/ext/atom#Chunk")
     private let midiType = URIDMap.id("http://lv2plug.in/ns/ext/midi#MidiEvent")
     /// Bytes of MIDI events one run can carry. Any thread.
-    public static let sequenceCapacity = 1 << 16
+    public static let sequenceCapacity = LV2AuxiliaryPorts.sequenceCapacity
     /// MIDI messages dropped because a run's sequence was full (should stay 0). Render thread only.
     public private(set) var droppedEvents = 0
 
@@ -30,17 +28,9 @@ public final class LV2Instrument {
     public init(_ plugin: LV2PluginInfo, sampleRate: Int, maxFrames: Int = 8_192, preset: String? = nil, offline: Bool = false) throws(LV2Error) {
         self.plugin = plugin
         self.maxFrames = maxFrames
-        guard let midiPort = plugin.ports.first(where: { $0.carriesMIDI && $0.isInput }) else {
-            throw LV2Error(.argument, "LV2 plugin '\(plugin.name)' takes no MIDI: it is not an instrument")
-        }
+        try Self.check(plugin)
+        let midiPort = plugin.ports.first { $0.carriesMIDI && $0.isInput }!
         let outs = plugin.audioOutputs
-        guard (1...2).contains(outs.count), plugin.audioInputs.isEmpty || plugin.audioInputs.allSatisfy(\.isOptional) else {
-            throw LV2Error(.argument, "LV2 plugin '\(plugin.name)' has \(plugin.audioInputs.count) audio inputs and \(outs.count) outputs; an instrument here has none and 1 or 2")
-        }
-        try LV2Features.check(plugin)
-        if let port = plugin.ports.first(where: { !$0.isOptional && $0.index != midiPort.index && ($0.kind == .cv || $0.kind == .other || ($0.kind == .atom && $0.isInput)) }) {
-            throw LV2Error(.argument, "LV2 plugin '\(plugin.name)': its \(port.kind.rawValue) port '\(port.symbol)' must be connected, which Pianola does not do yet")
-        }
         lv2 = try LV2Instance(plugin, sampleRate: sampleRate, maxFrames: maxFrames, offline: offline, state: preset)
         let instance = lv2.pointer
         controls = .allocate(capacity: max(1, plugin.ports.count))
@@ -50,36 +40,38 @@ public final class LV2Instrument {
             buffer.initialize(repeating: 0, count: maxFrames)
             return buffer
         }
-        midiIn = .allocate(byteCount: Self.sequenceCapacity + 16, alignment: 8)
-        midiIn.initializeMemory(as: UInt8.self, repeating: 0, count: Self.sequenceCapacity + 16)
-        atomOuts = plugin.ports.filter { $0.kind == .atom && !$0.isInput }.map { _ in
-            let buffer = UnsafeMutableRawPointer.allocate(byteCount: Self.sequenceCapacity, alignment: 8)
-            buffer.initializeMemory(as: UInt8.self, repeating: 0, count: Self.sequenceCapacity)
-            return buffer
-        }
-        var (o, a) = (0, 0)
+        auxiliary = LV2AuxiliaryPorts(plugin, instance: instance, maxFrames: maxFrames)
+        midiIn = auxiliary.sequence(ofPort: midiPort.index)!
+        var o = 0
         for port in plugin.ports {
             switch port.kind {
             case .control: lilv_instance_connect_port(instance, UInt32(port.index), controls + port.index)
             case .audio where !port.isInput:
                 lilv_instance_connect_port(instance, UInt32(port.index), outputs[o])
                 o += 1
-            case .atom where port.index == midiPort.index: lilv_instance_connect_port(instance, UInt32(port.index), midiIn)
-            case .atom where !port.isInput:
-                lilv_instance_connect_port(instance, UInt32(port.index), atomOuts[a])
-                a += 1
-            default: lilv_instance_connect_port(instance, UInt32(port.index), nil)
+            case .audio where !port.isSideChain: lilv_instance_connect_port(instance, UInt32(port.index), nil)   // optional
+            default: break
             }
         }
-        beginRun()
         lv2.activate()
+    }
+
+    /// Throws one line when Pianola cannot play `plugin` as an instrument: it takes no MIDI,
+    /// has audio inputs that must be connected or no audio output or more than two, or needs a
+    /// feature or port Pianola does not give. Any thread.
+    public static func check(_ plugin: LV2PluginInfo) throws(LV2Error) {
+        guard plugin.takesMIDI else { throw LV2Error(.argument, "LV2 plugin '\(plugin.name)' takes no MIDI: it is not an instrument") }
+        let outs = plugin.audioOutputs
+        guard (1...2).contains(outs.count), plugin.audioInputs.isEmpty || plugin.audioInputs.allSatisfy(\.isOptional) else {
+            throw LV2Error(.argument, "LV2 plugin '\(plugin.name)' has \(plugin.audioInputs.count) audio inputs and \(outs.count) outputs; an instrument here has none and 1 or 2")
+        }
+        try LV2Features.check(plugin)
+        if let refusal = LV2AuxiliaryPorts.refusal(of: plugin) { throw LV2Error(.argument, refusal) }
     }
 
     deinit {
         controls.deallocate()
         for buffer in outputs { buffer.deallocate() }
-        midiIn.deallocate()
-        for buffer in atomOuts { buffer.deallocate() }
     }
 
     /// Sets control input `symbol` to `value` (held to its range); throws one line for a
@@ -92,15 +84,6 @@ public final class LV2Instrument {
         if !port.minimum.isNaN { held = max(held, port.minimum) }
         if !port.maximum.isNaN { held = min(held, port.maximum) }
         controls[port.index] = held
-    }
-
-    /// Empties the event sequence for the next run. Render thread only.
-    private func beginRun() {
-        used = 0
-        midiIn.storeBytes(of: UInt32(8), toByteOffset: 0, as: UInt32.self)          // atom.size: the body alone
-        midiIn.storeBytes(of: sequenceType, toByteOffset: 4, as: UInt32.self)
-        midiIn.storeBytes(of: UInt32(0), toByteOffset: 8, as: UInt32.self)          // body.unit: frames
-        midiIn.storeBytes(of: UInt32(0), toByteOffset: 12, as: UInt32.self)
     }
 
     /// Adds a MIDI message (1 to 3 bytes in `bytes`, or a sysex's, F0…F7) for the next run, at
@@ -123,13 +106,11 @@ public final class LV2Instrument {
     /// Runs `frames` frames (at most `maxFrames`) with the messages added since the last run,
     /// writing its output into `left` and `right` (a mono instrument's to both). Render thread only.
     public func run(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
-        for buffer in atomOuts {
-            buffer.storeBytes(of: UInt32(Self.sequenceCapacity - 8), toByteOffset: 0, as: UInt32.self)
-            buffer.storeBytes(of: chunkType, toByteOffset: 4, as: UInt32.self)
-        }
+        auxiliary.beforeRun()
         lv2.run(frames)
         left.update(from: outputs[0], count: frames)
         right.update(from: outputs[outputs.count - 1], count: frames)
-        beginRun()
+        auxiliary.afterRun()
+        used = 0
     }
 }

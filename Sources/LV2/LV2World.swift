@@ -35,8 +35,20 @@ public struct LV2Port: Hashable, Sendable {
     public let isOptional: Bool
     /// Whether it carries MIDI events (an atom port that supports midi:MidiEvent). Any thread.
     public let carriesMIDI: Bool
+    /// Whether it is a side-chain input (lv2:isSideChain): a key, not the signal processed. Any thread.
+    public let isSideChain: Bool
     /// Smallest, largest and default value (NaN where the plugin says none). Any thread.
     public let minimum: Float, maximum: Float, defaultValue: Float
+    /// The values its Turtle names (lv2:scalePoint), in value order: an enumerated control's choices. Any thread.
+    public let scalePoints: [LV2ScalePoint]
+}
+
+/// A named value of a control port (`1 = "Low-pass"`). Any thread.
+public struct LV2ScalePoint: Hashable, Sendable {
+    /// The value. Any thread.
+    public let value: Float
+    /// Its label. Any thread.
+    public let label: String
 }
 
 /// An installed LV2 plugin, as its Turtle describes it. Any thread.
@@ -57,9 +69,14 @@ public struct LV2PluginInfo: Hashable, Sendable {
     public let presets: [LV2Preset]
     /// The folder of its bundle (`/usr/lib/lv2/mda.lv2`). Any thread.
     public let bundle: String
+    /// The index of the control output on which it reports its latency in frames (the port
+    /// designated lv2:latency, or with lv2:reportsLatency), nil when it reports none. Any thread.
+    public let latencyPort: Int?
 
-    /// Its audio input ports. Any thread.
-    public var audioInputs: [LV2Port] { ports.filter { $0.kind == .audio && $0.isInput } }
+    /// Its audio input ports, side chains aside. Any thread.
+    public var audioInputs: [LV2Port] { ports.filter { $0.kind == .audio && $0.isInput && !$0.isSideChain } }
+    /// Its side-chain audio inputs (keys). Any thread.
+    public var sideChainInputs: [LV2Port] { ports.filter { $0.kind == .audio && $0.isInput && $0.isSideChain } }
     /// Its audio output ports. Any thread.
     public var audioOutputs: [LV2Port] { ports.filter { $0.kind == .audio && !$0.isInput } }
     /// Its control input ports: the parameters a spec sets. Any thread.
@@ -278,7 +295,8 @@ public final class LV2World: @unchecked Sendable {
         let atom = uri("http://lv2plug.in/ns/ext/atom#AtomPort"), optional = uri("http://lv2plug.in/ns/lv2core#connectionOptional")
         let hardRT = uri("http://lv2plug.in/ns/lv2core#hardRTCapable"), preset = uri("http://lv2plug.in/ns/ext/presets#Preset")
         let label = uri("http://www.w3.org/2000/01/rdf-schema#label"), midi = uri("http://lv2plug.in/ns/ext/midi#MidiEvent")
-        defer { for node in [input, audio, control, cv, atom, optional, hardRT, preset, label, midi] { lilv_node_free(node) } }
+        let sideChain = uri("http://lv2plug.in/ns/lv2core#isSideChain")
+        defer { for node in [input, audio, control, cv, atom, optional, hardRT, preset, label, midi, sideChain] { lilv_node_free(node) } }
         var result: [LV2PluginInfo] = []
         let all = lilv_world_get_all_plugins(world)
         var iterator = lilv_plugins_begin(all)
@@ -297,7 +315,9 @@ public final class LV2World: @unchecked Sendable {
                 return LV2Port(index: index, symbol: string(lilv_port_get_symbol(plugin, port)), name: string(name), kind: kind,
                                isInput: lilv_port_is_a(plugin, port, input), isOptional: lilv_port_has_property(plugin, port, optional),
                                carriesMIDI: kind == .atom && lilv_port_supports_event(plugin, port, midi),
-                               minimum: minimums[index], maximum: maximums[index], defaultValue: defaults[index])
+                               isSideChain: lilv_port_has_property(plugin, port, sideChain),
+                               minimum: minimums[index], maximum: maximums[index], defaultValue: defaults[index],
+                               scalePoints: kind == .control ? scalePoints(plugin, port) : [])
             }
             let required = lilv_plugin_get_required_features(plugin)
             let optionalFeatures = lilv_plugin_get_optional_features(plugin)
@@ -328,10 +348,25 @@ public final class LV2World: @unchecked Sendable {
             while bundle.hasSuffix("/") { bundle.removeLast() }
             result.append(LV2PluginInfo(uri: string(lilv_plugin_get_uri(plugin)), name: string(name), className: className, ports: ports,
                                         requiredFeatures: features, isHardRealTime: hard, presets: presets.sorted { $0.label < $1.label },
-                                        bundle: bundle))
+                                        bundle: bundle, latencyPort: lilv_plugin_has_latency(plugin) ? Int(lilv_plugin_get_latency_port_index(plugin)) : nil))
         }
         return result.sorted { ($0.name.lowercased(), $0.uri) < ($1.name.lowercased(), $1.uri) }
     }
+}
+
+/// The scale points of `plugin`'s `port`, in value order.
+private func scalePoints(_ plugin: OpaquePointer, _ port: OpaquePointer?) -> [LV2ScalePoint] {
+    guard let points = lilv_port_get_scale_points(plugin, port) else { return [] }
+    defer { lilv_scale_points_free(points) }
+    var result: [LV2ScalePoint] = []
+    var at = lilv_scale_points_begin(points)
+    while !lilv_scale_points_is_end(points, at) {
+        if let point = lilv_scale_points_get(points, at) {
+            result.append(LV2ScalePoint(value: lilv_node_as_float(lilv_scale_point_get_value(point)), label: string(lilv_scale_point_get_label(point))))
+        }
+        at = lilv_scale_points_next(points, at)
+    }
+    return result.sorted { ($0.value, $0.label) < ($1.value, $1.label) }
 }
 
 /// A node's text (a URI's, a string's), empty for none.

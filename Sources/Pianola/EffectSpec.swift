@@ -36,6 +36,9 @@ public struct EffectSpec: Hashable, Sendable, CustomStringConvertible {
         }
         if let effect = BuiltInEffect.named(first) {
             (name, plugin, parameters) = (effect.name, nil, effect.parameters)
+        } else if !first.contains(":"), let near = nearest(first, among: BuiltInEffect.all.map(\.name)) {
+            // A typo of a built-in's name is told at once, before the plugins are looked for.
+            throw EffectSpecError(spec: text, reason: "no built-in effect '\(first)'; did you mean '\(near)'? (an LV2 plugin of such a name is given by its URI)")
         } else {
             let plugin: LV2PluginInfo
             do { plugin = try LV2World.shared().plugin(first) } catch {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Pianola
 import CPianola
 import FoundationEssentials
 
@@ -27,7 +28,7 @@ public struct PianolaCommand: ParsableCommand {
                 var isFolder = false
                 if BatchPlan.songExtensions.contains(ext) || FileManager.default.fileExists(atPath: first, isDirectory: &isFolder) {
                     arguments.insert("play", at: 0)
-                } else if let near = names.min(by: { editDistance(first, $0) < editDistance(first, $1) }), editDistance(first, near) <= 2 {
+                } else if let near = nearest(first, among: names) {
                     exit(withError: fail("unknown command '\(first)'; did you mean '\(near)'?"))
                 } else {
                     exit(withError: fail("unknown command '\(first)'; the commands are \(names.joined(separator: ", ")), or give MIDI files to play"))
@@ -37,21 +38,6 @@ public struct PianolaCommand: ParsableCommand {
         main(arguments)
     }
 
-    /// Letters to insert, delete or change to turn `a` into `b` (Levenshtein).
-    static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a.lowercased()), b = Array(b.lowercased())
-        var row = Array(0...b.count)
-        for i in 1...max(1, a.count) where !a.isEmpty {
-            var previous = row[0]
-            row[0] = i
-            for j in 1...max(1, b.count) where !b.isEmpty {
-                let diagonal = previous
-                previous = row[j]
-                row[j] = min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-        }
-        return row[b.count]
-    }
 }
 
 /// Prints `pianola: message` on standard error and exits with status 1: how every bad input ends.

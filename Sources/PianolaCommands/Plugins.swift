@@ -29,6 +29,7 @@ struct Plugins: ParsableCommand {
             if port.kind == .control {
                 range = " " + [port.minimum, port.maximum].map { $0.isNaN ? "?" : Self.number($0) }.joined(separator: "..")
                     + (port.defaultValue.isNaN ? "" : " (default \(Self.number(port.defaultValue)))")
+                    + (port.scalePoints.isEmpty ? "" : " [\(port.scalePoints.map { "\(Self.number($0.value)) = \($0.label)" }.joined(separator: ", "))]")
             }
             print("  \(direction) \(port.kind.rawValue + String(repeating: " ", count: max(0, 7 - port.kind.rawValue.count))) \(port.symbol)\(range): \(port.name)\(port.isOptional ? " (optional)" : "")")
         }
@@ -40,8 +41,22 @@ struct Plugins: ParsableCommand {
         var notes = ["\(info.audioInputs.count) in", "\(info.audioOutputs.count) out", "\(info.controlInputs.count) parameters"]
         if !info.presets.isEmpty { notes.append("\(info.presets.count) presets") }
         if info.takesMIDI { notes.append("takes MIDI") }
+        if !info.sideChainInputs.isEmpty { notes.append("\(info.sideChainInputs.count) side-chain in (left silent)") }
         if !info.isHardRealTime { notes.append("not hard real-time") }
+        if let refusal = refusal(info) { notes.append("cannot be hosted: \(refusal)") }
         return "\(info.name)  <\(info.uri)>\(info.className.isEmpty ? "" : "  [\(info.className)]")  \(notes.joined(separator: ", "))"
+    }
+
+    /// Why Pianola can host `info` neither as an effect nor as an instrument, nil when it can.
+    static func refusal(_ info: LV2PluginInfo) -> String? {
+        do throws(LV2Error) {
+            _ = try LV2EffectUnit.parameters(of: info)
+            return nil
+        } catch let effect {
+            guard info.takesMIDI else { return effect.description }
+            do throws(LV2Error) { try LV2Instrument.check(info) } catch { return error.description }
+            return nil
+        }
     }
 
     private static func number(_ value: Float) -> String { value == value.rounded() && abs(value) < 1e9 ? String(Int(value)) : String(value) }
