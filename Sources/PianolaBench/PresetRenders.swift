@@ -36,7 +36,11 @@ func presetRenders(font path: String, into folder: String, only: Set<String>) th
         let channel = drums ? 9 : 0
         let frames = Int(gap * Double(rate)) * notes.count
         for (name, synthesizer) in [("pianola", ours as any NotePlayer), ("fluidsynth", theirs)] {
+            // What the last preset left sounding (a release, a long decay) is cut and let go.
             synthesizer.systemReset()
+            for channel in 0..<16 { synthesizer.controlChange(channel: channel, controller: 120, value: 0) }
+            var scratch = [Float](repeating: 0, count: rate / 2)
+            scratch.withUnsafeMutableBufferPointer { synthesizer.render(left: $0.baseAddress!, right: $0.baseAddress!, frames: rate / 2) }
             if !drums { synthesizer.controlChange(channel: channel, controller: 0, value: Int(preset.bank)) }
             synthesizer.programChange(channel: channel, program: Int(preset.program))
             let writer = try AudioFileWriter(path: "\(folder)/\(preset.bank)-\(preset.program).\(name).wav", container: .wav, encoding: .float32,
