@@ -103,7 +103,7 @@ struct Voice {
         // else the sample's); the sample's own pitch from its root key less its correction.
         playedKey = region[.keyNumber] >= 0 ? Int(region[.keyNumber]) : key
         scaleTuning = min(max(region[.scaleTuning], 0), 1_200)
-        rootKey = region[.overridingRootKey] >= 0 ? Int(region[.overridingRootKey]) : header.originalPitch > 127 ? 60 : Int(header.originalPitch)
+        rootKey = region[.overridingRootKey] >= 0 ? Int(min(region[.overridingRootKey], 127)) : header.originalPitch > 127 ? 60 : Int(header.originalPitch)
         keyPitch = Self.keyPitch(playedKey, scaleTuning: scaleTuning, rootKey: rootKey, tuning: tuning)
         rootPitch = Double(rootKey) * 100 - Double(header.pitchCorrection)
         rateRatio = Double(max(header.sampleRate, 1)) / sampleRate

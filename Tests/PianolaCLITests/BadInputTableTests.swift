@@ -136,7 +136,7 @@ struct BadInputTableTests {
         }, says: "--delay -5.0: use 0 to 60000 milliseconds"),
         Row(description: "an effect that does not exist", arguments: {
             ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", font, "--fx", "lopass,cutoff=800"]
-        }, says: "--fx 'lopass,cutoff=800': no built-in effect 'lopass' (built in: lowpass, "),
+        }, says: "--fx 'lopass,cutoff=800': no built-in effect 'lopass'; did you mean 'lowpass'?"),
         Row(description: "an effect parameter that does not exist", arguments: {
             ["play", try $0.write("song.mid", RenderCommandTests.song()), "--soundfont", font, "--fx", "lowpass,frequency=800"]
         }, says: "--fx 'lowpass,frequency=800': lowpass has no parameter 'frequency' (it has cutoff, q)"),
@@ -162,10 +162,10 @@ struct BadInputTableTests {
             ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", font,
              "--fx", "http://drobilla.net/plugins/mda/Delay,feedback=2"]
         }, says: "feedback 2 is out of range: use 0 to 1"),
-        Row(description: "an LV2 plugin whose message port must be connected", arguments: {
+        Row(description: "an LV2 plugin a stereo bus cannot take (an oscillator: no audio input)", arguments: {
             ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", font,
-             "--fx", "http://gareus.org/oss/lv2/fil4#stereo"]
-        }, says: "its atom port 'control' must be connected, which Pianola's effects do not do yet"),
+             "--fx", "http://plugin.org.uk/swh-plugins/analogueOsc"]
+        }, says: "has 0 audio inputs and 1 outputs; an effect on a stereo bus takes 1 or 2 of each"),
         Row(description: "an instrument plugin as an effect", arguments: {
             ["render", try $0.write("song.mid", RenderCommandTests.song()), "-o", $0.url.appendingPathComponent("out.wav").path, "--soundfont", font,
              "--fx", "mda piano"]
