@@ -26,6 +26,13 @@ final class LV2AuxiliaryPorts {
     /// Connects `plugin`'s atom, CV and side-chain ports of `instance` (runs of at most
     /// `maxFrames`) to buffers of their own; ports of another kind to nothing. Control thread.
     init(_ plugin: LV2PluginInfo, instance: UnsafeMutablePointer<LilvInstance>, maxFrames: Int) {
+        /// A buffer of `frames` zeros, kept in `signals`.
+        func silence(_ frames: Int, into signals: inout [UnsafeMutablePointer<Float>]) -> UnsafeMutablePointer<Float> {
+            let signal = UnsafeMutablePointer<Float>.allocate(capacity: frames)
+            signal.initialize(repeating: 0, count: frames)
+            signals.append(signal)
+            return signal
+        }
         func bytes(_ count: Int) -> UnsafeMutableRawPointer {
             let buffer = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 16)
             buffer.initializeMemory(as: UInt8.self, repeating: 0, count: count)
@@ -43,11 +50,10 @@ final class LV2AuxiliaryPorts {
             case .atom:
                 connected = bytes(Self.sequenceCapacity)
                 chunks.append(connected!)
-            case .cv, .audio where port.isInput && port.isSideChain:
-                let signal = UnsafeMutablePointer<Float>.allocate(capacity: maxFrames)
-                signal.initialize(repeating: 0, count: maxFrames)
-                signals.append(signal)
-                connected = UnsafeMutableRawPointer(signal)
+            case .cv:
+                connected = UnsafeMutableRawPointer(silence(maxFrames, into: &signals))
+            case .audio where port.isInput && port.isSideChain:
+                connected = UnsafeMutableRawPointer(silence(maxFrames, into: &signals))
             case .other: connected = nil
             default: continue
             }
