@@ -44,11 +44,10 @@ struct Voice {
     /// key's pitch in cents before the tunings, the sample's root pitch, its rate over the
     /// output's, the output rate and gain.
     private var key: Int, velocity: Int
-    /// The key whose pitch it plays (the zone's key number, else the note's), the zone's
-    /// scale tuning (cents a key) and the sample's root key (the zone's override, else the
-    /// sample's), which place it in its channel's key tuning.
+    /// The key whose pitch it plays (the zone's key number, else the note's) and the zone's
+    /// scale tuning (cents a key), which place it in its channel's key tuning.
     private var playedKey: Int
-    private let scaleTuning: Int32, rootKey: Int
+    private let scaleTuning: Int32
     private var keyPitch: Double
     private let rootPitch: Double, rateRatio: Double, sampleRate: Double
     private let gain: Float
@@ -99,13 +98,15 @@ struct Voice {
         let loopStart = Int(header.loopStart) - origin + Int(region[.startLoopAddressOffset]) + 32_768 * Int(region[.startLoopAddressCoarseOffset])
         let loopEnd = Int(header.loopEnd) - origin + Int(region[.endLoopAddressOffset]) + 32_768 * Int(region[.endLoopAddressCoarseOffset])
         let first = min(max(start, 0), data.count - 1), last = min(max(end, first + 1), data.count)
-        // Pitch in cents: the key scaled by the scale tuning about the root key (the zone's,
-        // else the sample's); the sample's own pitch from its root key less its correction.
+        // Pitch in cents: the sample's own from its root key (the zone's, else the sample's)
+        // less its correction; the key's scaled by the scale tuning about that.
         playedKey = region[.keyNumber] >= 0 ? Int(region[.keyNumber]) : key
-        scaleTuning = min(max(region[.scaleTuning], 0), 1_200)
-        rootKey = region[.overridingRootKey] >= 0 ? Int(min(region[.overridingRootKey], 127)) : header.originalPitch > 127 ? 60 : Int(header.originalPitch)
-        keyPitch = Self.keyPitch(playedKey, scaleTuning: scaleTuning, rootKey: rootKey, tuning: tuning)
+        // Not held to the generator's range: libfluidsynth plays a preset's and an instrument's
+        // sum as it is, so a negative one turns the keyboard round (FluidR3_GS's sound effects).
+        scaleTuning = region[.scaleTuning]
+        let rootKey = region[.overridingRootKey] >= 0 ? Int(min(region[.overridingRootKey], 127)) : header.originalPitch > 127 ? 60 : Int(header.originalPitch)
         rootPitch = Double(rootKey) * 100 - Double(header.pitchCorrection)
+        keyPitch = Self.keyPitch(playedKey, scaleTuning: scaleTuning, rootPitch: rootPitch, tuning: tuning)
         rateRatio = Double(max(header.sampleRate, 1)) / sampleRate
         self.key = key
         self.velocity = velocity
@@ -168,7 +169,7 @@ struct Voice {
         let before = attenuation
         (key, velocity) = (newKey, newVelocity)
         playedKey = region[.keyNumber] >= 0 ? Int(region[.keyNumber]) : newKey
-        keyPitch = Self.keyPitch(playedKey, scaleTuning: scaleTuning, rootKey: rootKey, tuning: keyTuning)
+        keyPitch = Self.keyPitch(playedKey, scaleTuning: scaleTuning, rootPitch: rootPitch, tuning: keyTuning)
         tuning = controllers.tuning
         let modulated = ModulatorSources.contributions(region.modulators, key: newKey, velocity: newVelocity, controllers: controllers)
         func value(_ generator: Generator) -> Int32 { region[generator] &+ Int32(modulated[Int(generator.rawValue)].rounded(.towardZero)) }
@@ -190,17 +191,19 @@ struct Voice {
     /// Plays the note in its channel's new MTS `tuning` (nil for none), worked out again as
     /// `update` does. Render thread only.
     mutating func retune(_ tuning: UnsafePointer<Double>?, region: Region, controllers: ChannelControllers) {
-        keyPitch = Self.keyPitch(playedKey, scaleTuning: scaleTuning, rootKey: rootKey, tuning: tuning)
+        keyPitch = Self.keyPitch(playedKey, scaleTuning: scaleTuning, rootPitch: rootPitch, tuning: tuning)
         update(region, controllers: controllers)
     }
 
-    /// The pitch in cents of `key` before the tunings: `scaleTuning` cents a key about
-    /// `rootKey`, which keeps its own pitch, or in an MTS `tuning` the scale tuning's share of
-    /// the key's distance from the root key there, as libfluidsynth places it. (libfluidsynth
-    /// 2.3 pivots about the root key less the sample's pitch correction, which its issue 1773
-    /// calls a bug: the correction is the sample's, whatever the scale tuning.)
-    private static func keyPitch(_ key: Int, scaleTuning: Int32, rootKey: Int, tuning: UnsafePointer<Double>?) -> Double {
-        guard let tuning else { return Double(scaleTuning) * Double(key - rootKey) + Double(rootKey) * 100 }
+    /// The pitch in cents of `key` before the tunings: `scaleTuning` cents a key about the
+    /// sample's `rootPitch` (its root key less its correction), which keeps its own pitch, or
+    /// in an MTS `tuning` the scale tuning's share of the key's distance from the root key
+    /// there. libfluidsynth 2.3's arithmetic, to the last bit: its fraction decides the whole
+    /// cent a pitch is played at. (Its issue 1773 leaves the correction out of the pivot in
+    /// later versions, which moves a corrected sample under a scale tuning other than 100.)
+    private static func keyPitch(_ key: Int, scaleTuning: Int32, rootPitch: Double, tuning: UnsafePointer<Double>?) -> Double {
+        guard let tuning else { return Double(scaleTuning) * (Double(key) - rootPitch / 100) + rootPitch }
+        let rootKey = min(max(Int(rootPitch / 100), 0), 127)
         return Double(scaleTuning) / 100 * (tuning[min(key, 127)] - tuning[rootKey]) + tuning[rootKey]
     }
 
@@ -341,7 +344,7 @@ struct Voice {
     mutating func glide(fromKey: Int, milliseconds: Int, scaleTuning: Int32) {
         let blocks = Int(sampleRate * 0.001 * Double(milliseconds) / Double(Units.controlBlock) + 0.5)
         guard blocks > 0 else { return }
-        glide = Double(min(max(scaleTuning, 0), 1_200)) * Double(fromKey - key)
+        glide = Double(scaleTuning) * Double(fromKey - key)
         glideStep = -glide / Double(blocks)
     }
 
