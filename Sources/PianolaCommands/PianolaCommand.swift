@@ -2,6 +2,7 @@ import ArgumentParser
 import Pianola
 import CPianola
 import FoundationEssentials
+import Glibc
 
 /// The `pianola` command: MIDI files in, music out. Main thread.
 public struct PianolaCommand: ParsableCommand {
@@ -20,6 +21,9 @@ public struct PianolaCommand: ParsableCommand {
     /// `timidity song.mid` does, and an unknown command gets one line naming the closest
     /// (`paly` → play) or listing them. Main thread.
     public static func mainWithShortcuts() {
+        // Plugins with a Qt side (drumkv1, synthv1…) make a QApplication as they are made, and
+        // abort when there is no display to open: with none, Qt draws off screen instead.
+        if getenv("DISPLAY") == nil && getenv("WAYLAND_DISPLAY") == nil { setenv("QT_QPA_PLATFORM", "offscreen", 0) }
         var arguments = Array(CommandLine.arguments.dropFirst())
         if let first = arguments.first, !first.hasPrefix("-"), first != "help" {
             let names = configuration.subcommands.map { $0._commandName }

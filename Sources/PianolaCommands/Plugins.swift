@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glibc
 import Pianola
 
 /// `pianola plugins`: the LV2 plugins installed, and what `--fx` can set on one.
@@ -10,9 +11,34 @@ struct Plugins: ParsableCommand {
     @Argument(help: ArgumentHelp("A plugin's URI or name: show its ports and presets.", valueName: "plugin"))
     var plugin: String?
 
+    @Flag(help: "Try each plugin (or the one named) in a child process: a second of noise through an effect, a chord on an instrument. Prints each verdict: ok, refused (why), bad-output, crashed or hung. Verdicts are cached until the plugin or Pianola changes.")
+    var check = false
+
+    @Flag(help: "With --check: try every plugin again, cached or not.")
+    var again = false
+
+    @Option(help: ArgumentHelp(visibility: .private))
+    var probe: String?
+
     func run() throws {
         let world: LV2World
         do { world = try LV2World.shared() } catch { throw fail(error.description) }
+        if let probe {   // the child of --check: one verdict line
+            do { print(LV2Probe.run(try world.plugin(probe)).description) } catch { print("not found: \(error.description)") }
+            return
+        }
+        if check {
+            let chosen: [LV2PluginInfo]
+            if let plugin { do { chosen = [try world.plugin(plugin)] } catch { throw fail(error.description) } } else { chosen = world.plugins }
+            var counts: [String: Int] = [:]
+            _ = PluginChecks.check(chosen, jobs: max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))), again: again) { result in
+                counts[result.verdict, default: 0] += 1
+                print("\(result.verdict)\t\(result.uri)\t\(result.detail)")
+                fflush(nil)
+            }
+            print("\(chosen.count) LV2 plugins checked: " + ["ok", "refused", "bad-output", "crashed", "hung"].map { "\(counts[$0, default: 0]) \($0)" }.joined(separator: ", "))
+            return
+        }
         guard let plugin else {
             for info in world.plugins { print(Self.line(info)) }
             print("\(world.plugins.count) LV2 plugins")

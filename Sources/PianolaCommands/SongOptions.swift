@@ -114,7 +114,7 @@ struct SongOptions: ParsableArguments {
         if let to { settings.toTick = try position(to, "--to", in: sequence) }
         if let end = settings.toTick, end <= settings.fromTick { throw fail("--to \(to!) is not after --from \(from ?? "0")") }
         (settings.effects, settings.effectBuses) = try effectChains(trackCount: sequence.tracks.count, secondsPerQuarter: settings.secondsPerQuarter(in: sequence))
-        settings.instruments = try instrument.map { text in try instrumentRoute(text, tracks: tracks) }
+        settings.instruments = try instrument.compactMap { text in try instrumentRoute(text, tracks: tracks) }
         try checkBuses(settings, of: sequence, song: song)
         for text in audioFiles {
             // FILE@POSITION when what follows the last @ is a position; else the whole is the file.
@@ -132,13 +132,16 @@ struct SongOptions: ParsableArguments {
     }
 
     /// One `--instrument TRACKS=PLUGIN[,SYMBOL=VALUE…]`, its tracks found in the song and its
-    /// plugin and values checked; one line for what is wrong.
-    func instrumentRoute(_ text: String, tracks: TrackSelection) throws -> SongGraph.InstrumentRoute {
+    /// plugin and values checked; one line for what is wrong. Nil (with a warning) for a
+    /// plugin that crashed, hung or gave bad output when tried in a child process: its tracks
+    /// play on the SoundFont.
+    func instrumentRoute(_ text: String, tracks: TrackSelection) throws -> SongGraph.InstrumentRoute? {
         guard let split = text.firstIndex(of: "="), split != text.startIndex else {
             throw fail("--instrument \(text): give TRACKS=PLUGIN, e.g. 2=mda piano")
         }
         let spec: InstrumentSpec
         do { spec = try InstrumentSpec(String(text[text.index(after: split)...])) } catch { throw fail("--instrument \(text): \(error.reason)") }
+        guard PluginChecks.loadable(spec.plugin, as: "--instrument") else { return nil }
         return SongGraph.InstrumentRoute(tracks: try tracks.tracks([String(text[..<split])]), instrument: spec)
     }
 
@@ -164,6 +167,7 @@ struct SongOptions: ParsableArguments {
             let spec: EffectSpec
             do { spec = try EffectSpec(specText) } catch { throw fail("--fx \(error)") }
             if let problem = spec.problem(atSampleRate: sampleRate, secondsPerQuarter: secondsPerQuarter) { throw fail("--fx \(problem)") }
+            if let plugin = spec.plugin, !PluginChecks.loadable(plugin, as: "--fx") { continue }
             guard let selectorText else {
                 master.append(spec)
                 continue

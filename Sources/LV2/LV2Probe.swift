@@ -1,0 +1,81 @@
+import DSP
+
+/// What a plugin did when tried in this process: made as an effect or an instrument, run over
+/// two seconds of sound (an effect: a second of noise then a second of silence; an
+/// instrument: a chord held and released), its output looked at. Meant for a child process,
+/// since a plugin may crash or hang its host. Control thread.
+public struct LV2Probe: Hashable, Sendable, CustomStringConvertible {
+    /// The plugin's verdict. Any thread.
+    public enum Verdict: String, Hashable, Sendable {
+        /// It ran and gave finite output.
+        case ok
+        /// Pianola cannot host it (its ports, a feature it needs, or it failed to instantiate).
+        case refused
+        /// It ran but gave NaN or infinite samples.
+        case badOutput = "bad-output"
+    }
+
+    /// The verdict. Any thread.
+    public let verdict: Verdict
+    /// Why, or what was seen (peak level, latency, denormal samples): one line. Any thread.
+    public let detail: String
+
+    /// `ok: peak -12.0 dBFS` or `refused: why`. Any thread.
+    public var description: String { "\(verdict.rawValue): \(detail)" }
+
+    /// Tries `plugin` at `sampleRate` in runs of 512 frames. Control thread (it renders in place).
+    public static func run(_ plugin: LV2PluginInfo, sampleRate: Int = 48_000) -> LV2Probe {
+        let frames = 2 * sampleRate, block = 512
+        let left = UnsafeMutablePointer<Float>.allocate(capacity: frames), right = UnsafeMutablePointer<Float>.allocate(capacity: frames)
+        defer { left.deallocate(); right.deallocate() }
+        left.initialize(repeating: 0, count: frames)
+        right.initialize(repeating: 0, count: frames)
+        var latency = 0
+        do throws(LV2Error) {
+            if !plugin.takesMIDI || plugin.audioInputs.contains(where: { !$0.isOptional }) {
+                let unit = try LV2EffectUnit(plugin, sampleRate: sampleRate, maxFrames: block, offline: true)
+                var seed: UInt32 = 1
+                for i in 0..<sampleRate {   // a second of white noise at -12 dBFS, a different one a side
+                    seed = seed &* 1_664_525 &+ 1_013_904_223
+                    left[i] = (Float(seed >> 8) / Float(1 << 24) - 0.5) * 0.5
+                    seed = seed &* 1_664_525 &+ 1_013_904_223
+                    right[i] = (Float(seed >> 8) / Float(1 << 24) - 0.5) * 0.5
+                }
+                let slice = StereoSlice(left: left, right: right, frames: frames)
+                for start in stride(from: 0, to: frames, by: block) { unit.process(slice.dropFirst(start, count: min(block, frames - start))) }
+                latency = unit.latencyFrames
+            } else {
+                let instrument = try LV2Instrument(plugin, sampleRate: sampleRate, maxFrames: block, offline: true)
+                let release = frames / 2 / block * block
+                for start in stride(from: 0, to: frames, by: block) {
+                    if start == 0 || start == release {   // a C major chord, held a second
+                        for key: UInt8 in [60, 64, 67] {
+                            let message: [UInt8] = [start == 0 ? 0x90 : 0x80, key, 100]
+                            message.withUnsafeBytes { instrument.add($0, atFrame: 0) }
+                        }
+                    }
+                    instrument.run(left: left + start, right: right + start, frames: min(block, frames - start))
+                }
+            }
+        } catch {
+            return LV2Probe(verdict: .refused, detail: error.description)
+        }
+        var peak: Float = 0, subnormal = 0
+        for i in 0..<frames {
+            for sample in [left[i], right[i]] {
+                guard sample.isFinite else { return LV2Probe(verdict: .badOutput, detail: "a non-finite sample (\(sample)) at frame \(i)") }
+                peak = max(peak, abs(sample))
+                if sample.isSubnormal { subnormal += 1 }
+            }
+        }
+        let decibels = (200 * log10(Double(peak))).rounded() / 10
+        var seen = [peak > 0 ? "peak \(decibels) dBFS" : "silent"]
+        if latency != 0 { seen.append("latency \(latency) frames") }
+        if subnormal != 0 { seen.append("\(subnormal) denormal samples") }
+        return LV2Probe(verdict: .ok, detail: seen.joined(separator: ", "))
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
