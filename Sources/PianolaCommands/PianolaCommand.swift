@@ -23,7 +23,8 @@ public struct PianolaCommand: ParsableCommand {
     public static func mainWithShortcuts() {
         // Plugins with a Qt side (drumkv1, synthv1…) make a QApplication as they are made, and
         // abort when there is no display to open: with none, Qt draws off screen instead.
-        if getenv("DISPLAY") == nil && getenv("WAYLAND_DISPLAY") == nil { setenv("QT_QPA_PLATFORM", "offscreen", 0) }
+        let unset = { (name: String) in getenv(name).map { $0.pointee == 0 } ?? true }
+        if unset("DISPLAY") && unset("WAYLAND_DISPLAY") { setenv("QT_QPA_PLATFORM", "offscreen", 0) }
         var arguments = Array(CommandLine.arguments.dropFirst())
         if let first = arguments.first, !first.hasPrefix("-"), first != "help" {
             let names = configuration.subcommands.map { $0._commandName }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AudioFile
 import Glibc
 import Pianola
 
@@ -20,11 +21,29 @@ struct Plugins: ParsableCommand {
     @Option(help: ArgumentHelp(visibility: .private))
     var probe: String?
 
+    /// With --probe: run the plugin over this file instead (stereo, float), `block` frames a
+    /// run, and write what comes out to `applyOutput`: how Tools/lv2_table.py compares a
+    /// plugin with lv2apply at lv2apply's own block length.
+    @Option(help: ArgumentHelp(visibility: .private))
+    var apply: String?
+
+    @Option(help: ArgumentHelp(visibility: .private))
+    var applyOutput: String?
+
+    @Option(help: ArgumentHelp(visibility: .private))
+    var block = 512
+
     func run() throws {
         let world: LV2World
         do { world = try LV2World.shared() } catch { throw fail(error.description) }
         if let probe {   // the child of --check: one verdict line
-            do { print(LV2Probe.run(try world.plugin(probe)).description) } catch { print("not found: \(error.description)") }
+            let info: LV2PluginInfo
+            do { info = try world.plugin(probe) } catch { print("not found: \(error.description)"); return }
+            guard let apply, let applyOutput else {
+                print(LV2Probe.run(info).description)
+                return
+            }
+            do { try Self.apply(info, from: apply, to: applyOutput, block: block) } catch { throw fail("\(error)") }
             return
         }
         if check {
@@ -60,6 +79,25 @@ struct Plugins: ParsableCommand {
             print("  \(direction) \(port.kind.rawValue + String(repeating: " ", count: max(0, 7 - port.kind.rawValue.count))) \(port.symbol)\(range): \(port.name)\(port.isOptional ? " (optional)" : "")")
         }
         for preset in info.presets { print("  preset: \(preset.label)  <\(preset.uri)>") }
+    }
+
+    /// `plugin` as an effect over the audio file `input`, `block` frames a run, written to `output` (float WAV).
+    private static func apply(_ plugin: LV2PluginInfo, from input: String, to output: String, block: Int) throws {
+        let reader = try AudioFileReader(path: input)
+        let frames = Int(reader.frames)
+        var interleaved = [Float](repeating: 0, count: 2 * frames)
+        _ = try interleaved.withUnsafeMutableBufferPointer { try reader.read(into: $0.baseAddress!, frames: frames) }
+        var left = (0..<frames).map { interleaved[2 * $0] }, right = (0..<frames).map { interleaved[2 * $0 + 1] }
+        let unit = try LV2EffectUnit(plugin, sampleRate: reader.sampleRate, maxFrames: block, offline: true)
+        left.withUnsafeMutableBufferPointer { l in
+            right.withUnsafeMutableBufferPointer { r in
+                let slice = StereoSlice(left: l.baseAddress!, right: r.baseAddress!, frames: frames)
+                for start in stride(from: 0, to: frames, by: block) { unit.process(slice.dropFirst(start, count: min(block, frames - start))) }
+            }
+        }
+        let writer = try AudioFileWriter(path: output, container: .wav, encoding: .float32, sampleRate: reader.sampleRate, overwrite: true)
+        try writer.write(left: left, right: right, frames: frames)
+        try writer.close()
     }
 
     /// Name, URI, class and the shape of a plugin, on one line.
