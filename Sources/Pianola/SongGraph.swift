@@ -188,6 +188,8 @@ public final class SongGraph {
     /// Pianola's own synthesizer's nodes, the song's first and then its effect buses'; none on
     /// libfluidsynth. Render thread once pulled.
     public let ownSynths: [SoundFontSynthNode]
+    /// The LV2 instruments that play tracks of the song (`--instrument`). Render thread once pulled.
+    public let instruments: [LV2InstrumentNode]
     /// Voices sounding in all the synthesizers. Control thread, between renders.
     public var activeVoiceCount: Int { samplers.reduce(0) { $0 + $1.synthesizer.activeVoiceCount } + ownSynths.reduce(0) { $0 + $1.synthesizer.activeVoices } }
     /// Notes and controllers played into the synthesizer now (a keyboard, MIDI thru), from
@@ -301,6 +303,7 @@ public final class SongGraph {
         let instrumentNodes = try settings.instruments.map { route throws(EffectSpecError) in
             LV2InstrumentNode(instrument: try route.instrument.makeInstrument(sampleRate: settings.sampleRate, maxFrames: maxFrames, offline: settings.isOffline), maxFrames: maxFrames)
         }
+        instruments = instrumentNodes
         // An instrument's tracks go to it whatever else the routing says, then the effect
         // buses take theirs; every synthesizer hears every system exclusive message.
         let sysex = SharedSysex(synthesizers: [synth] + busSynths)

@@ -50,6 +50,7 @@ public final class SongRenderer {
     public func recordLabels() {
         for sampler in songGraph.samplers { sampler.noteLog = NoteLog() }
         for own in songGraph.ownSynths { own.noteLog = NoteLog() }
+        for instrument in songGraph.instruments { instrument.noteLog = NoteLog() }
         labeller = NoteLabeller()
     }
 
@@ -62,7 +63,9 @@ public final class SongRenderer {
 
     /// Moves the synthesizers' reported key edges into the labeller.
     private func takeNoteEdges() {
-        for log in songGraph.samplers.compactMap(\.noteLog) + songGraph.ownSynths.compactMap(\.noteLog) { labeller?.add(log.take()) }
+        for log in songGraph.samplers.compactMap(\.noteLog) + songGraph.ownSynths.compactMap(\.noteLog) + songGraph.instruments.compactMap(\.noteLog) {
+            labeller?.add(log.take())
+        }
     }
 
     /// Renders up to `output.frames` more frames into the start of `output` and returns how

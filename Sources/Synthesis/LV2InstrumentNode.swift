@@ -14,14 +14,23 @@ public final class LV2InstrumentNode: AudioNode, MIDIDestination, @unchecked Sen
     private let scheduled = MIDISchedule(capacity: 16_384, sysexCapacity: 1 << 12)
     private let maxFrames: Int
     private let framing = UnsafeMutablePointer<UInt8>.allocate(capacity: (1 << 12) + 2)   // a sysex with its F0 and F7
+    /// Each channel's program, bank select MSB and LSB (-1 until sent), for the note log.
+    private let programs = UnsafeMutablePointer<Int16>.allocate(capacity: 48)
+    /// Where the keys it presses and releases are reported, on the frames the plugin gets
+    /// them (`render --labels`); nil: not reported. Set on the control thread before rendering.
+    public var noteLog: NoteLog?
 
     /// A node playing `instrument`, which runs at most `maxFrames` at a time. Control thread.
     public init(instrument: LV2Instrument, maxFrames: Int) {
         self.instrument = instrument
         self.maxFrames = maxFrames
+        programs.initialize(repeating: -1, count: 48)
     }
 
-    deinit { framing.deallocate() }
+    deinit {
+        framing.deallocate()
+        programs.deallocate()
+    }
 
     /// Nothing to allocate: the instrument renders straight into the output. Control thread.
     public func prepare(format: AudioFormat, maxFrames: Int) {
@@ -55,9 +64,25 @@ public final class LV2InstrumentNode: AudioNode, MIDIDestination, @unchecked Sen
             } else {
                 let length = event.status & 0xF0 == 0xC0 || event.status & 0xF0 == 0xD0 ? 2 : 3
                 withUnsafeBytes(of: (event.status, event.data1, event.data2)) { instrument.add(UnsafeRawBufferPointer(rebasing: $0[0..<length]), atFrame: offset) }
+                if let noteLog { log(event, at: time + SampleTime(offset), to: noteLog) }
             }
             scheduled.removeFirst()
         }
         instrument.run(left: output.left, right: output.right, frames: output.frames)
+    }
+
+    /// Follows `event`'s program and bank, and reports a key it presses or releases at `frame`.
+    @inline(__always) private func log(_ event: MIDISchedule.Event, at frame: SampleTime, to noteLog: NoteLog) {
+        let channel = Int(event.status & 0x0F), state = channel * 3
+        switch event.status & 0xF0 {
+        case 0xC0: programs[state] = Int16(event.data1)
+        case 0xB0 where event.data1 == 0: programs[state + 1] = Int16(event.data2)
+        case 0xB0 where event.data1 == 32: programs[state + 2] = Int16(event.data2)
+        case 0x90, 0x80:
+            let velocity = event.status & 0xF0 == 0x90 ? event.data2 : 0
+            noteLog.record(channel: channel, key: event.data1, velocity: velocity, program: Int(max(0, programs[state])),
+                           bank: Int(max(0, programs[state + 1])) << 7 | Int(max(0, programs[state + 2])), at: frame)
+        default: break
+        }
     }
 }

@@ -46,4 +46,16 @@ struct InstrumentCommandTests {
             #expect(abs(cents) < 10, "key \(note.key): \(heard) Hz for \(expected) Hz")
         }
     }
+
+    @Test("--labels lists the notes an LV2 instrument plays, on the frames it was given them")
+    func labelsOfAnInstrument() throws {
+        let scratch = try Scratch()
+        let song = try scratch.write("song.mid", Self.song(notes: Self.notes.count))
+        let out = scratch.url.appendingPathComponent("out.wav").path, labels = scratch.url.appendingPathComponent("notes.csv").path
+        let run = try CLIRun.pianola("render", song, "-o", out, "--soundfont", RenderCommandTests.testFont, "--labels", labels,
+                                    "--instrument", "1=mda piano")
+        #expect(run.status == 0, "\(run.stderr)")
+        let rows = try String(contentsOfFile: labels, encoding: .utf8).split(separator: "\n").dropFirst().map { $0.split(separator: ",").map(String.init) }
+        #expect(rows.map { [$0[1], $0[2], $0[5], $0[6]] } == Self.notes.map { ["\($0.key)", "100", "\($0.tick * 50)", "\(($0.tick + 240) * 50)"] })
+    }
 }
