@@ -163,6 +163,10 @@ struct Envelope {
         if stage == .attack && kind == .volume {
             let gain = max(value, 1e-6)
             value = min(max(1 + 200 * log10f(gain) / Units.peakAttenuation, 0), 1)
+        } else if stage == .attack {
+            // The modulation envelope's attack gives its value through the convex curve: the
+            // release falls from what it gave, as libfluidsynth's does, not from the line under it.
+            value = modulation
         } else if stage == .delay {
             value = 0
         }
