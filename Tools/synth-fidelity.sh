@@ -9,6 +9,7 @@
 #
 # usage: Tools/synth-fidelity.sh FONT.sf2 [MIDI-FOLDER] [PIANOLA]
 #   MIDI-FOLDER defaults to ../shared/corpus/midi, PIANOLA to .build/release/pianola.
+#   EFFECTS=on renders both with their reverb and chorus on (each engine's own, at its defaults).
 set -euo pipefail
 font=${1:?usage: Tools/synth-fidelity.sh FONT.sf2 [MIDI-FOLDER] [PIANOLA]}
 folder=${2:-../shared/corpus/midi}
@@ -24,9 +25,9 @@ one() {   # one song: its distance, or the reason it has none
     local song=$1 name out
     name=$(basename "$song")
     out="$work/$name"
-    if ! "$pianola" render "$song" -o "$out.fluidsynth.wav" --soundfont "$font" --synth fluidsynth --whole-font --reverb off --chorus off \
+    if ! "$pianola" render "$song" -o "$out.fluidsynth.wav" --soundfont "$font" --synth fluidsynth --whole-font --reverb "$effects" --chorus "$effects" \
             --to 40 --tail 2 --force > /dev/null 2> "$out.err" \
-       || ! "$pianola" render "$song" -o "$out.pianola.wav" --soundfont "$font" --synth pianola --reverb off --chorus off \
+       || ! "$pianola" render "$song" -o "$out.pianola.wav" --soundfont "$font" --synth pianola --reverb "$effects" --chorus "$effects" \
             --to 40 --tail 2 --force > /dev/null 2>> "$out.err"; then
         echo "$name skipped: $(head -c 200 "$out.err" | tr '\n' ' ')"
         return
@@ -40,7 +41,8 @@ one() {   # one song: its distance, or the reason it has none
     rm -f "$out.fluidsynth.wav" "$out.pianola.wav"
 }
 export -f one
-export work font pianola distance
+effects=${EFFECTS:-off}
+export work font pianola distance effects
 find "$folder" -maxdepth 1 -iname '*.mid' -print0 | sort -z | xargs -0 -n1 -P2 bash -c 'one "$0"' | sort > "$work/results"
 cat "$work/results"
 awk '$2 ~ /^[0-9.]+$/ { print $2 }' "$work/results" | sort -g | awk -v font="$(basename "$font")" '

@@ -7,8 +7,8 @@ import Synchronization
 /// Ardour scan theirs: a plugin that crashes or hangs ends a child, not the render. Each child
 /// is `pianola plugins --probe URI` (LV2Probe) with LV2_PATH set to the plugin's bundle; its
 /// verdict is kept in a cache (`$XDG_CACHE_HOME/pianola/lv2-checks.tsv`, else
-/// `~/.cache/pianola/…`), keyed by Pianola's version and the bundle's files (their newest
-/// change and total size), so a plugin is tried again only when it or Pianola changes.
+/// `~/.cache/pianola/…`), keyed by Pianola's version and binary and the bundle's files (their
+/// newest change and total size), so a plugin is tried again only when it or Pianola changes.
 /// Main thread.
 enum PluginChecks {
     /// A plugin's verdict: `ok`, `refused`, `bad-output` (from the child), `crashed` or `hung`. Any thread.
@@ -31,9 +31,12 @@ enum PluginChecks {
         return home + "/.cache/pianola/lv2-checks.tsv"
     }
 
-    /// What identifies this build of Pianola with this version of `plugin`'s bundle.
+    /// What identifies this build of Pianola (its version, and its binary's size and time)
+    /// with this version of `plugin`'s bundle.
     static func stamp(_ plugin: LV2PluginInfo) -> String {
         var newest = 0, total = 0
+        var binary = stat()
+        _ = stat("/proc/self/exe", &binary)
         if let folder = opendir(plugin.bundle) {
             defer { closedir(folder) }
             while let entry = readdir(folder) {
@@ -44,7 +47,7 @@ enum PluginChecks {
                 total += Int(info.st_size)
             }
         }
-        return "\(PIANOLA_VERSION_STRING) \(newest) \(total)"
+        return "\(PIANOLA_VERSION_STRING) \(binary.st_size) \(binary.st_mtim.tv_sec) \(newest) \(total)"
     }
 
     /// The cached verdicts, by URI, with their stamps.
