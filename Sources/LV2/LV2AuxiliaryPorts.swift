@@ -40,6 +40,7 @@ final class LV2AuxiliaryPorts {
         }
         var sequencePorts: [Int] = [], sequences: [UnsafeMutableRawPointer] = [], chunks: [UnsafeMutableRawPointer] = []
         var signals: [UnsafeMutablePointer<Float>] = []
+        let keys = Set(plugin.sideChainInputs.map(\.index))
         for port in plugin.ports {
             let connected: UnsafeMutableRawPointer?
             switch port.kind {
@@ -52,7 +53,7 @@ final class LV2AuxiliaryPorts {
                 chunks.append(connected!)
             case .cv:
                 connected = UnsafeMutableRawPointer(silence(maxFrames, into: &signals))
-            case .audio where port.isInput && port.isSideChain:
+            case .audio where keys.contains(port.index):
                 connected = UnsafeMutableRawPointer(silence(maxFrames, into: &signals))
             case .other: connected = nil
             default: continue

@@ -82,19 +82,20 @@ public final class LV2EffectUnit: EffectUnit {
         inputs = made.map { _ in buffers(ins) }
         outputs = made.map { _ in buffers(outs) }
         auxiliaries = made.map { LV2AuxiliaryPorts(plugin, instance: $0.pointer, maxFrames: maxFrames) }
+        let signalInputs = Set(plugin.audioInputs.map(\.index))
         for (k, made) in made.enumerated() {
             let instance = made.pointer
             var (i, o) = (0, 0)
             for port in plugin.ports {
                 switch port.kind {
                 case .control: lilv_instance_connect_port(instance, UInt32(port.index), controls[k] + port.index)
-                case .audio where port.isInput && !port.isSideChain:
+                case .audio where signalInputs.contains(port.index):
                     lilv_instance_connect_port(instance, UInt32(port.index), inputs[k][i])
                     i += 1
                 case .audio where !port.isInput:
                     lilv_instance_connect_port(instance, UInt32(port.index), outputs[k][o])
                     o += 1
-                default: break   // LV2AuxiliaryPorts connected it
+                default: break   // LV2AuxiliaryPorts connected it (a side chain's input among them)
                 }
             }
             made.activate()

@@ -49,7 +49,7 @@ public final class LV2Instrument {
             case .audio where !port.isInput:
                 lilv_instance_connect_port(instance, UInt32(port.index), outputs[o])
                 o += 1
-            case .audio where !port.isSideChain: lilv_instance_connect_port(instance, UInt32(port.index), nil)   // optional
+            case .audio where !plugin.sideChainInputs.contains(port): lilv_instance_connect_port(instance, UInt32(port.index), nil)   // optional
             default: break
             }
         }

@@ -74,9 +74,20 @@ public struct LV2PluginInfo: Hashable, Sendable {
     public let latencyPort: Int?
 
     /// Its audio input ports, side chains aside. Any thread.
-    public var audioInputs: [LV2Port] { ports.filter { $0.kind == .audio && $0.isInput && !$0.isSideChain } }
-    /// Its side-chain audio inputs (keys). Any thread.
-    public var sideChainInputs: [LV2Port] { ports.filter { $0.kind == .audio && $0.isInput && $0.isSideChain } }
+    public var audioInputs: [LV2Port] { splitInputs.signal }
+    /// Its side-chain audio inputs (keys), which Pianola feeds silence: those with
+    /// lv2:isSideChain, and optional inputs past the first two (Calf's and others' keys, which
+    /// say only that they may be left unconnected). Any thread.
+    public var sideChainInputs: [LV2Port] { splitInputs.keys }
+
+    /// The audio inputs, parted into the signal's and the keys.
+    private var splitInputs: (signal: [LV2Port], keys: [LV2Port]) {
+        var signal: [LV2Port] = [], keys: [LV2Port] = []
+        for port in ports where port.kind == .audio && port.isInput {
+            if port.isSideChain || (signal.count >= 2 && port.isOptional) { keys.append(port) } else { signal.append(port) }
+        }
+        return (signal, keys)
+    }
     /// Its audio output ports. Any thread.
     public var audioOutputs: [LV2Port] { ports.filter { $0.kind == .audio && !$0.isInput } }
     /// Its control input ports: the parameters a spec sets. Any thread.

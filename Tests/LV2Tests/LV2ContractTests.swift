@@ -50,6 +50,16 @@ struct LV2ContractTests {
         #expect(first.left.contains { $0 != 0 })
     }
 
+    @Test("Calf's Sidechain Compressor, whose keys say only that they may be left unconnected (two optional inputs past the first two), is a stereo effect with two silent keys")
+    func optionalInputsPastTwoAreKeys() throws {
+        let plugin = try LV2World.shared().plugin("http://calf.sourceforge.net/plugins/SidechainCompressor")
+        #expect(plugin.audioInputs.map(\.symbol) == ["in_l", "in_r"] && plugin.sideChainInputs.map(\.symbol) == ["sidechain", "sidechain2"])
+        let signal = LV2ApplyTests.input(channels: 2)
+        let out = Self.process(try LV2EffectUnit(plugin, sampleRate: 48_000, maxFrames: 512), left: signal[0], right: signal[1])
+        #expect(out.left.allSatisfy(\.isFinite) && out.right.allSatisfy(\.isFinite))
+        #expect(out.left.contains { $0 != 0 } && Self.snr(out.left, out.right) < 10)
+    }
+
     @Test("LSP's graphic equalizer in FIR mode reports its latency on out_latency (lv2:reportsLatency), and an impulse comes out that many frames late; its mode's choices carry labels")
     func latencyFromTheDesignatedPort() throws {
         let plugin = try LV2World.shared().plugin("http://lsp-plug.in/plugins/lv2/graph_equalizer_x16_stereo")
