@@ -149,9 +149,12 @@ struct Envelope {
         }
     }
 
-    /// Makes the release last `timecents` (from full scale). Render thread only.
+    /// Makes the release last `timecents` (from full scale), a volume's 16 ms at least. Render thread only.
     mutating func setRelease(_ timecents: Int32, sampleRate: Double) {
-        let release: Int32 = 1 + Units.blocks(Units.stageSeconds(timecents), sampleRate: sampleRate)
+        // A volume release is at least 16 ms (−7200 timecents), as libfluidsynth holds it (its
+        // FLUID_MIN_VOLENVRELEASE, against clicks); a modulation release is not held.
+        let held = kind == .volume ? max(timecents, -7_200) : timecents
+        let release: Int32 = 1 + Units.blocks(Units.stageSeconds(held), sampleRate: sampleRate)
         blocks[Stage.release.rawValue] = release
         increment[Stage.release.rawValue] = -1 / Float(release)
     }

@@ -219,6 +219,8 @@ extension VoiceTests {
         Note(generators: [.attenuation(1000), .release(-1200)], velocity: 10, volume: 60),
         // …but quiet by the volume alone, it plays to the release's end.
         Note(generators: [.attenuation(1440), .release(-1200)], volume: 20),
+        // A release of 1 ms lasts libfluidsynth's least, 16 ms (-7200 timecents).
+        Note(generators: [.release(-12000)]),
     ])
     func endsWhereLibfluidsynthEnds(note: Note) throws {
         let released = note.generators.contains { if case .release = $0 { true } else { false } }
