@@ -197,7 +197,7 @@ enum PluginChecks {
         private static func folder(linking bundle: String) -> String? {
             var template = Array("/tmp/pianola-lv2-check.XXXXXX".utf8CString)
             guard mkdtemp(&template) != nil else { return nil }
-            let folder = String(cString: template)
+            let folder = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             guard symlink(bundle, folder + "/" + bundle.split(separator: "/").last!) == 0 else {
                 rmdir(folder)
                 return nil
