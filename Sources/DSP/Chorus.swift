@@ -2,12 +2,14 @@
 import Glibc
 #endif
 
-/// A stereo chorus for a mono send: copies of the input read from one delay line at delays
-/// that sweep with sine LFOs (their phases spread evenly), each copy on both sides, the right
-/// one a 200th of a sweep behind and inverted, so that the sides move against each other as
-/// libfluidsynth's chorus's do (their correlation measured near −0.9 on a held note). The parameters are libfluidsynth's (voices, level, speed,
-/// depth). Allocates only at init; every frame is processed alone, so where a render is split
-/// changes nothing. Render thread only, after `init`.
+/// A stereo chorus for a mono send, built as libfluidsynth 2's is: one delay line of 2,048
+/// frames read by `voices` blocks, each at a delay that a sine LFO sweeps (phases spread
+/// evenly) about the sweep's depth, updated every few frames and read between frames through a
+/// first-order all-pass interpolator; the even blocks feed the left side and the odd the right
+/// (an odd count's last block both), and a stereo unit of full width mixes each side with the
+/// other inverted (wet × 11/6 and −3/2, over the level's 1 + width/5). The parameters are
+/// libfluidsynth's (voices, level, speed, depth). Allocates only at init; every frame is
+/// processed alone, so where a render is split changes nothing. Render thread only, after `init`.
 public final class Chorus {
     /// The chorus's settings, libfluidsynth's four (its sine type). Any thread.
     public struct Settings: Equatable, Sendable {
@@ -17,125 +19,144 @@ public final class Chorus {
         public var level = 2.0
         /// 0.1...5 Hz: how fast the delays sweep.
         public var speed = 0.3
-        /// 0...256 ms: how far the delays sweep.
+        /// 0...256 ms: how far the delays sweep (held to the line's 2,048 frames, as libfluidsynth holds it).
         public var depth = 8.0
 
         /// libfluidsynth's defaults. Any thread.
         public init() {}
     }
 
-    /// The output's scale: the wet level at libfluidsynth's defaults, measured.
-    private static let outputScale: Float = 3.1
-    /// The shortest delay a copy reads at, in seconds.
-    private static let minimumDelay = 0.001
+    /// Frames in the delay line (libfluidsynth's MAX_SAMPLES), and the one more it reads past for interpolating.
+    private static let lineFrames = 2_048
+    /// The modulators move every `lowRate` frames (libfluidsynth's MOD_RATE, 4 at its greatest depth).
+    private static let lowRate = 5, highRate = 4, lowDepth = 176, highDepth = lineFrames / 2
 
-    private let line: UnsafeMutablePointer<Float>
-    private let mask: Int
-    private var write = 0
-    /// Frames of silent input up to the last one processed (counted up to the line's length,
-    /// past which the line holds only zeros and the chorus adds nothing).
-    private var silentFrames = 0
-    private let sampleRate: Double
+    private let line: UnsafeMutablePointer<Double>
+    private let size = Chorus.lineFrames + 1
+    private var lineIn = 0
+    /// The modulated centre of the read positions, how far the sines move them, how often, and
+    /// the frames until they next move (0: on the next frame).
+    private var centre = 0.0, depth = 0, rate = Chorus.lowRate, untilUpdate = 0
+    /// Per block: its sine's phase (in turns), where it reads, the fraction between frames, and
+    /// the all-pass interpolator's last output.
+    private let phases: UnsafeMutablePointer<Double>, reads: UnsafeMutablePointer<Int>
+    private let fractions: UnsafeMutablePointer<Double>, previous: UnsafeMutablePointer<Double>
+    private var phaseStep = 0.0
     private var voices = 0
-    private var phases: UnsafeMutablePointer<Double>
-    private let lfos: UnsafeMutablePointer<SIMD4<Double>>   // per voice, while processing: the phasors
-    private var phaseStep = 0.0, centre = 0.0, sweep = 0.0
-    private var gain: Float = 0
+    private var wet1 = 0.0, wet2 = 0.0
+    /// Frames of silent input in a row (up to the line's length, past which it holds only zeros).
+    private var silentFrames = Chorus.lineFrames + 1
     /// The settings in force. Render thread only.
     public private(set) var settings = Settings()
+    private let sampleRate: Double
 
     /// A chorus at `sampleRate` with `settings`. Control thread.
     public init(sampleRate: Double, settings: Settings = Settings()) {
         self.sampleRate = sampleRate
-        let longest = Int((Self.minimumDelay + 0.256) * sampleRate) + 4
-        var size = 1
-        while size < longest { size <<= 1 }
-        line = .allocate(capacity: size)
-        line.initialize(repeating: 0, count: size)
-        mask = size - 1
-        silentFrames = size
+        line = .allocate(capacity: Chorus.lineFrames + 1)
+        line.initialize(repeating: 0, count: Chorus.lineFrames + 1)
         phases = .allocate(capacity: 99)
         phases.initialize(repeating: 0, count: 99)
-        lfos = .allocate(capacity: 99)
-        lfos.initialize(repeating: .zero, count: 99)
+        reads = .allocate(capacity: 99)
+        reads.initialize(repeating: 0, count: 99)
+        fractions = .allocate(capacity: 99)
+        fractions.initialize(repeating: 0, count: 99)
+        previous = .allocate(capacity: 99)
+        previous.initialize(repeating: 0, count: 99)
         set(settings)
     }
 
     deinit {
         line.deallocate()
         phases.deallocate()
-        lfos.deallocate()
+        reads.deallocate()
+        fractions.deallocate()
+        previous.deallocate()
     }
 
-    /// Changes the settings; the copies' LFOs restart spread evenly. Render thread only.
+    /// Changes the settings; the blocks' sines restart spread evenly and the read positions
+    /// are set about the write position again. Render thread only.
     public func set(_ settings: Settings) {
         self.settings = settings
         voices = min(max(settings.voices, 1), 99)
+        depth = min(Int(min(max(settings.depth, 0), 256) / 1_000 * sampleRate), Self.lineFrames) / 2
+        rate = Self.lowRate
+        if depth > Self.lowDepth { rate += (depth - Self.lowDepth) * (Self.highRate - Self.lowRate) / (Self.highDepth - Self.lowDepth) }
+        centre = Double((lineIn - 1 - depth + size) % size)
+        untilUpdate = 0
+        phaseStep = min(max(settings.speed, 0.1), 5) * Double(rate) / sampleRate
         for voice in 0..<voices { phases[voice] = Double(voice) / Double(voices) }
-        phaseStep = min(max(settings.speed, 0.1), 5) / sampleRate
-        sweep = min(max(settings.depth, 0), 256) * 0.001 * sampleRate / 2
-        centre = Self.minimumDelay * sampleRate + sweep
-        gain = Float(min(max(settings.level, 0), 10)) * Self.outputScale / Float(voices)
+        let level = min(max(settings.level, 0), 10), width = 10.0
+        if voices > 1 {
+            let wet = level / (1 + width * 0.2)
+            (wet1, wet2) = (wet * (width / 2 + 0.5), wet * ((1 - width) / 2))
+        } else {
+            (wet1, wet2) = (level, -level)
+        }
     }
 
     /// Empties the delay line. Render thread only.
     public func clear() {
-        line.update(repeating: 0, count: mask + 1)
-        silentFrames = mask + 1
+        line.update(repeating: 0, count: size)
+        previous.update(repeating: 0, count: 99)
+        silentFrames = size
     }
 
     /// Adds the chorus of `frames` frames of the mono `input` to `left` and `right`. Render
-    /// thread only. Each LFO is a phasor turned by one step a frame (a complex multiplication,
-    /// not a sine a frame), set afresh from its phase at the start of every call. While the
-    /// input is silent and the line holds only zeros (most songs send nothing to the chorus),
-    /// it only moves on: what it would add is zero.
+    /// thread only. The frames go in runs between the blocks' updates. While the input is
+    /// silent and the line holds only zeros (most songs send nothing to the chorus), a run only
+    /// moves the positions on: it adds nothing.
     public func process(_ input: UnsafePointer<Float>, addingTo left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, frames: Int) {
-        var lastSound = frames - 1
-        while lastSound >= 0 && input[lastSound] == 0 { lastSound -= 1 }
-        defer {
-            silentFrames = min(lastSound < 0 ? silentFrames + frames : frames - 1 - lastSound, mask + 1)
-            for voice in 0..<voices {
-                let next = phases[voice] + phaseStep * Double(frames)
-                phases[voice] = next - next.rounded(.down)
-            }
-        }
-        if lastSound < 0 && silentFrames > mask {
-            write = (write + frames) & mask
-            return
-        }
-        let line = self.line, mask = self.mask, phases = self.phases, voices = self.voices
-        let turn = SIMD2(cos(2 * Double.pi * phaseStep), sin(2 * Double.pi * phaseStep))
-        // Per voice: (cos, sin) of the left copy's phase and of the right's, a 200th of a sweep on.
-        do {
-            let lfos = self.lfos
-            for voice in 0..<voices {
-                let a = 2 * Double.pi * phases[voice], b = 2 * Double.pi * (phases[voice] + 0.005)
-                lfos[voice] = SIMD4(cos(a), sin(a), cos(b), sin(b))
-            }
-            var write = self.write
-            for frame in 0..<frames {
-                line[write] = input[frame]
-                var l: Float = 0, r: Float = 0
+        let line = self.line, size = self.size, voices = self.voices, reads = self.reads
+        let fractions = self.fractions, previous = self.previous, phases = self.phases
+        let (depth, wet1, wet2) = (Double(self.depth), self.wet1, self.wet2)
+        let lastFeedsBoth = voices & 1 == 1 && voices > 2   // an odd count's last block feeds both sides
+        var frame = 0
+        while frame < frames {
+            if untilUpdate == 0 {
+                // Each block's read position: the centre moved by its sine.
                 for voice in 0..<voices {
-                    let p = lfos[voice]
-                    l += read(centre + sweep * p.y, write, line, mask)
-                    r -= read(centre + sweep * p.w, write, line, mask)
-                    // Turn both phasors by one step: (c, s) × (cos Δ, sin Δ).
-                    lfos[voice] = SIMD4(p.x * turn.x - p.y * turn.y, p.y * turn.x + p.x * turn.y,
-                                        p.z * turn.x - p.w * turn.y, p.w * turn.x + p.z * turn.y)
+                    let position = centre + sin(2 * Double.pi * phases[voice]) * depth
+                    let next = phases[voice] + phaseStep
+                    phases[voice] = next - next.rounded(.down)
+                    let whole = position >= 0 ? Int(position) : Int(position - 1)
+                    reads[voice] = whole >= size ? whole - size : whole < 0 ? whole + size : whole
+                    fractions[voice] = position - Double(whole)
                 }
-                left[frame] += gain * l
-                right[frame] += gain * r
-                write = (write + 1) & mask
+                centre += Double(rate)
+                if centre >= Double(size) { centre -= Double(size) }
+                untilUpdate = rate
             }
-            self.write = write
+            let run = min(untilUpdate, frames - frame)
+            untilUpdate -= run
+            var quiet = silentFrames > size
+            if quiet { for i in frame ..< frame + run where input[i] != 0 { quiet = false; break } }
+            if quiet {
+                for voice in 0..<voices { reads[voice] = (reads[voice] + run) % size }
+                lineIn = (lineIn + run) % size
+                frame += run
+                continue
+            }
+            for i in frame ..< frame + run {
+                var sides = SIMD2<Double>(), last = 0.0
+                for voice in 0..<voices {
+                    // First-order all-pass interpolation between this frame and the next.
+                    let here = reads[voice], after = here + 1 == size ? 0 : here + 1
+                    let out = line[here] + fractions[voice] * (line[after] - previous[voice])
+                    previous[voice] = out
+                    reads[voice] = after
+                    sides[voice & 1] += out
+                    last = out
+                }
+                if lastFeedsBoth { sides[1] += last }
+                let sample = input[i]
+                line[lineIn] = Double(sample)
+                lineIn = lineIn + 1 == size ? 0 : lineIn + 1
+                silentFrames = sample == 0 ? min(silentFrames + 1, size + 1) : 0
+                left[i] += Float(sides[0] * wet1 + sides[1] * wet2)
+                right[i] += Float(sides[1] * wet1 + sides[0] * wet2)
+            }
+            frame += run
         }
-    }
-
-    /// The line `delay` frames behind `write`, between its two points linearly.
-    @inline(__always) private func read(_ delay: Double, _ write: Int, _ line: UnsafeMutablePointer<Float>, _ mask: Int) -> Float {
-        let back = Int(delay), fraction = Float(delay - Double(back))
-        let a = line[(write - back) & mask], b = line[(write - back - 1) & mask]
-        return a + fraction * (b - a)
     }
 }
