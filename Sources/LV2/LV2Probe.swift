@@ -2,7 +2,8 @@ import DSP
 
 /// What a plugin did when tried in this process: made as an effect or an instrument, run over
 /// two seconds of sound (an effect: a second of noise then a second of silence; an
-/// instrument: a chord held and released), its output looked at. Meant for a child process,
+/// instrument: a chord from a frame inside its first run, held and released), its output
+/// looked at (an instrument's: how many frames after its notes' frame it first sounds). Meant for a child process,
 /// since a plugin may crash or hang its host. Control thread.
 public struct LV2Probe: Hashable, Sendable, CustomStringConvertible {
     /// The plugin's verdict. Any thread.
@@ -23,6 +24,9 @@ public struct LV2Probe: Hashable, Sendable, CustomStringConvertible {
     /// `ok: peak -12.0 dBFS` or `refused: why`. Any thread.
     public var description: String { "\(verdict.rawValue): \(detail)" }
 
+    /// The frame of the first run an instrument's chord is given on.
+    static let noteFrame = 100
+
     /// Tries `plugin` at `sampleRate` in runs of 512 frames. Control thread (it renders in place).
     public static func run(_ plugin: LV2PluginInfo, sampleRate: Int = 48_000) -> LV2Probe {
         let frames = 2 * sampleRate, block = 512
@@ -30,7 +34,7 @@ public struct LV2Probe: Hashable, Sendable, CustomStringConvertible {
         defer { left.deallocate(); right.deallocate() }
         left.initialize(repeating: 0, count: frames)
         right.initialize(repeating: 0, count: frames)
-        var latency = 0
+        var latency = 0, onset: Int?
         do throws(LV2Error) {
             if !plugin.takesMIDI || plugin.audioInputs.contains(where: { !$0.isOptional }) {
                 let unit = try LV2EffectUnit(plugin, sampleRate: sampleRate, maxFrames: block, offline: true)
@@ -48,14 +52,15 @@ public struct LV2Probe: Hashable, Sendable, CustomStringConvertible {
                 let instrument = try LV2Instrument(plugin, sampleRate: sampleRate, maxFrames: block, offline: true)
                 let release = frames / 2 / block * block
                 for start in stride(from: 0, to: frames, by: block) {
-                    if start == 0 || start == release {   // a C major chord, held a second
+                    if start == 0 || start == release {   // a C major chord from frame 100, held a second
                         for key: UInt8 in [60, 64, 67] {
                             let message: [UInt8] = [start == 0 ? 0x90 : 0x80, key, 100]
-                            message.withUnsafeBytes { instrument.add($0, atFrame: 0) }
+                            message.withUnsafeBytes { instrument.add($0, atFrame: start == 0 ? Self.noteFrame : 0) }
                         }
                     }
                     instrument.run(left: left + start, right: right + start, frames: min(block, frames - start))
                 }
+                onset = (0..<frames).first { abs(left[$0]) > 1e-4 || abs(right[$0]) > 1e-4 }
             }
         } catch {
             return LV2Probe(verdict: .refused, detail: error.description)
@@ -71,6 +76,7 @@ public struct LV2Probe: Hashable, Sendable, CustomStringConvertible {
         let decibels = (200 * log10(Double(peak))).rounded() / 10
         var seen = [peak > 0 ? "peak \(decibels) dBFS" : "silent"]
         if latency != 0 { seen.append("latency \(latency) frames") }
+        if let onset { seen.append("sounds \(onset - Self.noteFrame) frames after its note's frame") }
         if subnormal != 0 { seen.append("\(subnormal) denormal samples") }
         return LV2Probe(verdict: .ok, detail: seen.joined(separator: ", "))
     }
