@@ -36,6 +36,20 @@ public final class SideChain: @unchecked Sendable {
         }
     }
 
+    /// Copies `count` frames of the slice last written, from frame `offset` on, into `left`
+    /// and `right` (zeros past its end): an LV2 plugin's side-chain inputs. Render thread only.
+    public func copy(from offset: Int, count: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
+        let have = max(0, min(count, written - offset))
+        if have > 0 {
+            left.update(from: buffer.left + offset, count: have)
+            right.update(from: buffer.right + offset, count: have)
+        }
+        if have < count {
+            (left + have).update(repeating: 0, count: count - have)
+            (right + have).update(repeating: 0, count: count - have)
+        }
+    }
+
     /// The louder side of frame `i` of the slice last written, 0 past its end. Render thread only.
     @inline(__always) public func level(at i: Int) -> Float {
         guard i < written else { return 0 }

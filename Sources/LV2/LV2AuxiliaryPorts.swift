@@ -13,6 +13,8 @@ final class LV2AuxiliaryPorts {
     private let sequencePorts: [Int], sequences: UnsafeMutableBufferPointer<UnsafeMutableRawPointer>
     private let chunks: UnsafeMutableBufferPointer<UnsafeMutableRawPointer>
     private let signals: [UnsafeMutablePointer<Float>]
+    /// The side-chain inputs' buffers, in port order: silence, or what a key writes into them. Render thread only.
+    let keys: UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>
     private let sequenceType = URIDMap.id("http://lv2plug.in/ns/ext/atom#Sequence")
     private let chunkType = URIDMap.id("http://lv2plug.in/ns/ext/atom#Chunk")
 
@@ -39,7 +41,7 @@ final class LV2AuxiliaryPorts {
             return buffer
         }
         var sequencePorts: [Int] = [], sequences: [UnsafeMutableRawPointer] = [], chunks: [UnsafeMutableRawPointer] = []
-        var signals: [UnsafeMutablePointer<Float>] = []
+        var signals: [UnsafeMutablePointer<Float>] = [], keyBuffers: [UnsafeMutablePointer<Float>] = []
         let keys = Set(plugin.sideChainInputs.map(\.index))
         for port in plugin.ports {
             let connected: UnsafeMutableRawPointer?
@@ -54,7 +56,9 @@ final class LV2AuxiliaryPorts {
             case .cv:
                 connected = UnsafeMutableRawPointer(silence(maxFrames, into: &signals))
             case .audio where keys.contains(port.index):
-                connected = UnsafeMutableRawPointer(silence(maxFrames, into: &signals))
+                let key = silence(maxFrames, into: &signals)
+                keyBuffers.append(key)
+                connected = UnsafeMutableRawPointer(key)
             case .other: connected = nil
             default: continue
             }
@@ -65,6 +69,8 @@ final class LV2AuxiliaryPorts {
         self.chunks = .allocate(capacity: chunks.count)
         _ = self.chunks.initialize(from: chunks)
         (self.sequencePorts, self.signals) = (sequencePorts, signals)
+        self.keys = .allocate(capacity: keyBuffers.count)
+        _ = self.keys.initialize(from: keyBuffers)
         for i in 0..<sequences.count { empty(sequences[i]) }
     }
 
@@ -73,6 +79,7 @@ final class LV2AuxiliaryPorts {
         for buffer in chunks { buffer.deallocate() }
         sequences.deallocate()
         chunks.deallocate()
+        keys.deallocate()
         for buffer in signals { buffer.deallocate() }
     }
 

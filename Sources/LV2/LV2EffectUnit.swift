@@ -23,6 +23,11 @@ public final class LV2EffectUnit: EffectUnit {
     private let controlPorts: [Int]                               // port index of each parameter
     private let latencyPort: Int?
     private var glides: [ParameterGlide]
+    /// Another bus's audio fed to the plugin's side-chain inputs (a key: the music ducking
+    /// under the sounds), nil: they hear silence. A mono plugin run once a side hears that
+    /// side of the key; a stereo one with one key input hears the key's mid. Set on the
+    /// control thread before the unit renders.
+    public var key: SideChain?
     private let maxFrames: Int
     private let sampleRate: Int
 
@@ -134,7 +139,7 @@ public final class LV2EffectUnit: EffectUnit {
                     write(k)
                 }
             }
-            run(audio.dropFirst(done, count: count))
+            run(audio.dropFirst(done, count: count), keyOffset: done)
             done += count
         }
     }
@@ -152,9 +157,10 @@ public final class LV2EffectUnit: EffectUnit {
         for k in controls.indices { controls[k][controlPorts[index]] = value }
     }
 
-    private func run(_ audio: StereoSlice) {
+    private func run(_ audio: StereoSlice, keyOffset: Int) {
         let frames = audio.frames
         for k in auxiliaries.indices { auxiliaries[k].beforeRun() }
+        if let key { feed(key, from: keyOffset, frames: frames) }
         switch (inputs[0].count, outputs[0].count, instances.count) {
         case (1, 1, _):
             inputs[0][0].update(from: audio.left, count: frames)
@@ -176,6 +182,23 @@ public final class LV2EffectUnit: EffectUnit {
             audio.right.update(from: outputs[0][outputs[0].count - 1], count: frames)
         }
         for k in auxiliaries.indices { auxiliaries[k].afterRun() }
+    }
+
+    /// Writes `frames` of `key`, from `offset` in its slice, into the side-chain inputs:
+    /// a side each for two instances or two inputs, the mid for one input of one instance.
+    private func feed(_ key: SideChain, from offset: Int, frames: Int) {
+        let first = auxiliaries[0].keys
+        guard !first.isEmpty else { return }
+        if auxiliaries.count == 2 {
+            guard !auxiliaries[1].keys.isEmpty else { return }
+            key.copy(from: offset, count: frames, left: first[0], right: auxiliaries[1].keys[0])
+        } else if first.count >= 2 {
+            key.copy(from: offset, count: frames, left: first[0], right: first[1])
+        } else {
+            let mid = first[0], scratch = outputs[0][0]   // the output is written after the run
+            key.copy(from: offset, count: frames, left: mid, right: scratch)
+            for i in 0..<frames { mid[i] = 0.5 * (mid[i] + scratch[i]) }
+        }
     }
 
     /// Forgets what the plugin has heard: deactivated and activated again (LV2's reset). Render thread only.

@@ -43,7 +43,8 @@ extension Soundtrack {
 
     /// Adds the effect `spec` at the end of `bus`'s chain, sounding from the next render
     /// cycle. A compressor given `keyedBy` turns `bus` down by that bus's level instead of its
-    /// own (the music ducking under dialogue: on `.music`, keyed by `.sounds`); a key must be
+    /// own (the music ducking under dialogue: on `.music`, keyed by `.sounds`), and an LV2
+    /// plugin with side-chain inputs hears that bus on them (else silence); a key must be
     /// summed before the bus it drives (sounds before music, both before master). Throws for
     /// a spec the sample rate cannot play, a key for another effect or a bus that comes later,
     /// or a full chain (16 effects). Any thread.
@@ -56,7 +57,9 @@ extension Soundtrack {
             throw SoundtrackError(.argument, "effect '\(spec)': LV2 plugin '\(spec.name)' does not say it is hard real-time capable (lv2:hardRTCapable), and a soundtrack plays live")
         }
         if let key {
-            guard spec.name == "compressor" else { throw SoundtrackError(.argument, "effect '\(spec)': only a compressor is keyed by another bus") }
+            guard spec.name == "compressor" || spec.plugin.map({ !$0.sideChainInputs.isEmpty }) == true else {
+                throw SoundtrackError(.argument, "effect '\(spec)': only a compressor or an LV2 plugin with side-chain inputs is keyed by another bus")
+            }
             guard Self.rendersBefore(key, bus) else {
                 throw SoundtrackError(.argument, "effect '\(spec)' on \(bus.rawValue) keyed by \(key.rawValue): the key must be summed before the bus it drives (sounds, then music, then master)")
             }
@@ -67,12 +70,13 @@ extension Soundtrack {
                 throw SoundtrackError(.argument, "effect '\(spec)': the \(bus.rawValue) bus already has \(EffectChain.capacity) effects")
             }
             let unit: any EffectUnit
-            if let key {
+            if let key, spec.plugin == nil {
                 unit = spec.configure(CompressorEffect(sideChain: taps[key]!))
             } else {
                 do throws(EffectSpecError) { unit = try spec.makeUnit(sampleRate: configuration.sampleRate, maxFrames: configuration.maxFrames) } catch {
                     throw SoundtrackError(error.kind, "effect \(error)")
                 }
+                if let key, let plugin = unit as? LV2EffectUnit { plugin.key = taps[key]! }   // its side chains hear the key bus
             }
             let effect = BusEffect(bus: bus, id: chain.append(unit).value, spec: spec)
             state.busEffects[bus, default: []].append(effect)

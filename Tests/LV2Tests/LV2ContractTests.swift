@@ -50,6 +50,36 @@ struct LV2ContractTests {
         #expect(first.left.contains { $0 != 0 })
     }
 
+    @Test("ZamComp keyed by another bus (its side-chain switch on) turns a quiet signal down by the key's level; with no key it hears silence and leaves it")
+    func sideChainFedByAKey() throws {
+        let plugin = try LV2World.shared().plugin("urn:zamaudio:ZamComp")
+        let frames = 96 * 512
+        let quiet = (0..<frames).map { Float(sin(Double($0) * 0.05)) * 0.05 }
+        func compressed(keyedBy loud: Bool) throws -> Double {
+            let unit = try LV2EffectUnit(plugin, sampleRate: 48_000, maxFrames: 512)
+            for (name, value) in [("sidech", 1.0), ("thr", -40.0), ("rat", 10.0)] {
+                unit.setParameter(unit.parameters.firstIndex { $0.name == name }!, to: value, rampFrames: 0)
+            }
+            let key = SideChain(maxFrames: 512)
+            if loud { unit.key = key }
+            let buffer = AudioBuffer(capacity: frames)
+            buffer.left.update(from: quiet, count: frames)
+            buffer.right.update(from: quiet, count: frames)
+            let keyBuffer = AudioBuffer(capacity: 512)
+            for start in stride(from: 0, to: frames, by: 512) {
+                for i in 0..<512 { (keyBuffer.left[i], keyBuffer.right[i]) = (Float(sin(Double(start + i) * 0.07)) * 0.9, Float(sin(Double(start + i) * 0.07)) * 0.9) }
+                key.write(keyBuffer.slice(frames: 512))
+                unit.process(buffer.slice(frames: start + 512).dropFirst(start, count: 512))
+            }
+            var power = 0.0
+            for i in frames / 2 ..< frames { power += Double(buffer.left[i] * buffer.left[i]) }
+            return 10 * log10(power / Double(frames / 2))
+        }
+        let (alone, keyed) = (try compressed(keyedBy: false), try compressed(keyedBy: true))
+        print(String(format: "ZamComp: %.1f dB with a silent key, %.1f dB keyed by a loud bus", alone, keyed))
+        #expect(alone - keyed > 6)
+    }
+
     @Test("Calf's Sidechain Compressor, whose keys say only that they may be left unconnected (two optional inputs past the first two), is a stereo effect with two silent keys")
     func optionalInputsPastTwoAreKeys() throws {
         let plugin = try LV2World.shared().plugin("http://calf.sourceforge.net/plugins/SidechainCompressor")

@@ -198,7 +198,7 @@ struct BusEffectTests {
             == "effect master: lowpass,cutoff=800: no parameter 'frequency' (it has cutoff, q)")
         #expect(Self.refusal { try soundtrack.setEffectParameter(lowpass, "cutoff", to: 50_000) }
             == "effect master: lowpass,cutoff=800: cutoff 50000.0 is out of range: use 10.0 to 24000.0 Hz")
-        #expect(Self.refusal { try soundtrack.addEffect(filter, on: .music, keyedBy: .sounds) } == "effect 'lowpass': only a compressor is keyed by another bus")
+        #expect(Self.refusal { try soundtrack.addEffect(filter, on: .music, keyedBy: .sounds) } == "effect 'lowpass': only a compressor or an LV2 plugin with side-chain inputs is keyed by another bus")
         #expect(Self.refusal { try soundtrack.addEffect(compressor, on: .sounds, keyedBy: .music) }
             == "effect 'compressor' on sounds keyed by music: the key must be summed before the bus it drives (sounds, then music, then master)")
         #expect(Self.refusal { try soundtrack.mapParameter("nothing", to: .effect(lowpass, parameter: "cutoff"), curve: .linear(from: 100, to: 200)) }?
