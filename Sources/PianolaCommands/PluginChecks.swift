@@ -151,8 +151,11 @@ enum PluginChecks {
         private var pid: pid_t = -1
         private var output: Int32 = -1
         private var said: [UInt8] = []
-        private let started = ContinuousClock.now
+        private var started = ContinuousClock.now
         private var retried = false
+        /// Whether it crashed once already: a crash is tried again before it is believed (a
+        /// plugin's crash can depend on what else runs, as Qt's plugins' does).
+        private var crashedOnce = false
         /// A folder holding a link to the plugin's bundle alone: the child's LV2_PATH.
         private var folder: String?
 
@@ -162,6 +165,7 @@ enum PluginChecks {
         }
 
         private func spawn(wholeWorld: Bool) {
+            started = .now
             var pipe: [Int32] = [0, 0]
             guard Glibc.pipe(&pipe) == 0 else { return }
             var actions = posix_spawn_file_actions_t()
@@ -230,6 +234,13 @@ enum PluginChecks {
             let line = String(decoding: said, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
             let signal = status & 0x7f
             if signal != 0 {
+                if !crashedOnce {
+                    crashedOnce = true
+                    removeFolder()
+                    (said, output) = ([], -1)
+                    spawn(wholeWorld: retried)
+                    if pid > 0 { return nil }
+                }
                 let name = strsignal(signal).map { String(cString: $0) } ?? "signal \(signal)"
                 return Result(uri: plugin.uri, verdict: "crashed", detail: "\(name) (signal \(signal))")
             }
