@@ -31,7 +31,9 @@ struct SamplePlayer {
         self.readable = readable
         self.start = start
         self.end = end
-        let loopValid = loopStart >= start && loopEnd <= end && loopEnd - loopStart >= 2
+        // A loop may begin before the start (an offset or a modulator moved the start past
+        // it): libfluidsynth loops it, back into the points before the start.
+        let loopValid = loopStart >= 0 && loopEnd <= end && loopEnd > start && loopEnd - loopStart >= 2
         self.loopStart = loopValid ? loopStart : start
         self.loopEnd = loopValid ? loopEnd : end
         looping = loopValid && (mode == 1 || mode == 3)
@@ -48,7 +50,7 @@ struct SamplePlayer {
     @inline(__always) private func point(_ index: Int) -> Float {
         var i = index
         if looping {
-            if i >= loopEnd { i -= loopEnd - loopStart } else if i < start { i = start }
+            if i >= loopEnd { i -= loopEnd - loopStart } else if i < start { i = loopStart < start ? max(i, loopStart) : start }
         } else if i < start || i >= end {
             return 0
         }
@@ -97,7 +99,7 @@ struct SamplePlayer {
                                                          table: UnsafePointer<SIMD4<Float>>, span: UnsafeMutablePointer<Float>, ramp: GainRamp) -> Int {
         // Inside: the point before the phase's is the sample's first or later, the one two
         // after it before the end (the loop's end while looping).
-        let first = UInt64(start + 1) << 32, last = UInt64(max((looping ? loopEnd : end) - 2, 0)) << 32
+        let first = UInt64((looping ? min(start, loopStart) : start) + 1) << 32, last = UInt64(max((looping ? loopEnd : end) - 2, 0)) << 32
         let phase = self.phase
         guard phase >= first, phase < last else { return 0 }
         let increment = self.increment

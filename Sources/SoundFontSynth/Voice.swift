@@ -91,12 +91,14 @@ struct Voice {
         let modulated = ModulatorSources.contributions(region.modulators, key: key, velocity: velocity, controllers: controllers)
         /// A generator's value with what the modulators add, in whole units.
         func value(_ generator: Generator) -> Int32 { region[generator] &+ Int32(modulated[Int(generator.rawValue)].rounded(.towardZero)) }
-        // Points counted from the sample's start, moved by the address offsets, kept inside it.
+        // Points counted from the sample's start, moved by the address offsets (what modulators
+        // add included: a key or a velocity may move where a sample starts, as libfluidsynth
+        // lets them), kept inside it.
         let origin = Int(header.start)
-        let start = Int(region[.startAddressOffset]) + 32_768 * Int(region[.startAddressCoarseOffset])
-        let end = data.count + Int(region[.endAddressOffset]) + 32_768 * Int(region[.endAddressCoarseOffset])
-        let loopStart = Int(header.loopStart) - origin + Int(region[.startLoopAddressOffset]) + 32_768 * Int(region[.startLoopAddressCoarseOffset])
-        let loopEnd = Int(header.loopEnd) - origin + Int(region[.endLoopAddressOffset]) + 32_768 * Int(region[.endLoopAddressCoarseOffset])
+        let start = Int(value(.startAddressOffset)) + 32_768 * Int(value(.startAddressCoarseOffset))
+        let end = data.count + Int(value(.endAddressOffset)) + 32_768 * Int(value(.endAddressCoarseOffset))
+        let loopStart = Int(header.loopStart) - origin + Int(value(.startLoopAddressOffset)) + 32_768 * Int(value(.startLoopAddressCoarseOffset))
+        let loopEnd = Int(header.loopEnd) - origin + Int(value(.endLoopAddressOffset)) + 32_768 * Int(value(.endLoopAddressCoarseOffset))
         let first = min(max(start, 0), data.count - 1), last = min(max(end, first + 1), data.count)
         // Pitch in cents: the sample's own from its root key (the zone's, else the sample's)
         // less its correction; the key's scaled by the scale tuning about that.

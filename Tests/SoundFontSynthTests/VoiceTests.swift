@@ -18,13 +18,13 @@ struct VoiceTests {
 
     /// One zone of a looped 1 kHz sine (root key 60) with `generators`; the default
     /// modulators that would colour it (velocity to filter, vibrato, reverb, chorus) set to nothing.
-    static func font(_ generators: [SF2Generator], correction: Int8 = 0) -> [UInt8] {
+    static func font(_ generators: [SF2Generator], correction: Int8 = 0, modulators: [SF2Modulator] = []) -> [UInt8] {
         var font = SF2File(name: "voice")
         let sine = (0..<480).map { Int16((sin(2 * Double.pi * Double($0) / 48) * 20_000).rounded()) }
         let sample = font.add(SF2Sample(name: "sine", data: sine, sampleRate: rate, rootKey: 60, pitchCorrection: correction, loop: (0, 480)))
         let instrument = font.add(SF2Instrument(name: "sine", zones: [
             .init(sample: sample, generators: generators + [.sampleModes(1)],
-                  modulators: SF2Modulator.neutralizingDefaults),
+                  modulators: SF2Modulator.neutralizingDefaults + modulators),
         ]))
         font.presets.append(SF2Preset(name: "sine", bank: 0, program: 0, zones: [.init(instrument: instrument)]))
         return font.serialized()
@@ -100,6 +100,7 @@ struct VoiceTests {
     struct Note: Sendable, CustomStringConvertible {
         var generators: [SF2Generator] = []
         var correction: Int8 = 0
+        var modulators: [SF2Modulator] = []
         var key = 60, velocity = 127
         var volume: UInt8 = 100, wheel: UInt16 = 8_192
         var description: String { "\(generators.map { "\($0)".replacingOccurrences(of: "SF2.SF2Generator.", with: "") }) correction \(correction) key \(key) velocity \(velocity) volume \(volume) wheel \(wheel)" }
@@ -114,6 +115,8 @@ struct VoiceTests {
         Note(generators: [.rootKey(61)], correction: 45, key: 60),     // 100·(60 − 60.55) + 6055 falls just short of 6000: 5999 cents
         Note(generators: [.scaleTuning(50)], correction: 24, key: 72), // the pivot is the root key less the correction (libfluidsynth 2.3)
         Note(generators: [.scaleTuning(-40)], key: 48),                // a negative scale tuning turns the keyboard round
+        // A modulator moves where the sample starts: the key (source 3) times 100 points, 56 at key 72.
+        Note(modulators: [SF2Modulator(source: 3, destination: 0, amount: 100)], key: 72),
         Note(generators: [.rootKey(57), .attenuation(300)], key: 55),
         Note(generators: [.coarseTune(-12), .pan(-500)], key: 67),
         Note(generators: [.coarseTune(24)], key: 61),   // 4.2 points a frame: a block's points fit the float span or not
@@ -127,7 +130,7 @@ struct VoiceTests {
         Note(wheel: 12_000), Note(wheel: 0), Note(key: 64, wheel: 16_383),
     ])
     func matchesLibfluidsynth(note: Note) throws {
-        let (theirs, ours) = try Self.render(Self.font(note.generators, correction: note.correction), key: note.key, velocity: note.velocity, volume: note.volume, wheel: note.wheel)
+        let (theirs, ours) = try Self.render(Self.font(note.generators, correction: note.correction, modulators: note.modulators), key: note.key, velocity: note.velocity, volume: note.volume, wheel: note.wheel)
         let steady = 9_600 ..< 43_200   // 0.2 s to 0.9 s
         for side in 0..<2 {
             let noise = zip(theirs[side], ours[side]).reduce(0.0) { $0 + Double($1.0 - $1.1) * Double($1.0 - $1.1) }
