@@ -219,7 +219,10 @@ struct Voice {
             guard let range = generator.range else { return sum }
             return min(max(sum, Float(range.lowerBound)), Float(range.upperBound))
         }
-        pitch = keyPitch + 100 * Double(min(max(value(.coarseTune), -120), 120)) + Double(min(max(value(.fineTune), -99), 99))
+        // As libfluidsynth sums them: the tunings with what their modulators add, fractions
+        // and all, not held to their ranges (its sum's fraction decides the whole cent played).
+        func unrounded(_ generator: Generator) -> Double { Double(region[generator]) + Double(modulated[Int(generator.rawValue)]) }
+        pitch = keyPitch + 100 * unrounded(.coarseTune) + unrounded(.fineTune)
             + Double(modulated[59])   // the pitch wheel's modulator
             + tuning
         cutoff = Float(value(.initialFilterCutoff))

@@ -117,6 +117,9 @@ struct VoiceTests {
         Note(generators: [.scaleTuning(-40)], key: 48),                // a negative scale tuning turns the keyboard round
         // A modulator moves where the sample starts: the key (source 3) times 100 points, 56 at key 72.
         Note(modulators: [SF2Modulator(source: 3, destination: 0, amount: 100)], key: 72),
+        // A modulator's fraction of a cent counts: the key (bipolar, negative: 0x303) times 4
+        // cents of fine tune gives -0.54 cents at key 72, and with -2 cents the pitch falls below the whole cent.
+        Note(generators: [.other(52, -2)], modulators: [SF2Modulator(source: 0x303, destination: 52, amount: 4)], key: 72),
         Note(generators: [.rootKey(57), .attenuation(300)], key: 55),
         Note(generators: [.coarseTune(-12), .pan(-500)], key: 67),
         Note(generators: [.coarseTune(24)], key: 61),   // 4.2 points a frame: a block's points fit the float span or not
