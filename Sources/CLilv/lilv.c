@@ -36,6 +36,7 @@
     F(LilvIter *, lilv_plugins_next, (const LilvPlugins *a, LilvIter *b), (a, b)) \
     F(LilvNode *, lilv_port_get_name, (const LilvPlugin *a, const LilvPort *b), (a, b)) \
     F(const LilvNode *, lilv_port_get_symbol, (const LilvPlugin *a, const LilvPort *b), (a, b)) \
+    F(LilvNode *, lilv_port_get, (const LilvPlugin *a, const LilvPort *b, const LilvNode *c), (a, b, c)) \
     F(LilvScalePoints *, lilv_port_get_scale_points, (const LilvPlugin *a, const LilvPort *b), (a, b)) \
     V(lilv_scale_points_free, (LilvScalePoints *a), (a)) \
     F(LilvIter *, lilv_scale_points_begin, (const LilvScalePoints *a), (a)) \

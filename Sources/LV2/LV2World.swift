@@ -35,7 +35,8 @@ public struct LV2Port: Hashable, Sendable {
     public let isOptional: Bool
     /// Whether it carries MIDI events (an atom port that supports midi:MidiEvent). Any thread.
     public let carriesMIDI: Bool
-    /// Whether it is a side-chain input (lv2:isSideChain): a key, not the signal processed. Any thread.
+    /// Whether it is a side-chain input (lv2:isSideChain, or in a port group that is a side
+    /// chain of another, pg:sideChainOf): a key, not the signal processed. Any thread.
     public let isSideChain: Bool
     /// Smallest, largest and default value (NaN where the plugin says none). Any thread.
     public let minimum: Float, maximum: Float, defaultValue: Float
@@ -307,7 +308,17 @@ public final class LV2World: @unchecked Sendable {
         let hardRT = uri("http://lv2plug.in/ns/lv2core#hardRTCapable"), preset = uri("http://lv2plug.in/ns/ext/presets#Preset")
         let label = uri("http://www.w3.org/2000/01/rdf-schema#label"), midi = uri("http://lv2plug.in/ns/ext/midi#MidiEvent")
         let sideChain = uri("http://lv2plug.in/ns/lv2core#isSideChain")
-        defer { for node in [input, audio, control, cv, atom, optional, hardRT, preset, label, midi, sideChain] { lilv_node_free(node) } }
+        let group = uri("http://lv2plug.in/ns/ext/port-groups#group"), sideChainOf = uri("http://lv2plug.in/ns/ext/port-groups#sideChainOf")
+        defer { for node in [input, audio, control, cv, atom, optional, hardRT, preset, label, midi, sideChain, group, sideChainOf] { lilv_node_free(node) } }
+        /// Whether `port` of `plugin` is a key: it says so, or its port group is a side chain of another (LSP's sc_ plugins).
+        func isKey(_ plugin: OpaquePointer, _ port: OpaquePointer?) -> Bool {
+            if lilv_port_has_property(plugin, port, sideChain) { return true }
+            guard let portGroup = lilv_port_get(plugin, port, group) else { return false }
+            defer { lilv_node_free(portGroup) }
+            let of = lilv_world_find_nodes(world, portGroup, sideChainOf, nil)
+            defer { lilv_nodes_free(of) }
+            return of.map { lilv_nodes_get_first($0) != nil } ?? false
+        }
         var result: [LV2PluginInfo] = []
         let all = lilv_world_get_all_plugins(world)
         var iterator = lilv_plugins_begin(all)
@@ -326,7 +337,7 @@ public final class LV2World: @unchecked Sendable {
                 return LV2Port(index: index, symbol: string(lilv_port_get_symbol(plugin, port)), name: string(name), kind: kind,
                                isInput: lilv_port_is_a(plugin, port, input), isOptional: lilv_port_has_property(plugin, port, optional),
                                carriesMIDI: kind == .atom && lilv_port_supports_event(plugin, port, midi),
-                               isSideChain: lilv_port_has_property(plugin, port, sideChain),
+                               isSideChain: kind == .audio && isKey(plugin, port),
                                minimum: minimums[index], maximum: maximums[index], defaultValue: defaults[index],
                                scalePoints: kind == .control ? scalePoints(plugin, port) : [])
             }

@@ -90,6 +90,15 @@ struct LV2ContractTests {
         #expect(out.left.contains { $0 != 0 } && Self.snr(out.left, out.right) < 10)
     }
 
+    @Test("LSP's Sidechain Compressor, whose keys are a port group that is a side chain of the input group (pg:sideChainOf), is a stereo effect with two keys")
+    func portGroupSideChains() throws {
+        let plugin = try LV2World.shared().plugin("http://lsp-plug.in/plugins/lv2/sc_compressor_stereo")
+        #expect(plugin.audioInputs.map(\.symbol) == ["in_l", "in_r"] && plugin.sideChainInputs.map(\.symbol) == ["sc_l", "sc_r"])
+        let signal = LV2ApplyTests.input(channels: 2)
+        let out = Self.process(try LV2EffectUnit(plugin, sampleRate: 48_000, maxFrames: 512), left: signal[0], right: signal[1])
+        #expect(out.left.allSatisfy(\.isFinite) && out.left.contains { $0 != 0 } && Self.snr(out.left, out.right) < 10)
+    }
+
     @Test("LSP's graphic equalizer in FIR mode reports its latency on out_latency (lv2:reportsLatency), and an impulse comes out that many frames late; its mode's choices carry labels")
     func latencyFromTheDesignatedPort() throws {
         let plugin = try LV2World.shared().plugin("http://lsp-plug.in/plugins/lv2/graph_equalizer_x16_stereo")
