@@ -80,23 +80,17 @@ struct LV2ContractTests {
         #expect(alone - keyed > 6)
     }
 
-    @Test("Calf's Sidechain Compressor, whose keys say only that they may be left unconnected (two optional inputs past the first two), is a stereo effect with two silent keys")
-    func optionalInputsPastTwoAreKeys() throws {
-        let plugin = try LV2World.shared().plugin("http://calf.sourceforge.net/plugins/SidechainCompressor")
-        #expect(plugin.audioInputs.map(\.symbol) == ["in_l", "in_r"] && plugin.sideChainInputs.map(\.symbol) == ["sidechain", "sidechain2"])
+    @Test("A plugin whose keys are marked only as optional inputs past the first two (Calf's Sidechain Compressor) or by a port group that is a side chain of the input group (LSP's, pg:sideChainOf) is a stereo effect with its two keys, its sides apart", arguments: [
+        ("http://calf.sourceforge.net/plugins/SidechainCompressor", ["sidechain", "sidechain2"]),
+        ("http://lsp-plug.in/plugins/lv2/sc_compressor_stereo", ["sc_l", "sc_r"]),
+    ])
+    func keysNotMarkedAsSideChains(uri: String, keys: [String]) throws {
+        let plugin = try LV2World.shared().plugin(uri)
+        #expect(plugin.audioInputs.map(\.symbol) == ["in_l", "in_r"] && plugin.sideChainInputs.map(\.symbol) == keys)
         let signal = LV2ApplyTests.input(channels: 2)
         let out = Self.process(try LV2EffectUnit(plugin, sampleRate: 48_000, maxFrames: 512), left: signal[0], right: signal[1])
         #expect(out.left.allSatisfy(\.isFinite) && out.right.allSatisfy(\.isFinite))
         #expect(out.left.contains { $0 != 0 } && Self.snr(out.left, out.right) < 10)
-    }
-
-    @Test("LSP's Sidechain Compressor, whose keys are a port group that is a side chain of the input group (pg:sideChainOf), is a stereo effect with two keys")
-    func portGroupSideChains() throws {
-        let plugin = try LV2World.shared().plugin("http://lsp-plug.in/plugins/lv2/sc_compressor_stereo")
-        #expect(plugin.audioInputs.map(\.symbol) == ["in_l", "in_r"] && plugin.sideChainInputs.map(\.symbol) == ["sc_l", "sc_r"])
-        let signal = LV2ApplyTests.input(channels: 2)
-        let out = Self.process(try LV2EffectUnit(plugin, sampleRate: 48_000, maxFrames: 512), left: signal[0], right: signal[1])
-        #expect(out.left.allSatisfy(\.isFinite) && out.left.contains { $0 != 0 } && Self.snr(out.left, out.right) < 10)
     }
 
     @Test("LSP's graphic equalizer in FIR mode reports its latency on out_latency (lv2:reportsLatency), and an impulse comes out that many frames late; its mode's choices carry labels")
