@@ -50,6 +50,8 @@ let package = Package(
         // What kind of fault an error is (argument, state, file, device, busy): every public
         // error type says, so the C API's status codes come from it without guessing.
         .target(name: "Faults"),
+        // A value behind a pthread mutex, which ThreadSanitizer sees.
+        .target(name: "Locks"),
         // A SoundFont 2.04 or SF3 file read for synthesis: presets, instruments, zones with their
         // generators and modulators, sample headers; the sample data mapped, not copied.
         .target(name: "SoundFontModel", dependencies: ["Faults"]),
@@ -65,7 +67,7 @@ let package = Package(
         // The C API: opaque handles, status codes and each thread's last error over `Pianola`; it only translates.
         .target(name: "PianolaC", dependencies: ["CPianola", "Faults", "Pianola", "ALSA", "MIDI"]),
         // The public library product: a façade over the modules above.
-        .target(name: "Pianola", dependencies: ["Faults", "Playback", "DSP", "LV2", "MIDI", "Sequencing", "Engine", "FluidSynth", "Synthesis", "SoundFontModel", "SoundFontSynth", "AudioFile", "Streaming", "ALSA", "JACK", "PipeWire"]),
+        .target(name: "Pianola", dependencies: ["Faults", "Locks", "Playback", "DSP", "LV2", "MIDI", "Sequencing", "Engine", "FluidSynth", "Synthesis", "SoundFontModel", "SoundFontSynth", "AudioFile", "Streaming", "ALSA", "JACK", "PipeWire"]),
         // libsndfile, wrapped: the only module that imports CSndFile.
         .target(name: "AudioFile", dependencies: ["CSndFile", "Faults"]),
         // libsoxr, wrapped: the only module that imports CSoxr.
@@ -84,9 +86,9 @@ let package = Package(
         .target(name: "Synthesis", dependencies: ["DSP", "Engine", "FluidSynth", "LV2", "MIDI"]),
         // Pianola's own SoundFont synthesizer, in Swift for this engine's rules: voices that play
         // a SoundFontModel's regions as libfluidsynth does, every event on its exact frame.
-        .target(name: "SoundFontSynth", dependencies: ["CBarrier", "DSP", "Engine", "SoundFontModel"], swiftSettings: optimizedEvenInDebug),
+        .target(name: "SoundFontSynth", dependencies: ["CBarrier", "Locks", "DSP", "Engine", "SoundFontModel"], swiftSettings: optimizedEvenInDebug),
         // lilv, wrapped: the only module that imports CLilv. LV2 plugins found, described and run as effect units.
-        .target(name: "LV2", dependencies: ["CLilv", "DSP", "Faults"]),
+        .target(name: "LV2", dependencies: ["CLilv", "Locks", "DSP", "Faults"]),
         // ALSA, wrapped: the only module that imports CALSA. PCM output, the sequencer's ports.
         .target(name: "ALSA", dependencies: ["DSP", "CALSA", "CShims", "Engine", "Faults", "MIDI"]),
         // JACK, wrapped: the only module that imports CJack. The JACK audio output.
@@ -149,7 +151,7 @@ let package = Package(
         // Test support: a sequence rendered through a player, the test font's sampler and a mixer.
         .target(name: "RenderHarness", dependencies: ["DSP", "Synthesis", "Engine", "FluidSynth", "MIDI", "Playback", "Sequencing"], path: "Tests/Support/RenderHarness"),
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "Sequencing", "Engine", "Synthesis", "FluidSynth", "DSP", "MIDI", "RenderHarness", "TestSupport"]),
-        .testTarget(name: "PianolaTests", dependencies: ["Pianola", "Engine", "MIDI", "AllocationCounter", "TestSupport", "SongBook", "SoundServers",
+        .testTarget(name: "PianolaTests", dependencies: ["Pianola", "Locks", "Engine", "MIDI", "AllocationCounter", "TestSupport", "SongBook", "SoundServers",
                                                           "SF2", "SoundFontModel", "SoundFontSynth", "FluidSynth"]),
         .testTarget(name: "PianolaCLITests", dependencies: ["Engine", "MIDI", "Pianola", "pianola", "CCairo", "SoundServers", "jack-capture", "pipewire-capture", "SoundFontBook", "TestSupport"]),
         .testTarget(name: "EngineTests", dependencies: ["Playback", "DSP", "Engine", "Synthesis", "Sequencing", "MIDI", "FluidSynth", "SF2", "SoundFontBook", "AllocationCounter", "RenderHarness", "TestSupport"]),

@@ -1,6 +1,6 @@
 import CLilv
 import Faults
-import Synchronization
+import Locks
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -135,7 +135,7 @@ public struct LV2Error: Fault, Hashable, Sendable {
 public final class LV2World: @unchecked Sendable {
     // @unchecked Sendable: `world` and its nodes are used only under `lock`.
     let world: OpaquePointer
-    let lock = Mutex<Void>(())
+    let lock = ControlLock<Void>(())
     /// Every plugin installed, by name. Any thread.
     public let plugins: [LV2PluginInfo]
     /// The bundles lilv could not read whole, in the order it said so. Any thread.

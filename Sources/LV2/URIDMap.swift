@@ -1,11 +1,11 @@
 import CLilv
-import Synchronization
+import Locks
 
 /// The URIs plugins have asked to have mapped to numbers (LV2's urid:map and urid:unmap):
 /// one table for the process, so a number means one URI to every plugin. Any thread (a plugin
 /// that maps in its run function takes a lock on the render thread: hosts allow it, few do it).
 enum URIDMap {
-    private static let table = Mutex<(ids: [String: UInt32], uris: [UnsafeMutablePointer<CChar>])>(([:], []))
+    private static let table = ControlLock<(ids: [String: UInt32], uris: [UnsafeMutablePointer<CChar>])>(([:], []))
 
     /// The number of `uri`, made at its first mapping (from 1; 0 is no URI). Any thread.
     static func id(_ uri: String) -> UInt32 {

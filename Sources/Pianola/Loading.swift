@@ -1,4 +1,5 @@
 import Dispatch
+import Locks
 
 /// A value made once on a worker thread: loading until then, then ready or failed for good.
 /// Any thread.

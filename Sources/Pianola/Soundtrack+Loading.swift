@@ -2,6 +2,7 @@ import DSP
 import Synthesis
 import ALSA
 import Dispatch
+import Locks
 import Engine
 import FluidSynth
 import MIDI

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import CBarrier
-import Synchronization
+import Locks
 
 /// Where `LowPassFilter.run` puts the frames it has filtered (back in place, or added to a
 /// voice's mix as it goes). Render thread only.
@@ -54,7 +54,7 @@ struct InPlace: FilteredFrames {
 enum CutoffTable {
     /// The cutoffs it covers, in absolute cents (what the filter clamps to).
     static let cents: ClosedRange<Int32> = 1_500...13_500
-    private static let tables = Mutex<[Double: UnsafePointer<SIMD2<Double>>]>([:])
+    private static let tables = ControlLock<[Double: UnsafePointer<SIMD2<Double>>]>([:])
 
     /// The table for `sampleRate` (sine, cosine for each cent from the lowest), made on the
     /// first asking. Control thread: it may allocate and takes a lock.

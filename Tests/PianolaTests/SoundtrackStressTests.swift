@@ -1,4 +1,5 @@
 import Dispatch
+import Locks
 import Foundation
 @testable import Pianola
 import Synchronization

@@ -1,5 +1,6 @@
 import AllocationCounter
 import Dispatch
+import Locks
 import Foundation
 @testable import Pianola
 import Synchronization

@@ -2,16 +2,17 @@
 import Glibc
 #endif
 
-/// A value behind a pthread mutex, for the control threads' side of the game API. A pthread
-/// mutex rather than Synchronization's `Mutex`: on Linux that one is built on raw futexes,
-/// which ThreadSanitizer cannot see, so the stress test's TSan run would report every
-/// guarded access as a race. The render thread never takes it. Any thread.
-final class ControlLock<Value>: @unchecked Sendable {
+/// A value behind a pthread mutex, for control threads. A pthread mutex rather than
+/// Synchronization's `Mutex`: on Linux that one is built on raw futexes, which
+/// ThreadSanitizer cannot see, so the TSan run would report every guarded access as a race.
+/// The render thread never takes it. Any thread.
+package final class ControlLock<Value>: @unchecked Sendable {
     // @unchecked Sendable: `value` is only touched between lock and unlock.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private var value: Value
 
-    init(_ value: Value) {
+    /// A lock around `value`. Any thread.
+    package init(_ value: Value) {
         self.value = value
         pthread_mutex_init(mutex, nil)
     }
@@ -22,7 +23,7 @@ final class ControlLock<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with the value, holding the lock. Any thread.
-    func withLock<T, E: Error>(_ body: (inout Value) throws(E) -> T) throws(E) -> T {
+    package func withLock<T, E: Error>(_ body: (inout Value) throws(E) -> T) throws(E) -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
