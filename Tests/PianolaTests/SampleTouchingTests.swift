@@ -14,7 +14,7 @@ import Testing
 struct SampleTouchingTests {
     /// A font whose one preset has three 4 MB samples: keys 0-59 loud, keys 0-59 soft
     /// (velocities 1-63), keys 60-127. Its path; the caller removes it.
-    static func writeFont() -> String {
+    static func writeFont() throws -> String {
         var font = SF2File(name: "split")
         let points = 2_048 * 1_024
         let samples = (0..<3).map { n in
@@ -27,7 +27,7 @@ struct SampleTouchingTests {
         ]))
         font.presets.append(SF2Preset(name: "split", bank: 0, program: 0, zones: [.init(instrument: instrument)]))
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("split-\(UUID().uuidString).sf2").path
-        FileManager.default.createFile(atPath: path, contents: Data(font.serialized()))
+        try Data(font.serialized()).write(to: URL(fileURLWithPath: path))
         return path
     }
 
@@ -55,7 +55,7 @@ struct SampleTouchingTests {
 
     @Test("a note reads every page of the samples its key and velocity play and not the others'; transposed, the transposed key's; for the game API, the whole preset's")
     func zonesOfTheNotes() throws {
-        let path = Self.writeFont()
+        let path = try Self.writeFont()
         defer { try? FileManager.default.removeItem(atPath: path) }
         let song: [MIDIMessage] = [.programChange(channel: 0, program: 0), .noteOn(channel: 0, note: 40, velocity: 100), .noteOff(channel: 0, note: 40, velocity: 0)]
         // The kernel maps the pages around a page read from a cached file (16, or a whole
