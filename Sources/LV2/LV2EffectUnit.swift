@@ -103,7 +103,7 @@ public final class LV2EffectUnit: EffectUnit {
                 default: break   // LV2AuxiliaryPorts connected it (a side chain's input among them)
                 }
             }
-            made.activate()
+            made.activate(auxiliaries[k])
         }
     }
 
@@ -127,7 +127,12 @@ public final class LV2EffectUnit: EffectUnit {
         if !glides[index].isGliding { write(index) }
     }
 
-    /// Runs the plugin over `audio` in place. Render thread only.
+    /// Runs whose output had a NaN or infinite sample, and was silenced (should stay 0).
+    /// Render thread only.
+    public private(set) var silencedRuns = 0
+
+    /// Runs the plugin over `audio` in place (silence where its output had a NaN or infinite
+    /// sample). Render thread only.
     public func process(_ audio: StereoSlice) {
         var done = 0
         while done < audio.frames {
@@ -181,6 +186,7 @@ public final class LV2EffectUnit: EffectUnit {
             audio.left.update(from: outputs[0][0], count: frames)
             audio.right.update(from: outputs[0][outputs[0].count - 1], count: frames)
         }
+        if silenceNonFinite(audio.left, audio.right, frames: frames) { silencedRuns += 1 }
         for k in auxiliaries.indices { auxiliaries[k].afterRun() }
     }
 

@@ -1,15 +1,17 @@
 import CLilv
 
-/// An LV2 instrument (MDA Piano, JX10, setBfree…): MIDI in through its atom input as an
-/// event sequence with each message's frame offset, so every note lands on its exact frame;
-/// its one or two audio outputs out. Its control inputs stand at their defaults. Allocates
-/// only at init. Render thread only, after `init`.
+/// An LV2 instrument (MDA Piano, JX10, setBfree, synthv1…): MIDI in through its atom input as
+/// an event sequence with each message's frame offset, so every note lands on its exact frame;
+/// its one or two audio outputs out; its audio inputs, if it has any (synthv1 and its
+/// siblings do), given silence. Its control inputs stand at their defaults. Allocates only at
+/// init. Render thread only, after `init`.
 public final class LV2Instrument {
     /// The plugin. Any thread.
     public let plugin: LV2PluginInfo
     private let lv2: LV2Instance
     private let controls: UnsafeMutablePointer<Float>
     private let outputs: [UnsafeMutablePointer<Float>]
+    private let silence: UnsafeMutablePointer<Float>        // what its audio inputs hear
     private let auxiliary: LV2AuxiliaryPorts
     private let midiIn: UnsafeMutableRawPointer            // the MIDI input's atom:Sequence
     private let maxFrames: Int
@@ -19,6 +21,9 @@ public final class LV2Instrument {
     public static let sequenceCapacity = LV2AuxiliaryPorts.sequenceCapacity
     /// MIDI messages dropped because a run's sequence was full (should stay 0). Render thread only.
     public private(set) var droppedEvents = 0
+    /// Runs whose output had a NaN or infinite sample, and was silenced (should stay 0).
+    /// Render thread only.
+    public private(set) var silencedRuns = 0
 
     /// Instantiates `plugin` at `sampleRate` for runs of at most `maxFrames`, restores
     /// `preset`'s state (its URI) when given, and activates it; its worker works at once when
@@ -40,6 +45,8 @@ public final class LV2Instrument {
             buffer.initialize(repeating: 0, count: maxFrames)
             return buffer
         }
+        silence = .allocate(capacity: maxFrames)
+        silence.initialize(repeating: 0, count: maxFrames)
         auxiliary = LV2AuxiliaryPorts(plugin, instance: instance, maxFrames: maxFrames)
         midiIn = auxiliary.sequence(ofPort: midiPort.index)!
         var o = 0
@@ -49,21 +56,21 @@ public final class LV2Instrument {
             case .audio where !port.isInput:
                 lilv_instance_connect_port(instance, UInt32(port.index), outputs[o])
                 o += 1
-            case .audio where !plugin.sideChainInputs.contains(port): lilv_instance_connect_port(instance, UInt32(port.index), nil)   // optional
+            case .audio where !plugin.sideChainInputs.contains(port): lilv_instance_connect_port(instance, UInt32(port.index), silence)
             default: break
             }
         }
-        lv2.activate()
+        lv2.activate(auxiliary)
     }
 
     /// Throws one line when Pianola cannot play `plugin` as an instrument: it takes no MIDI,
-    /// has audio inputs that must be connected or no audio output or more than two, or needs a
-    /// feature or port Pianola does not give. Any thread.
+    /// has no audio output or more than two, or needs a feature or port Pianola does not give.
+    /// Any thread.
     public static func check(_ plugin: LV2PluginInfo) throws(LV2Error) {
         guard plugin.takesMIDI else { throw LV2Error(.argument, "LV2 plugin '\(plugin.name)' takes no MIDI: it is not an instrument") }
         let outs = plugin.audioOutputs
-        guard (1...2).contains(outs.count), plugin.audioInputs.isEmpty || plugin.audioInputs.allSatisfy(\.isOptional) else {
-            throw LV2Error(.argument, "LV2 plugin '\(plugin.name)' has \(plugin.audioInputs.count) audio inputs and \(outs.count) outputs; an instrument here has none and 1 or 2")
+        guard (1...2).contains(outs.count) else {
+            throw LV2Error(.argument, "LV2 plugin '\(plugin.name)' has \(outs.count) audio outputs; an instrument here has 1 or 2")
         }
         try LV2Features.check(plugin)
         if let refusal = LV2AuxiliaryPorts.refusal(of: plugin) { throw LV2Error(.argument, refusal) }
@@ -71,6 +78,7 @@ public final class LV2Instrument {
 
     deinit {
         controls.deallocate()
+        silence.deallocate()
         for buffer in outputs { buffer.deallocate() }
     }
 
@@ -104,12 +112,14 @@ public final class LV2Instrument {
     }
 
     /// Runs `frames` frames (at most `maxFrames`) with the messages added since the last run,
-    /// writing its output into `left` and `right` (a mono instrument's to both). Render thread only.
+    /// writing its output into `left` and `right` (a mono instrument's to both; silence if it
+    /// had a NaN or infinite sample). Render thread only.
     public func run(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
         auxiliary.beforeRun()
         lv2.run(frames)
         left.update(from: outputs[0], count: frames)
         right.update(from: outputs[outputs.count - 1], count: frames)
+        if silenceNonFinite(left, right, frames: frames) { silencedRuns += 1 }
         auxiliary.afterRun()
         used = 0
     }

@@ -34,9 +34,9 @@ public struct LV2Probe: Hashable, Sendable, CustomStringConvertible {
         defer { left.deallocate(); right.deallocate() }
         left.initialize(repeating: 0, count: frames)
         right.initialize(repeating: 0, count: frames)
-        var latency = 0, onset: Int?
+        var latency = 0, onset: Int?, firstSilenced: Int?
         do throws(LV2Error) {
-            if !plugin.takesMIDI || plugin.audioInputs.contains(where: { !$0.isOptional }) {
+            if !plugin.isInstrument {
                 let unit = try LV2EffectUnit(plugin, sampleRate: sampleRate, maxFrames: block, offline: true)
                 var seed: UInt32 = 1
                 for i in 0..<sampleRate {   // a second of white noise at -12 dBFS, a different one a side
@@ -46,7 +46,10 @@ public struct LV2Probe: Hashable, Sendable, CustomStringConvertible {
                     right[i] = (Float(seed >> 8) / Float(1 << 24) - 0.5) * 0.5
                 }
                 let slice = StereoSlice(left: left, right: right, frames: frames)
-                for start in stride(from: 0, to: frames, by: block) { unit.process(slice.dropFirst(start, count: min(block, frames - start))) }
+                for start in stride(from: 0, to: frames, by: block) where firstSilenced == nil {
+                    unit.process(slice.dropFirst(start, count: min(block, frames - start)))
+                    if unit.silencedRuns > 0 { firstSilenced = start }
+                }
                 latency = unit.latencyFrames
             } else {
                 let instrument = try LV2Instrument(plugin, sampleRate: sampleRate, maxFrames: block, offline: true)
@@ -59,16 +62,17 @@ public struct LV2Probe: Hashable, Sendable, CustomStringConvertible {
                         }
                     }
                     instrument.run(left: left + start, right: right + start, frames: min(block, frames - start))
+                    if instrument.silencedRuns > 0 && firstSilenced == nil { firstSilenced = start }
                 }
                 onset = (0..<frames).first { abs(left[$0]) > 1e-4 || abs(right[$0]) > 1e-4 }
             }
         } catch {
             return LV2Probe(verdict: .refused, detail: error.description)
         }
+        if let firstSilenced { return LV2Probe(verdict: .badOutput, detail: "NaN or infinite output in its run from frame \(firstSilenced)") }
         var peak: Float = 0, subnormal = 0
         for i in 0..<frames {
             for sample in [left[i], right[i]] {
-                guard sample.isFinite else { return LV2Probe(verdict: .badOutput, detail: "a non-finite sample (\(sample)) at frame \(i)") }
                 peak = max(peak, abs(sample))
                 if sample.isSubnormal { subnormal += 1 }
             }

@@ -58,8 +58,10 @@ public struct LV2PluginInfo: Hashable, Sendable {
     public let uri: String
     /// Its human name (`mda Delay`). Any thread.
     public let name: String
-    /// Its class's label (`Delay`, `Instrument`), empty when it has none. Any thread.
+    /// Its class's label (`Delay`, `Instrument Plugin`), empty when it has none. Any thread.
     public let className: String
+    /// Whether its Turtle says it is an instrument (a lv2:InstrumentPlugin). Any thread.
+    public let isInstrumentClass: Bool
     /// Its ports, by index. Any thread.
     public let ports: [LV2Port]
     /// The features it cannot run without. Any thread.
@@ -93,8 +95,14 @@ public struct LV2PluginInfo: Hashable, Sendable {
     public var audioOutputs: [LV2Port] { ports.filter { $0.kind == .audio && !$0.isInput } }
     /// Its control input ports: the parameters a spec sets. Any thread.
     public var controlInputs: [LV2Port] { ports.filter { $0.kind == .control && $0.isInput } }
-    /// Whether it takes MIDI (an atom input): an instrument. Any thread.
+    /// Whether it takes MIDI (an atom input). Any thread.
     public var takesMIDI: Bool { ports.contains { $0.carriesMIDI && $0.isInput } }
+    /// Whether it is played as an instrument: it takes MIDI, and says it is one
+    /// (lv2:InstrumentPlugin, as synthv1 does though it has audio inputs) or has no audio input
+    /// it needs. Any thread.
+    public var isInstrument: Bool {
+        takesMIDI && (isInstrumentClass || audioInputs.allSatisfy(\.isOptional))
+    }
 }
 
 /// A bundle lilv could not read (broken Turtle): where, and what lilv said. Any thread.
@@ -309,7 +317,8 @@ public final class LV2World: @unchecked Sendable {
         let label = uri("http://www.w3.org/2000/01/rdf-schema#label"), midi = uri("http://lv2plug.in/ns/ext/midi#MidiEvent")
         let sideChain = uri("http://lv2plug.in/ns/lv2core#isSideChain")
         let group = uri("http://lv2plug.in/ns/ext/port-groups#group"), sideChainOf = uri("http://lv2plug.in/ns/ext/port-groups#sideChainOf")
-        defer { for node in [input, audio, control, cv, atom, optional, hardRT, preset, label, midi, sideChain, group, sideChainOf] { lilv_node_free(node) } }
+        let type = uri("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"), instrument = uri("http://lv2plug.in/ns/lv2core#InstrumentPlugin")
+        defer { for node in [input, audio, control, cv, atom, optional, hardRT, preset, label, midi, sideChain, group, sideChainOf, type, instrument] { lilv_node_free(node) } }
         /// Whether `port` of `plugin` is a key: it says so, or its port group is a side chain of another (LSP's sc_ plugins).
         func isKey(_ plugin: OpaquePointer, _ port: OpaquePointer?) -> Bool {
             if lilv_port_has_property(plugin, port, sideChain) { return true }
@@ -365,10 +374,15 @@ public final class LV2World: @unchecked Sendable {
             let name = lilv_plugin_get_name(plugin)
             defer { lilv_node_free(name) }
             let className = lilv_plugin_class_get_label(lilv_plugin_get_class(plugin)).map { string($0) } ?? ""
+            // Its rdf:type read directly: a world that has not loaded lv2core (a check's, with
+            // one bundle on LV2_PATH) does not know the class's hierarchy.
+            let types = lilv_world_find_nodes(world, lilv_plugin_get_uri(plugin), type, nil)
+            defer { lilv_nodes_free(types) }
+            let isInstrumentClass = types.map { lilv_nodes_contains($0, instrument) } ?? false
             var bundle = string(lilv_plugin_get_bundle_uri(plugin))
             if bundle.hasPrefix("file://") { bundle.removeFirst(7) }
             while bundle.hasSuffix("/") { bundle.removeLast() }
-            result.append(LV2PluginInfo(uri: string(lilv_plugin_get_uri(plugin)), name: string(name), className: className, ports: ports,
+            result.append(LV2PluginInfo(uri: string(lilv_plugin_get_uri(plugin)), name: string(name), className: className, isInstrumentClass: isInstrumentClass, ports: ports,
                                         requiredFeatures: features, isHardRealTime: hard, presets: presets.sorted { $0.label < $1.label },
                                         bundle: bundle, latencyPort: lilv_plugin_has_latency(plugin) ? Int(lilv_plugin_get_latency_port_index(plugin)) : nil))
         }
