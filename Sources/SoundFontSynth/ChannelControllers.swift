@@ -1,7 +1,8 @@
 /// What a MIDI channel's controllers are at, as a voice's modulators read them (section 8.2.1):
 /// the 128 controllers, channel pressure, the pitch wheel and its sensitivity. Starts where
-/// libfluidsynth's channels start (volume 100, pan 64, expression 127, the wheel centred,
-/// two semitones of sensitivity). Fixed storage, no heap: copied freely on the render thread.
+/// libfluidsynth's channels start (volume 100, pan and balance 64, expression 127 in both
+/// bytes, the sound controllers 70-79 at 64, the wheel centred, two semitones of
+/// sensitivity). Fixed storage, no heap: copied freely on the render thread.
 public struct ChannelControllers: Sendable {
     private var low = SIMD64<UInt8>(repeating: 0)
     private var high = SIMD64<UInt8>(repeating: 0)
@@ -20,8 +21,11 @@ public struct ChannelControllers: Sendable {
     /// A channel at its reset values. Any thread.
     public init() {
         self[7] = 100
+        self[8] = 64
         self[10] = 64
         self[11] = 127
+        self[43] = 127
+        for controller in 70...79 { self[controller] = 64 }   // "no change", as pan's 64
         for parameter in 98...101 { self[parameter] = 127 }   // no parameter selected
     }
 

@@ -85,6 +85,9 @@ struct LowPassFilter {
     /// stepping each frame (libfluidsynth's way of keeping a moving cutoff from clicking).
     private var a1Step: Float = 0, a2Step: Float = 0, b02Step: Float = 0, b1Step: Float = 0
     private var glideFrames = 0
+    /// Whether the glide rescales the history at each step, as libfluidsynth's does when b0
+    /// more than doubles or halves (a large jump of the cutoff would otherwise burst).
+    private var compensates = false
     private var started = false
     /// The steady coefficients four frames at a time (`Group`), worked out when first needed
     /// after a glide (a cutoff that moves every block glides through every frame).
@@ -158,6 +161,8 @@ struct LowPassFilter {
         let frames = Float(Units.controlBlock)
         (a1Step, a2Step, b1Step, b02Step) = ((newA1 - a1) / frames, (newA2 - a2) / frames, (newB1 - b1) / frames, (newB02 - b02) / frames)
         glideFrames = Units.controlBlock
+        let quota = newB02 / b02
+        compensates = abs(b02) > 0.0001 && (quota < 0.5 || quota > 2)
     }
 
     /// The sine and cosine of ω for `cutoff` cents (clamped to the table's) from `table`.
@@ -186,10 +191,15 @@ struct LowPassFilter {
             // last), then put four at a time.
             while i < gliding {
                 samples[i] = Self.biquad(samples[i], a1: a1, a2: a2, b02: b02, b1: b1, history1: &history1, history2: &history2)
+                let before = b02
                 a1 += a1Step
                 a2 += a2Step
                 b1 += b1Step
                 b02 += b02Step
+                if compensates && abs(b02) > 0.001 {
+                    history1 *= before / b02
+                    history2 *= before / b02
+                }
                 i += 1
             }
             output.put(samples, 0..<gliding)

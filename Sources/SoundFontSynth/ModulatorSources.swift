@@ -40,7 +40,6 @@ enum ModulatorSources {
         let index = Int(source & 0x7F)
         if source & 0x80 != 0 { return (Float(controllers[index]), 128) }
         switch index {
-        case 0: return (128, 128)   // no source: full scale
         case 2: return (Float(velocity), 128)
         case 3: return (Float(key), 128)
         case 13: return (Float(controllers.channelPressure), 128)
@@ -115,10 +114,13 @@ enum ModulatorSources {
         }
     }
 
-    /// What `modulator` adds to its destination now: its amount times its two sources, through its transform.
+    /// What `modulator` adds to its destination now: its amount times its two sources, through
+    /// its transform. A source of index 0 ("no controller", whatever its curve) is 0 as the
+    /// primary source and 1 as the amount source, as libfluidsynth has them.
     private static func contribution(of modulator: Modulator, key: Int, velocity: Int, controllers: ChannelControllers) -> Float {
+        guard modulator.source & 0x7F != 0 else { return 0 }
         var amount = Float(modulator.amount) * value(modulator.source, key: key, velocity: velocity, controllers: controllers)
-        amount *= value(modulator.amountSource, key: key, velocity: velocity, controllers: controllers)
+        if modulator.amountSource & 0x7F != 0 { amount *= value(modulator.amountSource, key: key, velocity: velocity, controllers: controllers) }
         return modulator.transform == 2 ? abs(amount) : amount
     }
 }

@@ -31,14 +31,16 @@ struct SamplePlayer {
         self.readable = readable
         self.start = start
         self.end = end
-        // A loop may begin before the start (an offset or a modulator moved the start past
-        // it): libfluidsynth loops it, back into the points before the start.
-        let loopValid = loopStart >= 0 && loopEnd <= end && loopEnd > start && loopEnd - loopStart >= 2
+        // The voice keeps the loop inside the sample, in order. It may begin before the start
+        // or end after the end (an offset or a modulator moved them): libfluidsynth loops it
+        // all the same, the end mattering only once it stops looping; a start past the loop's
+        // end begins at the loop's start.
+        let loopValid = loopEnd - loopStart >= 2
         self.loopStart = loopValid ? loopStart : start
         self.loopEnd = loopValid ? loopEnd : end
         looping = loopValid && (mode == 1 || mode == 3)
         loopsUntilRelease = mode == 3
-        phase = UInt64(start) << 32
+        phase = UInt64(looping && start >= loopEnd ? loopStart : start) << 32
         self.increment = Self.fixedPoint(increment)
     }
 
@@ -50,7 +52,8 @@ struct SamplePlayer {
     @inline(__always) private func point(_ index: Int) -> Float {
         var i = index
         if looping {
-            if i >= loopEnd { i -= loopEnd - loopStart } else if i < start { i = loopStart < start ? max(i, loopStart) : start }
+            while i >= loopEnd { i -= loopEnd - loopStart }
+            if i < start { i = loopStart < start ? max(i, loopStart) : start }
         } else if i < start || i >= end {
             return 0
         }
@@ -74,12 +77,12 @@ struct SamplePlayer {
             guard done < frames else { break }
             // Near an end or the loop's: points outside read as the file's zeros or across the loop.
             var index = Int(phase >> 32)
-            if looping, index >= loopEnd {
+            while looping, index >= loopEnd {
                 phase -= UInt64(loopEnd - loopStart) << 32
                 index = Int(phase >> 32)
                 hasLooped = true
             }
-            if index >= end {
+            if !looping, index >= end {
                 finished = true
                 (output + done).update(repeating: 0, count: frames - done)
                 return done

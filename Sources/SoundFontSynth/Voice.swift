@@ -88,18 +88,26 @@ struct Voice {
         let data = font.data(of: header)
         guard let base = data.baseAddress, !data.isEmpty else { return nil }
         Self.prepareTables()
-        let modulated = ModulatorSources.contributions(region.modulators, key: key, velocity: velocity, controllers: controllers)
+        let (heardKey, heardVelocity) = Self.heard(key: key, velocity: velocity, region)
+        let modulated = ModulatorSources.contributions(region.modulators, key: heardKey, velocity: heardVelocity, controllers: controllers)
         /// A generator's value with what the modulators add, in whole units.
         func value(_ generator: Generator) -> Int32 { region[generator] &+ Int32(modulated[Int(generator.rawValue)].rounded(.towardZero)) }
         // Points counted from the sample's start, moved by the address offsets (what modulators
         // add included: a key or a velocity may move where a sample starts, as libfluidsynth
-        // lets them), kept inside it.
-        let origin = Int(header.start)
+        // lets them), then made sane as libfluidsynth's voice makes them: the first and the
+        // last point each kept inside the sample and swapped when out of order (a voice of one
+        // point is silent); the loop's ends each kept inside it and swapped, the loop dropped
+        // when shorter than two points. The loop need not lie between the first and the last.
+        let origin = Int(header.start), count = data.count
         let start = Int(value(.startAddressOffset)) + 32_768 * Int(value(.startAddressCoarseOffset))
-        let end = data.count + Int(value(.endAddressOffset)) + 32_768 * Int(value(.endAddressCoarseOffset))
-        let loopStart = Int(header.loopStart) - origin + Int(value(.startLoopAddressOffset)) + 32_768 * Int(value(.startLoopAddressCoarseOffset))
-        let loopEnd = Int(header.loopEnd) - origin + Int(value(.endLoopAddressOffset)) + 32_768 * Int(value(.endLoopAddressCoarseOffset))
-        let first = min(max(start, 0), data.count - 1), last = min(max(end, first + 1), data.count)
+        let end = count + Int(value(.endAddressOffset)) + 32_768 * Int(value(.endAddressCoarseOffset))
+        var first = min(max(start, 0), count - 1), lastPoint = min(max(end - 1, 0), count - 1)
+        if first > lastPoint { swap(&first, &lastPoint) }
+        let silent = first == lastPoint, last = silent ? first : lastPoint + 1
+        var loopStart = Int(header.loopStart) - origin + Int(value(.startLoopAddressOffset)) + 32_768 * Int(value(.startLoopAddressCoarseOffset))
+        var loopEnd = Int(header.loopEnd) - origin + Int(value(.endLoopAddressOffset)) + 32_768 * Int(value(.endLoopAddressCoarseOffset))
+        (loopStart, loopEnd) = (min(max(loopStart, 0), count), min(max(loopEnd, 0), count))
+        if loopStart > loopEnd { swap(&loopStart, &loopEnd) }
         // Pitch in cents: the sample's own from its root key (the zone's, else the sample's)
         // less its correction; the key's scaled by the scale tuning about that.
         playedKey = region[.keyNumber] >= 0 ? Int(region[.keyNumber]) : key
@@ -123,15 +131,22 @@ struct Voice {
             && headerLoopStart <= loopEnd && loopEnd <= headerLoopEnd
         silentBelowInLoop = loopPeak > 0 && inSampleLoop ? silentBelow * 32_768 / Float(loopPeak) : silentBelow
         player = SamplePlayer(data: base, readable: font.sampleDataCount - origin, start: first, end: last, loopStart: loopStart, loopEnd: loopEnd,
-                              mode: region[.sampleModes], increment: 0)
-        envelope = Envelope(.volume, Self.volumeTimes(value), key: key, sampleRate: sampleRate)
-        modulationEnvelope = Envelope(.modulation, Self.modulationTimes(value), key: key, sampleRate: sampleRate)
+                              mode: silent ? 0 : region[.sampleModes], increment: 0)
+        envelope = Envelope(.volume, Self.volumeTimes(value), key: heardKey, sampleRate: sampleRate)
+        modulationEnvelope = Envelope(.modulation, Self.modulationTimes(value), key: heardKey, sampleRate: sampleRate)
         modulationLFO = LFO(delay: value(.modLFODelay), frequency: value(.modLFOFrequency), sampleRate: sampleRate)
         vibratoLFO = LFO(delay: value(.vibLFODelay), frequency: value(.vibLFOFrequency), sampleRate: sampleRate)
         filter = LowPassFilter(cutoff: value(.initialFilterCutoff), q: value(.initialFilterQ), cutoffs: cutoffs)
         apply(region, modulated)
-        let reduction = ModulatorSources.attenuationReduction(region.modulators, key: key, velocity: velocity, controllers: controllers)
+        let reduction = ModulatorSources.attenuationReduction(region.modulators, key: heardKey, velocity: heardVelocity, controllers: controllers)
         loudest = Units.gain(centibels: max(attenuation - reduction, 0))
+    }
+
+    /// The key and velocity the zone's modulators and key-scaled envelopes hear: those its
+    /// key number and velocity generators (46, 47) force, as libfluidsynth's voice takes them
+    /// (a key number from 0, a velocity from 1), else the note's.
+    private static func heard(key: Int, velocity: Int, _ region: Region) -> (key: Int, velocity: Int) {
+        (region[.keyNumber] >= 0 ? Int(min(region[.keyNumber], 127)) : key, region[.velocity] > 0 ? Int(min(region[.velocity], 127)) : velocity)
     }
 
     /// libfluidsynth's noise floor: 2·10⁻⁷ of full scale (a 24-bit synthesizer's).
@@ -173,10 +188,11 @@ struct Voice {
         playedKey = region[.keyNumber] >= 0 ? Int(region[.keyNumber]) : newKey
         keyPitch = Self.keyPitch(playedKey, scaleTuning: scaleTuning, rootPitch: rootPitch, tuning: keyTuning)
         tuning = controllers.tuning
-        let modulated = ModulatorSources.contributions(region.modulators, key: newKey, velocity: newVelocity, controllers: controllers)
+        let (heardKey, heardVelocity) = Self.heard(key: newKey, velocity: newVelocity, region)
+        let modulated = ModulatorSources.contributions(region.modulators, key: heardKey, velocity: heardVelocity, controllers: controllers)
         func value(_ generator: Generator) -> Int32 { region[generator] &+ Int32(modulated[Int(generator.rawValue)].rounded(.towardZero)) }
-        envelope.setHoldAndDecay(Self.volumeTimes(value), key: newKey, sampleRate: sampleRate)
-        modulationEnvelope.setHoldAndDecay(Self.modulationTimes(value), key: newKey, sampleRate: sampleRate)
+        envelope.setHoldAndDecay(Self.volumeTimes(value), key: heardKey, sampleRate: sampleRate)
+        modulationEnvelope.setHoldAndDecay(Self.modulationTimes(value), key: heardKey, sampleRate: sampleRate)
         apply(region, modulated)
         envelope.retriggerAttack(scale: Units.gain(centibels: before) / max(Units.gain(centibels: attenuation), .leastNormalMagnitude))
         modulationEnvelope.retriggerAttack()
@@ -187,7 +203,8 @@ struct Voice {
     /// as libfluidsynth updates a sounding voice. Render thread only.
     mutating func update(_ region: Region, controllers: ChannelControllers) {
         tuning = controllers.tuning
-        apply(region, ModulatorSources.contributions(region.modulators, key: key, velocity: velocity, controllers: controllers))
+        let (heardKey, heardVelocity) = Self.heard(key: key, velocity: velocity, region)
+        apply(region, ModulatorSources.contributions(region.modulators, key: heardKey, velocity: heardVelocity, controllers: controllers))
     }
 
     /// Plays the note in its channel's new MTS `tuning` (nil for none), worked out again as

@@ -309,7 +309,7 @@ struct VoiceSplitTests {
 /// Sample headers a voice must survive (found by the soundfont fuzz target).
 @Suite("A voice of a broken sample header")
 struct BrokenSampleHeaderTests {
-    @Test("a sample whose loop ends before it starts plays unlooped through to its end, without a trap")
+    @Test("a sample whose loop ends before it starts loops between the two, as libfluidsynth swaps them (its render of this font sounds to the note's release, five times the sample's length), without a trap")
     func loopEndingBeforeItStarts() throws {
         var sf2 = SF2File(name: "inverted loop")
         let sine = (0..<4_800).map { Int16((sin(2 * Double.pi * Double($0) / 48) * 20_000).rounded()) }
@@ -333,7 +333,7 @@ struct BrokenSampleHeaderTests {
             voice.render(into: MixPlanes(left: p.baseAddress!, stride: frames, sends: true), frames: frames, scratch: scratch)
         }
         #expect(planes[1_000..<4_000].contains { abs($0) > 0.01 }, "the sample sounds")
-        #expect(planes[5_000..<frames].allSatisfy { $0 == 0 }, "and ends with the sample (a loop that ends before it starts is none)")
-        #expect(voice.isFinished)
+        #expect(planes[8_000..<frames].contains { abs($0) > 0.01 }, "and goes on past its end, round the loop")
+        #expect(!voice.isFinished)
     }
 }
