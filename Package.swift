@@ -127,7 +127,7 @@ let package = Package(
         // The fuzz targets (Fuzz/run-fuzzers.sh builds them with libFuzzer); built plainly, it
         // replays inputs through a target and writes a target's seeds.
         .executableTarget(name: "pianola-fuzz", dependencies: [
-            "DSP", "MIDI", "Playback", "Sequencing", "PianolaCommands", "AudioFile", "FluidSynth", "Engine", "Synthesis", "SoundFontBook", "SoundFontModel",
+            "DSP", "MIDI", "Playback", "Sequencing", "PianolaCommands", "AudioFile", "FluidSynth", "Engine", "Synthesis", "SF2", "SoundFontBook", "SoundFontModel",
             "SoundFontSynth",
         ], path: "Sources/PianolaFuzz"),
 

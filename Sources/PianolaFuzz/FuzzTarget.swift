@@ -29,6 +29,9 @@ enum FuzzTarget: String, CaseIterable {
     /// A DLS bank, past Pianola's check, loaded by libinstpatch (through libfluidsynth) and
     /// played through the sampler node.
     case dls
+    /// Random generators and modulators on one zone, played by Pianola's synthesizer and by
+    /// libfluidsynth: their levels must agree.
+    case differential
 
     /// Runs one input.
     func run(_ bytes: [UInt8]) {
@@ -44,6 +47,7 @@ enum FuzzTarget: String, CaseIterable {
         case .audio: AudioFileTarget.run(bytes)
         case .soundfont: SoundFontTarget.run(bytes)
         case .dls: SoundFontTarget.runDLS(bytes)
+        case .differential: DifferentialTarget.run(bytes)
         }
     }
 
@@ -60,6 +64,7 @@ enum FuzzTarget: String, CaseIterable {
         case .audio: return AudioFileTarget.seeds()
         case .soundfont: return SoundFontTarget.seeds()
         case .dls: return [("sine", SoundFontBook.sineBank().serialized())]
+        case .differential: return DifferentialTarget.seeds()
         }
     }
 }
