@@ -12,9 +12,11 @@ public final class LV2EffectUnit: EffectUnit {
     public let plugin: LV2PluginInfo
     /// Its control inputs, by symbol, with their ranges and defaults. Any thread.
     public let parameters: [EffectParameter]
-    /// What a render keeps going for after its input falls silent: a second, as a plugin
-    /// does not say how long it rings. Any thread.
-    public let tailFrames: Int
+    /// What a render keeps going for after its input falls silent: its latency, and a second
+    /// more for a plugin that may ring on (a delay, a reverb, one of no known class: LV2 has no
+    /// way to say how long); a render goes on past it while the output still sounds. Any
+    /// thread (read between renders).
+    public var tailFrames: Int { latencyFrames + (plugin.rings ? sampleRate : 0) }
     private let instances: [LV2Instance]
     private let auxiliaries: [LV2AuxiliaryPorts]                // per instance: its atom, CV and side-chain ports
     private let controls: [UnsafeMutablePointer<Float>]          // per instance: a value per port
@@ -60,7 +62,6 @@ public final class LV2EffectUnit: EffectUnit {
         self.plugin = plugin
         self.sampleRate = sampleRate
         self.maxFrames = maxFrames
-        tailFrames = sampleRate
         parameters = try Self.parameters(of: plugin)
         let (ins, outs) = (plugin.audioInputs.count, plugin.audioOutputs.count)
         let copies = ins == 1 && outs == 1 ? 2 : 1

@@ -60,8 +60,8 @@ public struct LV2PluginInfo: Hashable, Sendable {
     public let name: String
     /// Its class's label (`Delay`, `Instrument Plugin`), empty when it has none. Any thread.
     public let className: String
-    /// Whether its Turtle says it is an instrument (a lv2:InstrumentPlugin). Any thread.
-    public let isInstrumentClass: Bool
+    /// The classes its Turtle gives it (rdf:type: `http://lv2plug.in/ns/lv2core#CompressorPlugin`…). Any thread.
+    public let classes: Set<String>
     /// Its ports, by index. Any thread.
     public let ports: [LV2Port]
     /// The features it cannot run without. Any thread.
@@ -101,8 +101,21 @@ public struct LV2PluginInfo: Hashable, Sendable {
     /// (lv2:InstrumentPlugin, as synthv1 does though it has audio inputs) or has no audio input
     /// it needs. Any thread.
     public var isInstrument: Bool {
-        takesMIDI && (isInstrumentClass || audioInputs.allSatisfy(\.isOptional))
+        takesMIDI && (classes.contains(LV2PluginInfo.lv2core + "InstrumentPlugin") || audioInputs.allSatisfy(\.isOptional))
     }
+    /// Whether what it plays may go on after its input falls silent, past its latency: a delay,
+    /// a reverb, a simulator, a comb filter, or a plugin of no class this list knows to stop
+    /// with its input (filters, EQs, dynamics, distortion, modulation, pitch, utilities). Any thread.
+    public var rings: Bool {
+        let stopping = ["Analyser", "Utility", "Distortion", "Waveshaper", "Dynamics", "Compressor", "Expander", "Gate",
+                        "Limiter", "Envelope", "Filter", "Allpass", "Bandpass", "EQ", "MultiEQ", "ParaEQ", "Highpass",
+                        "Lowpass", "Amplifier", "Converter", "Mixer", "Modulator", "Chorus", "Flanger", "Phaser", "Pitch", "Spectral"]
+        let ringing = ["Delay", "Reverb", "Simulator", "Comb"]
+        if ringing.contains(where: { classes.contains(Self.lv2core + $0 + "Plugin") }) { return true }
+        return !stopping.contains { classes.contains(Self.lv2core + $0 + "Plugin") }
+    }
+    /// lv2core's namespace.
+    static let lv2core = "http://lv2plug.in/ns/lv2core#"
 }
 
 /// A bundle lilv could not read (broken Turtle): where, and what lilv said. Any thread.
@@ -317,8 +330,8 @@ public final class LV2World: @unchecked Sendable {
         let label = uri("http://www.w3.org/2000/01/rdf-schema#label"), midi = uri("http://lv2plug.in/ns/ext/midi#MidiEvent")
         let sideChain = uri("http://lv2plug.in/ns/lv2core#isSideChain")
         let group = uri("http://lv2plug.in/ns/ext/port-groups#group"), sideChainOf = uri("http://lv2plug.in/ns/ext/port-groups#sideChainOf")
-        let type = uri("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"), instrument = uri("http://lv2plug.in/ns/lv2core#InstrumentPlugin")
-        defer { for node in [input, audio, control, cv, atom, optional, hardRT, preset, label, midi, sideChain, group, sideChainOf, type, instrument] { lilv_node_free(node) } }
+        let type = uri("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
+        defer { for node in [input, audio, control, cv, atom, optional, hardRT, preset, label, midi, sideChain, group, sideChainOf, type] { lilv_node_free(node) } }
         /// Whether `port` of `plugin` is a key: it says so, or its port group is a side chain of another (LSP's sc_ plugins).
         func isKey(_ plugin: OpaquePointer, _ port: OpaquePointer?) -> Bool {
             if lilv_port_has_property(plugin, port, sideChain) { return true }
@@ -376,13 +389,19 @@ public final class LV2World: @unchecked Sendable {
             let className = lilv_plugin_class_get_label(lilv_plugin_get_class(plugin)).map { string($0) } ?? ""
             // Its rdf:type read directly: a world that has not loaded lv2core (a check's, with
             // one bundle on LV2_PATH) does not know the class's hierarchy.
-            let types = lilv_world_find_nodes(world, lilv_plugin_get_uri(plugin), type, nil)
-            defer { lilv_nodes_free(types) }
-            let isInstrumentClass = types.map { lilv_nodes_contains($0, instrument) } ?? false
+            var classes: Set<String> = []
+            if let types = lilv_world_find_nodes(world, lilv_plugin_get_uri(plugin), type, nil) {
+                var at = lilv_nodes_begin(types)
+                while !lilv_nodes_is_end(types, at) {
+                    if let node = lilv_nodes_get(types, at) { classes.insert(string(node)) }
+                    at = lilv_nodes_next(types, at)
+                }
+                lilv_nodes_free(types)
+            }
             var bundle = string(lilv_plugin_get_bundle_uri(plugin))
             if bundle.hasPrefix("file://") { bundle.removeFirst(7) }
             while bundle.hasSuffix("/") { bundle.removeLast() }
-            result.append(LV2PluginInfo(uri: string(lilv_plugin_get_uri(plugin)), name: string(name), className: className, isInstrumentClass: isInstrumentClass, ports: ports,
+            result.append(LV2PluginInfo(uri: string(lilv_plugin_get_uri(plugin)), name: string(name), className: className, classes: classes, ports: ports,
                                         requiredFeatures: features, isHardRealTime: hard, presets: presets.sorted { $0.label < $1.label },
                                         bundle: bundle, latencyPort: lilv_plugin_has_latency(plugin) ? Int(lilv_plugin_get_latency_port_index(plugin)) : nil))
         }

@@ -93,6 +93,23 @@ struct EffectsCommandTests {
         #expect(applied.left.count == wet.left.count && snr >= 90)
     }
 
+    @Test("an LV2 effect that stops with its input (MDA Overdrive, a distortion) ends the render where the dry one ends; a delay (MDA Delay) goes on a second more, and past it while it still sounds")
+    func lv2TailByClass() throws {
+        let scratch = try Scratch()
+        let song = try scratch.write("song.mid", RenderCommandTests.song())
+        func length(_ effects: [String]) throws -> Int {
+            let out = scratch.url.appendingPathComponent("out\(effects.count)-\(effects.first?.count ?? 0).wav").path
+            let run = try CLIRun.pianola(["render", song, "--soundfont", RenderCommandTests.testFont, "--bits", "32f", "--to", "2", "-o", out]
+                                         + effects.flatMap { ["--fx", $0] })
+            #expect(run.status == 0, "\(run.stderr)")
+            return try Self.read(out).left.count
+        }
+        let dry = try length([]), overdrive = try length(["mda overdrive"]), delay = try length(["mda delay"])
+        print("render lengths: dry \(dry), through MDA Overdrive \(overdrive), through MDA Delay \(delay) frames")
+        #expect(overdrive == dry)
+        #expect(delay >= dry + 48_000)
+    }
+
     @Test("an LV2 preset by label sets the values lilv reads for it (a value given beside it wins), and a render with one plays")
     func lv2Preset() throws {
         // Compared as specs: some MDA plugins read memory they never cleared, so two renders of
