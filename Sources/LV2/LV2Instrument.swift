@@ -2,15 +2,20 @@ import CLilv
 
 /// An LV2 instrument (MDA Piano, JX10, setBfree, synthv1…): MIDI in through its atom input as
 /// an event sequence with each message's frame offset, so every note lands on its exact frame;
-/// its one or two audio outputs out; its audio inputs, if it has any (synthv1 and its
-/// siblings do), given silence. Its control inputs stand at their defaults. Allocates only at
-/// init. Render thread only, after `init`.
+/// its audio out in stereo: its one or two outputs, or its main output group's (pg:mainOutput,
+/// as LSP's direct-out samplers name their mix), else every output summed, a side for those
+/// designated left or right and both for the rest (DrumGizmo's microphones, AVL's kit pieces).
+/// Its audio inputs, if it has any (synthv1 and its siblings do), hear silence. Its control
+/// inputs stand at their defaults. Allocates only at init. Render thread only, after `init`.
 public final class LV2Instrument {
     /// The plugin. Any thread.
     public let plugin: LV2PluginInfo
     private let lv2: LV2Instance
     private let controls: UnsafeMutablePointer<Float>
     private let outputs: [UnsafeMutablePointer<Float>]
+    /// The outputs each side sums (buffers, not arrays: the render thread walks them).
+    private let leftSources: UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>
+    private let rightSources: UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>
     private let silence: UnsafeMutablePointer<Float>        // what its audio inputs hear
     private let auxiliary: LV2AuxiliaryPorts
     private let midiIn: UnsafeMutableRawPointer            // the MIDI input's atom:Sequence
@@ -47,6 +52,7 @@ public final class LV2Instrument {
         }
         silence = .allocate(capacity: maxFrames)
         silence.initialize(repeating: 0, count: maxFrames)
+        (leftSources, rightSources) = Self.sides(of: outs, buffers: outputs, plugin: plugin)
         auxiliary = LV2AuxiliaryPorts(plugin, instance: instance, maxFrames: maxFrames)
         midiIn = auxiliary.sequence(ofPort: midiPort.index)!
         var o = 0
@@ -63,14 +69,35 @@ public final class LV2Instrument {
         lv2.activate(auxiliary)
     }
 
+    /// The output buffers each side sums: `outs`' one or two, or those of the main output
+    /// group when it has one or two, else all, by their designated side (both for none).
+    private static func sides(of outs: [LV2Port], buffers: [UnsafeMutablePointer<Float>], plugin: LV2PluginInfo)
+        -> (UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>, UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>) {
+        var left: [UnsafeMutablePointer<Float>] = [], right: [UnsafeMutablePointer<Float>] = []
+        let main = outs.indices.filter { outs[$0].isMainOutput }
+        if outs.count <= 2 || (1...2).contains(main.count) {
+            let used = outs.count <= 2 ? Array(outs.indices) : main
+            (left, right) = ([buffers[used[0]]], [buffers[used[used.count - 1]]])
+        } else {
+            for (k, port) in outs.enumerated() {
+                if port.side != .right { left.append(buffers[k]) }
+                if port.side != .left { right.append(buffers[k]) }
+            }
+            if left.isEmpty { left = right } else if right.isEmpty { right = left }
+        }
+        let leftBuffer = UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>.allocate(capacity: left.count)
+        let rightBuffer = UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>.allocate(capacity: right.count)
+        _ = leftBuffer.initialize(from: left)
+        _ = rightBuffer.initialize(from: right)
+        return (leftBuffer, rightBuffer)
+    }
+
     /// Throws one line when Pianola cannot play `plugin` as an instrument: it takes no MIDI,
-    /// has no audio output or more than two, or needs a feature or port Pianola does not give.
-    /// Any thread.
+    /// has no audio output, or needs a feature or port Pianola does not give. Any thread.
     public static func check(_ plugin: LV2PluginInfo) throws(LV2Error) {
         guard plugin.takesMIDI else { throw LV2Error(.argument, "LV2 plugin '\(plugin.name)' takes no MIDI: it is not an instrument") }
-        let outs = plugin.audioOutputs
-        guard (1...2).contains(outs.count) else {
-            throw LV2Error(.argument, "LV2 plugin '\(plugin.name)' has \(outs.count) audio outputs; an instrument here has 1 or 2")
+        guard !plugin.audioOutputs.isEmpty else {
+            throw LV2Error(.argument, "LV2 plugin '\(plugin.name)' has no audio output: it plays no sound (a MIDI processor, not an instrument)")
         }
         try LV2Features.check(plugin)
         if let refusal = LV2AuxiliaryPorts.refusal(of: plugin) { throw LV2Error(.argument, refusal) }
@@ -79,6 +106,8 @@ public final class LV2Instrument {
     deinit {
         controls.deallocate()
         silence.deallocate()
+        leftSources.deallocate()
+        rightSources.deallocate()
         for buffer in outputs { buffer.deallocate() }
     }
 
@@ -111,14 +140,24 @@ public final class LV2Instrument {
         midiIn.storeBytes(of: UInt32(8 + used), toByteOffset: 0, as: UInt32.self)
     }
 
+    /// Writes the sum of `sources`' first `frames` into `output`.
+    @inline(__always) private static func sum(_ sources: UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>,
+                                              into output: UnsafeMutablePointer<Float>, frames: Int) {
+        output.update(from: sources[0], count: frames)
+        for k in 1..<max(sources.count, 1) {
+            let source = sources[k]
+            for i in 0..<frames { output[i] += source[i] }
+        }
+    }
+
     /// Runs `frames` frames (at most `maxFrames`) with the messages added since the last run,
-    /// writing its output into `left` and `right` (a mono instrument's to both; silence if it
-    /// had a NaN or infinite sample). Render thread only.
+    /// writing its output into `left` and `right` (a mono instrument's to both, a many-output
+    /// one's summed as `init` says; silence if it had a NaN or infinite sample). Render thread only.
     public func run(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
         auxiliary.beforeRun()
         lv2.run(frames)
-        left.update(from: outputs[0], count: frames)
-        right.update(from: outputs[outputs.count - 1], count: frames)
+        Self.sum(leftSources, into: left, frames: frames)
+        Self.sum(rightSources, into: right, frames: frames)
         if silenceNonFinite(left, right, frames: frames) { silencedRuns += 1 }
         auxiliary.afterRun()
         used = 0

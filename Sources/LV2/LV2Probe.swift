@@ -2,7 +2,7 @@ import DSP
 
 /// What a plugin did when tried in this process: made as an effect or an instrument, run over
 /// two seconds of sound (an effect: a second of noise then a second of silence; an
-/// instrument: a chord from a frame inside its first run, held and released), its output
+/// instrument: a chord with a kick and a snare, from a frame inside its first run, held and released), its output
 /// looked at (an instrument's: how many frames after its notes' frame it first sounds). Meant for a child process,
 /// since a plugin may crash or hang its host. Control thread.
 public struct LV2Probe: Hashable, Sendable, CustomStringConvertible {
@@ -55,8 +55,8 @@ public struct LV2Probe: Hashable, Sendable, CustomStringConvertible {
                 let instrument = try LV2Instrument(plugin, sampleRate: sampleRate, maxFrames: block, offline: true)
                 let release = frames / 2 / block * block
                 for start in stride(from: 0, to: frames, by: block) {
-                    if start == 0 || start == release {   // a C major chord from frame 100, held a second
-                        for key: UInt8 in [60, 64, 67] {
+                    if start == 0 || start == release {   // a C major chord and a kick and snare (for kits) from frame 100, held a second
+                        for key: UInt8 in [36, 38, 60, 64, 67] {
                             let message: [UInt8] = [start == 0 ? 0x90 : 0x80, key, 100]
                             message.withUnsafeBytes { instrument.add($0, atFrame: start == 0 ? Self.noteFrame : 0) }
                         }

@@ -21,6 +21,14 @@ public struct LV2Port: Hashable, Sendable {
         case other
     }
 
+    /// A side of a stereo pair. Any thread.
+    public enum Side: Hashable, Sendable {
+        /// The left channel.
+        case left
+        /// The right channel.
+        case right
+    }
+
     /// Its index in the plugin. Any thread.
     public let index: Int
     /// Its symbol: how a spec names it (`l_delay`). Any thread.
@@ -38,6 +46,10 @@ public struct LV2Port: Hashable, Sendable {
     /// Whether it is a side-chain input (lv2:isSideChain, or in a port group that is a side
     /// chain of another, pg:sideChainOf): a key, not the signal processed. Any thread.
     public let isSideChain: Bool
+    /// Which side of a stereo pair it carries (lv2:designation pg:left or pg:right), if it says. Any thread.
+    public let side: Side?
+    /// Whether it is in the plugin's main output group (pg:mainOutput). Any thread.
+    public let isMainOutput: Bool
     /// Smallest, largest and default value (NaN where the plugin says none). Any thread.
     public let minimum: Float, maximum: Float, defaultValue: Float
     /// The values its Turtle names (lv2:scalePoint), in value order: an enumerated control's choices. Any thread.
@@ -331,7 +343,13 @@ public final class LV2World: @unchecked Sendable {
         let sideChain = uri("http://lv2plug.in/ns/lv2core#isSideChain")
         let group = uri("http://lv2plug.in/ns/ext/port-groups#group"), sideChainOf = uri("http://lv2plug.in/ns/ext/port-groups#sideChainOf")
         let type = uri("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
-        defer { for node in [input, audio, control, cv, atom, optional, hardRT, preset, label, midi, sideChain, group, sideChainOf, type] { lilv_node_free(node) } }
+        let portGroups = "http://lv2plug.in/ns/ext/port-groups#"
+        let designation = uri("http://lv2plug.in/ns/lv2core#designation"), mainOutput = uri(portGroups + "mainOutput")
+        defer {
+            for node in [input, audio, control, cv, atom, optional, hardRT, preset, label, midi, sideChain, group, sideChainOf, type, designation, mainOutput] {
+                lilv_node_free(node)
+            }
+        }
         /// Whether `port` of `plugin` is a key: it says so, or its port group is a side chain of another (LSP's sc_ plugins).
         func isKey(_ plugin: OpaquePointer, _ port: OpaquePointer?) -> Bool {
             if lilv_port_has_property(plugin, port, sideChain) { return true }
@@ -350,8 +368,18 @@ public final class LV2World: @unchecked Sendable {
             let count = Int(lilv_plugin_get_num_ports(plugin))
             var minimums = [Float](repeating: .nan, count: count), maximums = minimums, defaults = minimums
             lilv_plugin_get_port_ranges_float(plugin, &minimums, &maximums, &defaults)
+            let mainGroup = lilv_world_find_nodes(world, lilv_plugin_get_uri(plugin), mainOutput, nil)
+            defer { lilv_nodes_free(mainGroup) }
+            let mainGroupURI = mainGroup.flatMap { lilv_nodes_get_first($0) }.map { string($0) }
             let ports = (0..<count).map { index -> LV2Port in
                 let port = lilv_plugin_get_port_by_index(plugin, UInt32(index))
+                /// The URI of the port's `property`, if it has one.
+                func uri(of property: OpaquePointer) -> String? {
+                    guard let node = lilv_port_get(plugin, port, property) else { return nil }
+                    defer { lilv_node_free(node) }
+                    return string(node)
+                }
+                let designated = uri(of: designation)
                 let kind: LV2Port.Kind = lilv_port_is_a(plugin, port, audio) ? .audio : lilv_port_is_a(plugin, port, control) ? .control
                     : lilv_port_is_a(plugin, port, atom) ? .atom : lilv_port_is_a(plugin, port, cv) ? .cv : .other
                 let name = lilv_port_get_name(plugin, port)
@@ -360,6 +388,8 @@ public final class LV2World: @unchecked Sendable {
                                isInput: lilv_port_is_a(plugin, port, input), isOptional: lilv_port_has_property(plugin, port, optional),
                                carriesMIDI: kind == .atom && lilv_port_supports_event(plugin, port, midi),
                                isSideChain: kind == .audio && isKey(plugin, port),
+                               side: designated == portGroups + "left" ? .left : designated == portGroups + "right" ? .right : nil,
+                               isMainOutput: mainGroupURI != nil && uri(of: group) == mainGroupURI,
                                minimum: minimums[index], maximum: maximums[index], defaultValue: defaults[index],
                                scalePoints: kind == .control ? scalePoints(plugin, port) : [])
             }

@@ -52,6 +52,32 @@ struct InstrumentCommandTests {
         }
     }
 
+    @Test("An instrument of nine outputs (AVL's Black Pearl kit, a piece an output) is summed to stereo: a drum pattern starts on its first note's frame and is as loud as the kit's stereo version, within 3 dB")
+    func manyOutputs() throws {
+        let scratch = try Scratch()
+        var events: [MIDIEvent] = []
+        for (k, key) in ([36, 38, 42, 36, 38, 42] as [UInt8]).enumerated() {
+            events.append(MIDIEvent(tick: 240 + 240 * k, .noteOn(channel: 9, note: key, velocity: 110)))
+            events.append(MIDIEvent(tick: 360 + 240 * k, .noteOff(channel: 9, note: key, velocity: 0)))
+        }
+        events.append(MIDIEvent(tick: 2_400, .meta(.endOfTrack)))
+        let song = try scratch.write("drums.mid", MIDIFile(format: 0, division: .ticksPerQuarter(480), tracks: [.init(events: events)]).serialized())
+        func render(_ plugin: String) throws -> [Float] {
+            let out = scratch.url.appendingPathComponent("\(plugin.count).wav").path
+            let run = try CLIRun.pianola("render", song, "-o", out, "--soundfont", RenderCommandTests.testFont, "--bits", "32f",
+                                        "--instrument", "1=" + plugin)
+            #expect(run.status == 0 && !run.stderr.contains("left out"), "\(run.stderr)")
+            let audio = try EffectsCommandTests.read(out)
+            return zip(audio.left, audio.right).map { ($0 + $1) / 2 }
+        }
+        func level(_ x: [Float]) -> Double { 10 * log10(x.reduce(0.0) { $0 + Double($1 * $1) } / Double(x.count)) }
+        let stereo = try render("http://gareus.org/oss/lv2/avldrums#BlackPearl"), multi = try render("http://gareus.org/oss/lv2/avldrums#BlackPearlMulti")
+        let onset = multi.indices.first { abs(multi[$0]) > 1e-4 }
+        print("Black Pearl Multi: onset \(onset ?? -1) (the song's 12000), \(String(format: "%.1f", level(multi))) dB against the stereo kit's \(String(format: "%.1f", level(stereo))) dB")
+        #expect(onset.map { (12_000..<12_064).contains($0) } == true)
+        #expect(abs(level(multi) - level(stereo)) < 3)
+    }
+
     @Test("--labels lists the notes an LV2 instrument plays, on the frames it was given them")
     func labelsOfAnInstrument() throws {
         let scratch = try Scratch()
