@@ -89,7 +89,7 @@ extension SoundFontSynthesizer {
                 releaseSustained(channel: channel)
             }
         case 120:
-            for i in 0..<slotsInUse where slots[i].voice != nil && slots[i].channel == channel { slots[i] = VoiceSlot(lastMix: slots[i].voice!.mixTarget) }
+            for i in 0..<slotsInUse where slots[i].voice != nil && slots[i].channel == channel { slots[i] = VoiceSlot() }
             forgetMonoKeys(channel)
         case 121:
             channels[channel].controllers.resetControllers()
@@ -148,7 +148,7 @@ extension SoundFontSynthesizer {
     /// program 0 of bank 0 (channel 10 to the drums) with its controllers at their reset
     /// values, as libfluidsynth's system reset does. Render thread only.
     public func systemReset() {
-        for i in 0..<slotsInUse { slots[i] = VoiceSlot(lastMix: slots[i].voice?.mixTarget ?? slots[i].lastMix) }
+        for i in 0..<slotsInUse { slots[i] = VoiceSlot() }
         slotsInUse = 0
         reverb?.clear()
         chorus?.clear()

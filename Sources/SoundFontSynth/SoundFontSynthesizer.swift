@@ -236,9 +236,7 @@ public final class SoundFontSynthesizer {
             if let glideFrom { voice.glide(fromKey: glideFrom, milliseconds: glideTime, scaleTuning: region[.scaleTuning]) }
             if voice.exclusiveClass != 0 { cutExclusiveClass(voice.exclusiveClass, channel: channel) }
             let slot = freeSlot()
-            let lastMix = slots[slot].voice?.mixTarget ?? slots[slot].lastMix
-            voice.startMix(from: lastMix)
-            slots[slot] = VoiceSlot(voice: voice, channel: channel, key: key, preset: preset, region: index, started: serial, lastMix: lastMix)
+            slots[slot] = VoiceSlot(voice: voice, channel: channel, key: key, preset: preset, region: index, started: serial)
             slotsInUse = max(slotsInUse, slot + 1)
         }
     }

@@ -9,8 +9,6 @@ struct VoiceSlot {
     var released = false
     var sustained = false    // its key released while a pedal held it
     var sostenuto = false    // held by the sostenuto pedal (its key was down when the pedal went down)
-    /// The mix gains the slot's last voice ended with: the next one's ramp starts there.
-    var lastMix = SIMD4<Float>()
 }
 
 /// A `SoundFontSynthesizer` channel's program, controllers, pedals, tuning and mode.

@@ -56,11 +56,9 @@ struct Voice {
     /// The mix's gains, lanes (left, right, reverb send, chorus send): output gain and pan on
     /// each side, and the sends' (the output gain times generators 16 and 15, unpanned, as
     /// libfluidsynth feeds its effects); where the mix is on its way to them, and its step a
-    /// frame: like libfluidsynth's mixer, each change ramps over one control block, the voice's
-    /// start from the gains its slot's last voice ended with (`startMix(from:)`), as
-    /// libfluidsynth's reused voice starts from its buffers' last gains.
-    private(set) var mixTarget = SIMD4<Float>()
-    private var mix = SIMD4<Float>(), mixStep = SIMD4<Float>()
+    /// frame: like libfluidsynth's mixer, each change (the voice's start from silence included)
+    /// ramps over one control block.
+    private var mixTarget = SIMD4<Float>(), mix = SIMD4<Float>(), mixStep = SIMD4<Float>()
     /// The envelope gain reached at the end of the last whole block, and the ramp of this one.
     private var amplitude: Float = 0, step: Float = 0
     /// Where the mix's ramp is inside the block (kept between calls, so that where a render
@@ -293,12 +291,6 @@ struct Voice {
     /// Floats of scratch space a voice renders with: a control block's points and the span of
     /// sample points they read.
     static let scratchSize = Units.controlBlock + SamplePlayer.spanCapacity
-
-    /// Starts the voice's mix ramp from `gains` (its slot's last voice's `mixTarget`, zeros for
-    /// a slot never played), before its first frame. Render thread only.
-    mutating func startMix(from gains: SIMD4<Float>) {
-        (mix, rampMix) = (gains, gains)
-    }
 
     /// Adds `frames` frames of the voice to `mix`, using `scratch` (room for `scratchSize`
     /// floats). Render thread only.

@@ -140,7 +140,7 @@ final class VoiceGroups {
                     for plane in 0..<(sends ? 4 : 2) { (mix.left + plane * VoiceGroups.capacity).update(repeating: 0, count: frames) }
                 }
                 slots[i].voice!.render(into: mix, frames: frames, scratch: scratch + group * Voice.scratchSize)
-                if slots[i].voice!.isFinished { slots[i] = VoiceSlot(lastMix: slots[i].voice!.mixTarget) }
+                if slots[i].voice!.isFinished { slots[i] = VoiceSlot() }
             }
             sounded[group] = any
         }

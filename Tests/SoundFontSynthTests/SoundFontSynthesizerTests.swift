@@ -441,13 +441,7 @@ struct SoundFontSynthesizerTests {
     func presetsReadAsSelected() throws {
         let font = try SoundFont(path: Self.gmFont)
         let frames = 10 * 375 * 64
-        // Both play the warm-up note first: a voice slot's next voice starts its mix ramp from
-        // the gains its last one ended with (libfluidsynth's reused voices do), reset or not.
-        let warmUp: [(Int, Event)] = [(0, .on(0, 60, 100)), (0, .off(0, 60))]
-        let eagerSynthesizer = SoundFontSynthesizer(font: font, sampleRate: 48_000)
-        _ = Self.play(eagerSynthesizer, warmUp, frames: 64)
-        eagerSynthesizer.systemReset()
-        let eager = Self.play(eagerSynthesizer, Self.passage, frames: frames)
+        let eager = Self.play(SoundFontSynthesizer(font: font, sampleRate: 48_000), Self.passage, frames: frames)
         // The preload: the passage's program changes run through, each note's samples touched.
         let synthesizer = SoundFontSynthesizer(font: font, sampleRate: 48_000, readingAllPresets: false)
         for (_, event) in Self.passage {
@@ -458,7 +452,7 @@ struct SoundFontSynthesizerTests {
             }
         }
         synthesizer.systemReset()
-        _ = Self.play(synthesizer, warmUp, frames: 64)   // the test's own generic paths, warmed up
+        _ = Self.play(synthesizer, [(0, .on(0, 60, 100)), (0, .off(0, 60))], frames: 64)   // the test's own generic paths, warmed up
         synthesizer.systemReset()
         let left = UnsafeMutablePointer<Float>.allocate(capacity: frames), right = UnsafeMutablePointer<Float>.allocate(capacity: frames)
         defer { left.deallocate(); right.deallocate() }
