@@ -1,8 +1,6 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets of Sources/PianolaFuzz, each for SECONDS (default 60):
-#   Fuzz/run-fuzzers.sh [SECONDS] [TARGET…]      targets: smf sequence mus xmi hmp hmi tempo args audio soundfont dls
-# and, only when named, differential: Pianola's synthesizer against libfluidsynth on random
-# zones, whose one known finding (±60 semitones of LFO pitch depth) is open (docs/conformance.md).
+#   Fuzz/run-fuzzers.sh [SECONDS] [TARGET…]      targets: smf sequence mus xmi hmp hmi tempo args audio soundfont dls differential
 # Builds them once with SwiftPM's fuzzer and address sanitizers (in .build/fuzz). Each target's
 # corpus is Fuzz/corpus-work/TARGET (kept between runs, ignored by git), seeded by the
 # target's own seeds (`pianola-fuzz seeds TARGET DIR`), and for the MIDI targets by songs/ and
@@ -15,7 +13,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(smf sequence mus xmi hmp hmi tempo args audio soundfont dls)
+[ ${#targets[@]} -eq 0 ] && targets=(smf sequence mus xmi hmp hmi tempo args audio soundfont dls differential)
 
 out=Fuzz/out
 mkdir -p "$out"
