@@ -1,4 +1,5 @@
 import Faults
+import SoundFontModel
 import CFluidSynth
 import CShims
 #if canImport(Glibc)
@@ -390,3 +391,5 @@ public struct SynthesizerError: Fault, Hashable, Sendable {
         }
     }
 }
+
+extension Synthesizer: SoundFontPlayer {}

@@ -35,7 +35,7 @@ func presetRenders(font path: String, into folder: String, only: Set<String>) th
         let notes = keys.flatMap { key in [(key, 64), (key, 127)] }
         let channel = drums ? 9 : 0
         let frames = Int(gap * Double(rate)) * notes.count
-        for (name, synthesizer) in [("pianola", ours as any NotePlayer), ("fluidsynth", theirs)] {
+        for (name, synthesizer) in [("pianola", ours as any SoundFontPlayer), ("fluidsynth", theirs)] {
             // What the last preset left sounding (a release, a long decay) is cut and let go.
             synthesizer.systemReset()
             for channel in 0..<16 { synthesizer.controlChange(channel: channel, controller: 120, value: 0) }
@@ -71,16 +71,3 @@ func presetRenders(font path: String, into folder: String, only: Set<String>) th
     try table.write(toFile: "\(folder)/presets.tsv", atomically: true, encoding: .utf8)
     print("preset renders: \(presets.count) presets of \(path), \(folder)")
 }
-
-/// What both synthesizers take here. Control thread (offline).
-protocol NotePlayer {
-    func noteOn(channel: Int, key: Int, velocity: Int)
-    func noteOff(channel: Int, key: Int)
-    func controlChange(channel: Int, controller: Int, value: Int)
-    func programChange(channel: Int, program: Int)
-    func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int)
-    func systemReset()
-}
-
-extension SoundFontSynthesizer: NotePlayer {}
-extension Synthesizer: NotePlayer {}

@@ -100,7 +100,7 @@ enum DifferentialTarget {
             fail("a font the writer made does not load: \(error)")
         }
         var renders: [[Float]] = []
-        for synthesizer in [theirs as any NotePlaying, ours] {
+        for synthesizer in [theirs as any SoundFontPlayer, ours] {
             for (controller, value) in zip([1, 7, 11], controllers) { synthesizer.controlChange(channel: 0, controller: controller, value: value) }
             synthesizer.pitchBend(channel: 0, value: controllers[3] << 7)
             synthesizer.noteOn(channel: 0, key: key, velocity: velocity)
@@ -144,15 +144,3 @@ enum DifferentialTarget {
         return seeds
     }
 }
-
-/// What both synthesizers take here.
-protocol NotePlaying {
-    func noteOn(channel: Int, key: Int, velocity: Int)
-    func noteOff(channel: Int, key: Int)
-    func controlChange(channel: Int, controller: Int, value: Int)
-    func pitchBend(channel: Int, value: Int)
-    func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int)
-}
-
-extension SoundFontSynthesizer: NotePlaying {}
-extension Synthesizer: NotePlaying {}

@@ -208,3 +208,5 @@ extension SoundFontSynthesizer {
         updateVoices(channel: channel)
     }
 }
+
+extension SoundFontSynthesizer: SoundFontPlayer {}

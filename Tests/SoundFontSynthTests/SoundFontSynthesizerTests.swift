@@ -476,14 +476,9 @@ struct SoundFontSynthesizerTests {
     }
 }
 
-/// What both synthesizers take: the events of the passage, and rendering.
-protocol EventPlayer {
-    func noteOn(channel: Int, key: Int, velocity: Int)
-    func noteOff(channel: Int, key: Int)
-    func controlChange(channel: Int, controller: Int, value: Int)
-    func programChange(channel: Int, program: Int)
-    func pitchBend(channel: Int, value: Int)
-    func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int)
+/// What both synthesizers take: the events of the passage (a system exclusive message
+/// besides what every `SoundFontPlayer` takes), and rendering.
+protocol EventPlayer: SoundFontPlayer {
     func sysex(_ bytes: [UInt8])
 }
 
