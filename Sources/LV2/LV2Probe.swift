@@ -2,7 +2,8 @@ import DSP
 
 /// What a plugin did when tried in this process: made as an effect or an instrument, run over
 /// two seconds of sound (an effect: a second of noise then a second of silence; an
-/// instrument: a chord with a kick and a snare, from a frame inside its first run, held and released), its output
+/// instrument: a chord with a kick and a snare, from a frame inside its ninth run, held and
+/// released: a kit loaded by the plugin's worker has had eight runs to arrive), its output
 /// looked at (an instrument's: how many frames after its notes' frame it first sounds). Meant for a child process,
 /// since a plugin may crash or hang its host. Control thread.
 public struct LV2Probe: Hashable, Sendable, CustomStringConvertible {
@@ -24,8 +25,8 @@ public struct LV2Probe: Hashable, Sendable, CustomStringConvertible {
     /// `ok: peak -12.0 dBFS` or `refused: why`. Any thread.
     public var description: String { "\(verdict.rawValue): \(detail)" }
 
-    /// The frame of the first run an instrument's chord is given on.
-    static let noteFrame = 100
+    /// The run an instrument's chord is given in, and its frame there.
+    static let noteRun = 8, noteFrame = 100
 
     /// Tries `plugin` at `sampleRate` in runs of 512 frames. Control thread (it renders in place).
     public static func run(_ plugin: LV2PluginInfo, sampleRate: Int = 48_000) -> LV2Probe {
@@ -53,12 +54,12 @@ public struct LV2Probe: Hashable, Sendable, CustomStringConvertible {
                 latency = unit.latencyFrames
             } else {
                 let instrument = try LV2Instrument(plugin, sampleRate: sampleRate, maxFrames: block, offline: true)
-                let release = frames / 2 / block * block
+                let on = Self.noteRun * block, release = on + sampleRate / block * block
                 for start in stride(from: 0, to: frames, by: block) {
-                    if start == 0 || start == release {   // a C major chord and a kick and snare (for kits) from frame 100, held a second
+                    if start == on || start == release {   // a C major chord and a kick and snare (for kits), held a second
                         for key: UInt8 in [36, 38, 60, 64, 67] {
-                            let message: [UInt8] = [start == 0 ? 0x90 : 0x80, key, 100]
-                            message.withUnsafeBytes { instrument.add($0, atFrame: start == 0 ? Self.noteFrame : 0) }
+                            let message: [UInt8] = [start == on ? 0x90 : 0x80, key, 100]
+                            message.withUnsafeBytes { instrument.add($0, atFrame: start == on ? Self.noteFrame : 0) }
                         }
                     }
                     instrument.run(left: left + start, right: right + start, frames: min(block, frames - start))
@@ -80,7 +81,7 @@ public struct LV2Probe: Hashable, Sendable, CustomStringConvertible {
         let decibels = (200 * log10(Double(peak))).rounded() / 10
         var seen = [peak > 0 ? "peak \(decibels) dBFS" : "silent"]
         if latency != 0 { seen.append("latency \(latency) frames") }
-        if let onset { seen.append("sounds \(onset - Self.noteFrame) frames after its note's frame") }
+        if let onset { seen.append("sounds \(onset - Self.noteRun * block - Self.noteFrame) frames after its note's frame") }
         if subnormal != 0 { seen.append("\(subnormal) denormal samples") }
         return LV2Probe(verdict: .ok, detail: seen.joined(separator: ", "))
     }
