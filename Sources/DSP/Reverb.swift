@@ -2,19 +2,22 @@
 import Glibc
 #endif
 
-/// A stereo reverb for a mono send: Jot's feedback delay network. Two allpass diffusers smear
-/// the input, eight delay lines of mutually prime lengths feed back through a Householder
-/// matrix (lossless: it only mixes), each line losing the gain that makes the tail fall 60 dB
-/// in the room's decay time and passing a one-pole low-pass that damps the highs faster;
-/// two orthogonal sums of the lines make the left and right outputs, crossed by the width as
-/// Freeverb crosses its outputs. The parameters are libfluidsynth's (room size, damping,
-/// width, level), and at its defaults the tail falls as long as its reverb's does (0.8 s to
-/// −60 dB, measured). Allocates only at init; each frame is worked out with the same
-/// operations wherever a render is split, so that changes nothing. Render thread only, after `init`.
+/// A stereo reverb for a mono send, built as libfluidsynth 2's is (Jot's feedback delay
+/// network): the input, scaled and passed through a tone corrector, feeds eight delay lines
+/// whose outputs, each damped by a one-pole low-pass with the gain that makes the tail fall
+/// 60 dB in the room's decay time, come back through a permuted Householder matrix; each line
+/// is read at a delay a slow sine moves by a few frames (phases spread evenly, updated every
+/// 50 frames, read between frames through a first-order all-pass interpolator), which keeps
+/// the tail from ringing; the lines' outputs summed with two orthogonal sets of signs make the
+/// left and right, crossed by the width. The lines are as long as libfluidsynth makes them
+/// (sized for 96 kHz whatever the rate, as its synthesizer asks), so the echoes arrive on the
+/// same frames. The parameters are libfluidsynth's (room size, damping, width, level).
+/// Allocates only at init; every frame is processed alone, so where a render is split changes
+/// nothing. Render thread only, after `init`.
 public final class Reverb {
     /// The reverb's settings, libfluidsynth's four. Any thread.
     public struct Settings: Equatable, Sendable {
-        /// 0...1: the decay time, from 0.2 s to 3.2 s to −60 dB.
+        /// 0...1: the decay time (0.2 is about a second to −60 dB).
         public var roomSize: Double = 0.2
         /// 0...1: how much faster the highs decay.
         public var damping: Double = 0
@@ -26,30 +29,72 @@ public final class Reverb {
         /// libfluidsynth's defaults. Any thread.
         public init() {}
 
-        /// Seconds the tail takes to fall 60 dB. Any thread.
-        public var decaySeconds: Double { 0.2 + 3 * min(max(roomSize, 0), 1) }
+        /// Seconds the tail takes to fall 60 dB at `sampleRate` (libfluidsynth's decay time at
+        /// 0 Hz: the room size moves the longest line's gain between those of 0.7 s and 12.5 s). Any thread.
+        public func decaySeconds(sampleRate: Double) -> Double {
+            let length = Double(Layout(sampleRate: sampleRate).dampedLength(7))
+            return -3 * M_LN10 * length / (sampleRate * Double(logf(Float(longestLineGain(sampleRate: sampleRate)))))
+        }
+
+        /// The longest line's gain: between the gains that take it 60 dB down in 0.7 s and in 12.5 s, as the room size says.
+        func longestLineGain(sampleRate: Double) -> Double {
+            let length = Double(Layout(sampleRate: sampleRate).dampedLength(7))
+            let shortest = pow(10, -3 * length / (Reverb.shortestDecay * sampleRate))
+            let longest = pow(10, -3 * length / (Reverb.longestDecay * sampleRate))
+            return shortest + min(max(roomSize, 0), 1) * (longest - shortest)
+        }
     }
 
-    private static let lines = 8
-    /// The delay lines' lengths at 44.1 kHz (mutually prime), and the diffusers'.
-    private static let lineLengths: [Int] = [1_116, 1_188, 1_277, 1_356, 1_422, 1_491, 1_557, 1_617]
-    private static let diffuserLengths: [Int] = [225, 556]
-    /// The output's scale: the wet level at libfluidsynth's defaults, measured.
-    private static let outputScale: Float = 0.35
+    /// The delay lines' nominal lengths at 44.1 kHz (libfluidsynth's, mutually prime).
+    private static let nominalLengths = SIMD8<Double>(601, 691, 773, 839, 919, 997, 1_061, 1_129)
+    /// The decay times room size 0 and 1 give, in seconds.
+    private static let shortestDecay = 0.7, longestDecay = 12.5
+    /// The sines move the read positions every `modulationRate` frames, at `modulationHertz`.
+    private static let modulationRate = 50, modulationHertz = 1.0
+    /// The input's gain, the output's scale, and how much the width lowers the output.
+    private static let inputGain = 0.1, wetScale = 5.0, widthCompensation = 0.2
+    /// Added to the input and taken from the output, so that the tail never falls to denormals.
+    private static let offset = 1e-8
+    /// The signs of each line in the left and the right sums.
+    private static let leftSigns = SIMD8<Double>(1, -1, 1, -1, 1, -1, 1, -1)
+    private static let rightSigns = SIMD8<Double>(1, 1, -1, -1, 1, 1, -1, -1)
 
-    private let memory: UnsafeMutablePointer<Float>
+    /// libfluidsynth's line sizes: made for the larger of 96 kHz and the rate (its synthesizer's
+    /// highest rate), read at the delay the rate asks.
+    struct Layout {
+        /// How far the sines move the read positions: the frames, and the same before it is truncated.
+        let depth: Int, exactDepth: Double
+        private let lengthFactor: Double, largestDepth: Double
+
+        init(sampleRate: Double) {
+            let largest = max(sampleRate, 96_000)
+            (lengthFactor, largestDepth) = (2 * largest / 44_100, 4 * largest / 44_100)
+            exactDepth = 4 * max(sampleRate, 44_100) / 44_100
+            depth = Int(exactDepth)
+        }
+
+        /// Delay line `line`'s size in frames.
+        func size(_ line: Int) -> Int { Int(Double(Int(Reverb.nominalLengths[line] * lengthFactor)) + largestDepth + 1) }
+
+        /// Delay line `line`'s length as its damping reckons it.
+        func dampedLength(_ line: Int) -> Int { size(line) - depth - 1 }
+    }
+
+    private let memory: UnsafeMutablePointer<Double>
     private let memorySize: Int
-    /// The most frames worked out in one stretch (see `process`).
-    private static let stretchCapacity = 256
-    /// A stretch's lines' outputs, damped and attenuated, a row of `stretchCapacity` per line,
-    /// then a row of the diffused input.
-    private let rows: UnsafeMutablePointer<Float>
-    private var lineStart = SIMD8<Int32>(), lineLength = SIMD8<Int32>(), linePosition = SIMD8<Int32>()
-    private var lineGain = SIMD8<Float>(repeating: 0)
-    private var damped = SIMD8<Float>(repeating: 0)
-    private var damping: Float = 0
-    private var diffuserStart: (Int, Int) = (0, 0), diffuserLength: (Int, Int) = (1, 1), diffuserPosition: (Int, Int) = (0, 0)
-    private var wetSame: Float = 0, wetCrossed: Float = 0
+    private let layout: Layout
+    private var lineStart = SIMD8<Int>(), lineSize = SIMD8<Int>(), lineIn = SIMD8<Int>(), lineOut = SIMD8<Int>()
+    /// Per line: the centre of its read position, the fraction between frames it reads at, and
+    /// the interpolator's last output; the damping filter's last output and coefficients.
+    private var centre = SIMD8<Double>(), fraction = SIMD8<Double>(), interpolated = SIMD8<Double>()
+    private var damped = SIMD8<Double>(), dampingGain = SIMD8<Double>(), dampingFeedback = SIMD8<Double>()
+    /// Per line: the sine's last two values (a two-pole oscillator), its coefficient and the value it restarts from at a peak.
+    private var sine1 = SIMD8<Double>(), sine2 = SIMD8<Double>(), sineCoefficient = 0.0, sineRestart = 0.0
+    /// Frames since the sines last moved the read positions.
+    private var sinceModulation = 0
+    /// The tone corrector's coefficients and last input.
+    private var toneCurrent = 1.0, tonePrevious = 0.0, toneInput = 0.0
+    private var wetSame = 0.0, wetCrossed = 0.0
     private let sampleRate: Double
     /// The settings in force. Render thread only.
     public private(set) var settings = Settings()
@@ -57,141 +102,126 @@ public final class Reverb {
     /// A reverb at `sampleRate` with `settings`. Control thread.
     public init(sampleRate: Double, settings: Settings = Settings()) {
         self.sampleRate = sampleRate
-        let scale = sampleRate / 44_100
+        layout = Layout(sampleRate: sampleRate)
         var offset = 0
-        var starts = SIMD8<Int32>(), lengths = SIMD8<Int32>()
-        for line in 0..<Self.lines {
-            let length = max(2, Int((Double(Self.lineLengths[line]) * scale).rounded()))
-            (starts[line], lengths[line]) = (Int32(offset), Int32(length))
-            offset += length
+        for line in 0..<8 {
+            (lineStart[line], lineSize[line]) = (offset, layout.size(line))
+            offset += layout.size(line)
         }
-        let first = max(1, Int((Double(Self.diffuserLengths[0]) * scale).rounded()))
-        let second = max(1, Int((Double(Self.diffuserLengths[1]) * scale).rounded()))
-        diffuserStart = (offset, offset + first)
-        diffuserLength = (first, second)
-        offset += first + second
         memorySize = offset
         memory = .allocate(capacity: offset)
         memory.initialize(repeating: 0, count: offset)
-        rows = .allocate(capacity: (Self.lines + 1) * Self.stretchCapacity)
-        rows.initialize(repeating: 0, count: (Self.lines + 1) * Self.stretchCapacity)
-        lineStart = starts
-        lineLength = lengths
+        let step = 2 * Double.pi * Self.modulationHertz * Double(Self.modulationRate) / sampleRate
+        sineCoefficient = 2 * cos(step)
+        sineRestart = sin(Double.pi / 2 - step)
+        clear()
         set(settings)
     }
 
     deinit {
         memory.deallocate()
-        rows.deallocate()
     }
 
     /// Changes the settings; the tail goes on from where it is. Render thread only.
     public func set(_ settings: Settings) {
         self.settings = settings
-        let decay = settings.decaySeconds
-        for line in 0..<Self.lines {
-            // The gain that takes this line's round trip to −60 dB over `decay` seconds.
-            lineGain[line] = Float(pow(10, -3 * Double(lineLength[line]) / (sampleRate * decay)))
+        let decay = settings.decaySeconds(sampleRate: sampleRate)
+        // The damping: how much shorter the decay is at half the sample rate.
+        let longestGain = settings.longestLineGain(sampleRate: sampleRate)
+        let damping = min(max(settings.damping, 0), 1)
+        let alphaSquared = 1 / (1 - damping / (0.25 * Double(logf(Float(longestGain)))))
+        let alpha = alphaSquared.squareRoot(), beta = (1 - alpha) / (1 + alpha)
+        toneCurrent = 1 / (1 - beta)
+        tonePrevious = beta * toneCurrent
+        toneInput = 0
+        for line in 0..<8 {
+            let gain = pow(10, -3 * Double(layout.dampedLength(line)) / (sampleRate * decay))
+            let feedback = 0.25 * Double(logf(Float(gain))) * (1 - 1 / alphaSquared)
+            dampingGain[line] = gain * (1 - feedback)
+            dampingFeedback[line] = feedback
         }
-        damping = Float(min(max(settings.damping, 0), 1) * 0.4)
-        let width = Float(min(max(settings.width, 0), 1)), level = Float(min(max(settings.level, 0), 1)) * Self.outputScale
-        wetSame = level * (width / 2 + 0.5)
-        wetCrossed = level * ((1 - width) / 2)
+        let width = min(max(settings.width, 0), 1), level = min(max(settings.level, 0), 1)
+        let wet = level * Self.wetScale / (1 + width * Self.widthCompensation)
+        wetSame = wet * (width / 2 + 0.5)
+        wetCrossed = wet * ((1 - width) / 2)
     }
 
-    /// Empties the tail. Render thread only.
+    /// Empties the tail and starts the sines again. Render thread only.
     public func clear() {
-        memory.update(repeating: 0, count: memorySize)
-        damped = SIMD8(repeating: 0)
+        memory.update(repeating: Self.offset, count: memorySize)
+        lineIn = SIMD8(repeating: 0)
+        lineOut = SIMD8(repeating: 1)
+        centre = SIMD8(repeating: 1 + layout.exactDepth)
+        (fraction, interpolated, damped) = (SIMD8(repeating: 0), SIMD8(repeating: 0), SIMD8(repeating: 0))
+        sinceModulation = Self.modulationRate - 1
+        let step = 2 * Double.pi * Self.modulationHertz * Double(Self.modulationRate) / sampleRate
+        for line in 0..<8 {
+            let phase = 2 * Double.pi * Double(line) / 8
+            (sine1[line], sine2[line]) = (sin(phase), sin(phase - step))
+        }
     }
 
-    /// Adds the reverb of `frames` frames of the mono `input` to `left` and `right`, in
-    /// stretches in which no delay wraps round: each line and diffuser is read and written at
-    /// consecutive places then, and none reads what the stretch writes (a stretch is shorter
-    /// than the shortest delay), so the lines' mixing goes four frames a vector. Every frame
-    /// is worked out with the same operations in the same order wherever the stretches end.
-    /// Render thread only.
+    /// Moves every line's read position to its centre plus its sine's next value, and the
+    /// centres on by the frames until the next move.
+    @inline(__always)
+    private func modulate() {
+        var next = sineCoefficient * sine1 - sine2
+        sine2 = sine1
+        let top = next .>= 1, bottom = next .<= -1
+        next.replace(with: 1, where: top)
+        next.replace(with: -1, where: bottom)
+        sine2.replace(with: sineRestart, where: top)
+        sine2.replace(with: -sineRestart, where: bottom)
+        sine1 = next
+        let at = centre + next * Double(layout.depth)
+        for line in 0..<8 {
+            let position = at[line]
+            let whole = position >= 0 ? Int(position) : Int(position - 1)
+            lineOut[line] = whole >= lineSize[line] ? whole - lineSize[line] : (whole < 0 ? whole + lineSize[line] : whole)
+            fraction[line] = position - Double(whole)
+        }
+        centre += Double(Self.modulationRate)
+        centre.replace(with: centre - SIMD8<Double>(lineSize), where: centre .>= SIMD8<Double>(lineSize))
+    }
+
+    /// Adds the reverb of `frames` frames of the mono `input` to `left` and `right`. Render thread only.
     public func process(_ input: UnsafePointer<Float>, addingTo left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, frames: Int) {
-        var done = 0
-        while done < frames {
-            var count = min(frames - done, Self.stretchCapacity, diffuserLength.0 - diffuserPosition.0, diffuserLength.1 - diffuserPosition.1)
-            let room = lineLength &- linePosition
-            for line in 0..<Self.lines { count = min(count, Int(room[line])) }
-            processStretch(input + done, addingTo: left + done, right + done, frames: count)
-            done += count
-            diffuserPosition.0 = diffuserPosition.0 + count == diffuserLength.0 ? 0 : diffuserPosition.0 + count
-            diffuserPosition.1 = diffuserPosition.1 + count == diffuserLength.1 ? 0 : diffuserPosition.1 + count
-            linePosition &+= Int32(count)
-            linePosition.replace(with: 0, where: linePosition .== lineLength)
-        }
-    }
-
-    /// `process` for `frames` frames in which no delay wraps round.
-    private func processStretch(_ input: UnsafePointer<Float>, addingTo left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, frames: Int) {
-        let memory = self.memory, rows = self.rows, capacity = Self.stretchCapacity
-        // Two Schroeder allpasses (gain 0.5) diffuse the input.
-        let first = memory + diffuserStart.0 + diffuserPosition.0, second = memory + diffuserStart.1 + diffuserPosition.1
-        let diffused = rows + Self.lines * capacity
+        let memory = self.memory, start = lineStart, size = lineSize
+        let gain = dampingGain, feedback = dampingFeedback
+        let matrix = -2.0 / 8, crossed = wetSame > 0 ? wetCrossed / wetSame : wetCrossed
+        let leftGains = Self.leftSigns * wetSame, rightGains = Self.rightSigns * wetSame
         for n in 0..<frames {
-            let x = input[n]
-            let y1 = first[n] - 0.5 * x
-            first[n] = x + 0.5 * y1
-            let y2 = second[n] - 0.5 * y1
-            second[n] = y1 + 0.5 * y2
-            diffused[n] = y2
-        }
-        // The lines' outputs, damped (a one-pole low-pass each: (1 − d)·x + d·y) and attenuated, into the rows.
-        let at = lineStart &+ linePosition
-        let line0 = memory + Int(at[0]), line1 = memory + Int(at[1]), line2 = memory + Int(at[2]), line3 = memory + Int(at[3])
-        let line4 = memory + Int(at[4]), line5 = memory + Int(at[5]), line6 = memory + Int(at[6]), line7 = memory + Int(at[7])
-        let row0 = rows, row1 = rows + capacity, row2 = rows + 2 * capacity, row3 = rows + 3 * capacity
-        let row4 = rows + 4 * capacity, row5 = rows + 5 * capacity, row6 = rows + 6 * capacity, row7 = rows + 7 * capacity
-        var damped = self.damped
-        let damping = self.damping, gain = lineGain
-        for n in 0..<frames {
-            let out = SIMD8(line0[n], line1[n], line2[n], line3[n], line4[n], line5[n], line6[n], line7[n])
-            damped = out + damping * (damped - out)
-            let decayed = damped * gain
-            (row0[n], row1[n], row2[n], row3[n]) = (decayed[0], decayed[1], decayed[2], decayed[3])
-            (row4[n], row5[n], row6[n], row7[n]) = (decayed[4], decayed[5], decayed[6], decayed[7])
-        }
-        self.damped = damped
-        // Mixed by the Householder matrix (less 2/8 of their sum each) with the input (its
-        // signs orthogonal to both outputs') back into the lines; two orthogonal sums of them
-        // make the left and the right, crossed by the width. Four frames a vector, the last
-        // ones as many as are left.
-        let householder = Float(2) / Float(Self.lines), wetSame = self.wetSame, wetCrossed = self.wetCrossed
-        var n = 0
-        while n < frames {
-            let lanes = min(4, frames - n)
-            @inline(__always) func load(_ row: UnsafeMutablePointer<Float>) -> SIMD4<Float> {
-                guard lanes < 4 else { return UnsafeRawPointer(row + n).loadUnaligned(as: SIMD4<Float>.self) }
-                var v = SIMD4<Float>()
-                for k in 0..<lanes { v[k] = row[n + k] }
-                return v
+            let x = Double(input[n]) * Self.inputGain + Self.offset
+            let toned = x * toneCurrent - tonePrevious * toneInput
+            toneInput = x
+            sinceModulation += 1
+            if sinceModulation >= Self.modulationRate {
+                sinceModulation = 0
+                modulate()
             }
-            @inline(__always) func store(_ v: SIMD4<Float>, _ row: UnsafeMutablePointer<Float>) {
-                guard lanes < 4 else { return UnsafeMutableRawPointer(row + n).storeBytes(of: v, as: SIMD4<Float>.self) }
-                for k in 0..<lanes { row[n + k] = v[k] }
+            // Each line read between its frames (first-order all-pass), then damped.
+            var read = SIMD8<Double>(), following = SIMD8<Double>()
+            var out = lineOut
+            for line in 0..<8 {
+                read[line] = memory[start[line] + out[line]]
+                out[line] = out[line] + 1 == size[line] ? 0 : out[line] + 1
+                following[line] = memory[start[line] + out[line]]
             }
-            let d0 = load(row0), d1 = load(row1), d2 = load(row2), d3 = load(row3)
-            let d4 = load(row4), d5 = load(row5), d6 = load(row6), d7 = load(row7)
-            let y = load(diffused)
-            // Each sum in lane order, as a vector's sum() adds its lanes.
-            let share = householder * (((((((d0 + d1) + d2) + d3) + d4) + d5) + d6) + d7)
-            store(d0 - share + y, line0)
-            store(d1 - share + y, line1)
-            store(d2 - share - y, line2)
-            store(d3 - share - y, line3)
-            store(d4 - share + y, line4)
-            store(d5 - share + y, line5)
-            store(d6 - share - y, line6)
-            store(d7 - share - y, line7)
-            let l = ((((((d0 + d1) + d2) + d3) - d4) - d5) - d6) - d7
-            let r = ((((((d0 - d1) + d2) - d3) + d4) - d5) + d6) - d7
-            store(load(left) + (wetSame * l + wetCrossed * r), left)
-            store(load(right) + (wetSame * r + wetCrossed * l), right)
-            n += lanes
+            lineOut = out
+            interpolated = read + fraction * (following - interpolated)
+            damped = interpolated * gain + damped * feedback
+            // The Householder matrix (less 2/8 of the sum each) with the lines permuted by one.
+            let share = damped.sum() * matrix + toned
+            let back = SIMD8(damped[1], damped[2], damped[3], damped[4], damped[5], damped[6], damped[7], damped[0]) + share
+            var into = lineIn
+            for line in 0..<8 {
+                memory[start[line] + into[line]] = back[line]
+                into[line] = into[line] + 1 == size[line] ? 0 : into[line] + 1
+            }
+            lineIn = into
+            let l = (damped * leftGains).sum() - Self.offset, r = (damped * rightGains).sum() - Self.offset
+            left[n] += Float(l + r * crossed)
+            right[n] += Float(r + l * crossed)
         }
     }
 }

@@ -32,7 +32,7 @@ public final class SendEffect: EffectUnit {
         switch kind {
         case .reverb:
             parameters = [
-                EffectParameter(name: "room", minimum: 0, maximum: 1, defaultValue: 0.2, summary: "the room's size: the tail falls 60 dB in 0.2 + 3 × room seconds"),
+                EffectParameter(name: "room", minimum: 0, maximum: 1, defaultValue: 0.2, summary: "the room's size: the tail falls 60 dB in 0.7 s at 0, about 1 s at 0.2, 12.5 s at 1"),
                 EffectParameter(name: "damping", minimum: 0, maximum: 1, defaultValue: 0, summary: "how much faster the highs die"),
                 EffectParameter(name: "width", minimum: 0, maximum: 1, defaultValue: 0.5, summary: "how far apart the sides are"),
                 EffectParameter(name: "level", minimum: 0, maximum: 1, defaultValue: 0.9, summary: "the reverb's level"),
@@ -52,7 +52,7 @@ public final class SendEffect: EffectUnit {
     /// Until the reverb's tail has fallen 60 dB; the chorus's longest delay. Any thread (between renders).
     public var tailFrames: Int {
         switch kind {
-        case .reverb: Int(reverbSettings.decaySeconds * sampleRate)
+        case .reverb: Int(reverbSettings.decaySeconds(sampleRate: sampleRate) * sampleRate)
         case .chorus: Int(0.26 * sampleRate)
         }
     }

@@ -31,7 +31,9 @@ struct SendEffectTests {
         #expect(largest == 0, "\(kind): off by \(largest)")
         if kind == .reverb {
             insert.setParameter(0, to: 0.8, rampFrames: 0)
-            #expect(insert.tailFrames == Int((0.2 + 3 * 0.8) * 48_000))
+            var settings = Reverb.Settings()
+            settings.roomSize = 0.8
+            #expect(insert.tailFrames == Int(settings.decaySeconds(sampleRate: 48_000) * 48_000))
         }
     }
 }
