@@ -95,16 +95,19 @@ def compare(pianola, song, dry, work, uri, ins, outs):
             if problem:
                 return 'not compared', problem
             outputs.append(read(out))
+        if not np.isfinite(outputs[0]).all():
+            return 'not compared', f'lv2apply\'s output is not finite ({int((~np.isfinite(outputs[0])).sum())} samples NaN or infinite)'
         if snr(outputs[0], outputs[1]) < 200:
             return 'not compared', f'not deterministic: two lv2apply runs are {snr(outputs[0], outputs[1]):.1f} dB apart'
         theirs.append(outputs[0])
+    # lv2apply's side and the side of Pianola's output it is compared with.
     if ins == 1 and outs == 1:
-        pairs = [(theirs[0][:, 0], ours[:, 0]), (theirs[1][:, 0], ours[:, 1])]
+        pairs = [(theirs[0][:, 0], 0), (theirs[1][:, 0], 1)]
     elif outs == 1:
-        pairs = [(theirs[0][:, 0], ours[:, 0])]
+        pairs = [(theirs[0][:, 0], 0)]
     else:
-        pairs = [(theirs[0][:, 0], ours[:, 0]), (theirs[0][:, -1], ours[:, 1])]
-    worst = min(snr(a, b) for a, b in pairs)
+        pairs = [(theirs[0][:, 0], 0), (theirs[0][:, -1], 1)]
+    worst = min(snr(a, ours[:, side]) for a, side in pairs)
     if worst >= 90:
         return 'equal', f'{worst:.1f} dB SNR against lv2apply'
     # lv2apply runs a plugin a frame at a time: run Pianola's host so too, over the same input.
@@ -113,8 +116,7 @@ def compare(pianola, song, dry, work, uri, ins, outs):
                          capture_output=True, text=True, timeout=300)
     if run.returncode == 0:
         mine = read(single)
-        pairs = [(a, mine[:, 0 if b is ours[:, 0] else 1]) for a, b in pairs]
-        frame = min(snr(a, b) for a, b in pairs)
+        frame = min(snr(a, mine[:, side]) for a, side in pairs)
         if frame >= 90:
             return 'equal', f'{frame:.1f} dB SNR against lv2apply a frame a run, as lv2apply runs it ({worst:.1f} dB in a render: its output depends on the run length)'
     return 'differ', f'{worst:.1f} dB SNR against lv2apply'
