@@ -1,9 +1,13 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-/// The synthesizer's and the effects' inner loops, optimized in debug builds too: unoptimized,
-/// Pianola's synthesizer renders 40 times slower, and every test that plays a song waits for it.
-let optimizedEvenInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
+/// The synthesizer's and the effects' inner loops, optimized in debug builds too (unoptimized,
+/// Pianola's synthesizer renders 40 times slower, and every test that plays a song waits for
+/// it), but only where Pianola itself is developed: a git checkout at no tag. SwiftPM refuses
+/// unsafe flags in a package depended on by version, and such a checkout sits at its version's
+/// tag (a registry download has no git at all), so a dependent's build of the product has none.
+let developing = Context.gitInformation.map { $0.currentTag == nil } ?? false
+let optimizedEvenInDebug: [SwiftSetting] = developing ? [.unsafeFlags(["-O"], .when(configuration: .debug))] : []
 
 let package = Package(
     name: "Pianola",

@@ -1,20 +1,27 @@
 #!/usr/bin/env bash
-# A package that depends on Pianola, as a user's would: it must build without any warning
-# from Pianola (such as "prohibited flag(s): -pthread" from a pkg-config file), and in it
-# `Sequence` must still be Swift's own protocol.
+# A package that depends on Pianola as a user's does: by version. The committed tree is cloned
+# and tagged with Pianola's version (Tools/version.sh), and a new package asks for it with
+# `.package(url:from:)`, which SwiftPM refuses if any target of the product has unsafe flags
+# (`.package(path:)` is exempt, so this must be a version). It must build without any warning
+# from Pianola (such as "prohibited flag(s): -pthread" from a pkg-config file), without
+# fetching the command line's dependencies, and in it `Sequence` must still be Swift's own
+# protocol. The program is a small game: it plays a song through the game API and checks that
+# the soundtrack sounds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+version=$(Tools/version.sh)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-ln -s "$PWD" "$work/pianola"
+git clone --quiet --no-hardlinks "$PWD" "$work/pianola"
+git -C "$work/pianola" tag "$version"
 mkdir -p "$work/user/Sources/pianola-user"
-cat > "$work/user/Package.swift" <<'SWIFT'
+cat > "$work/user/Package.swift" <<SWIFT
 // swift-tools-version:6.0
 import PackageDescription
 
 let package = Package(
     name: "PianolaUser",
-    dependencies: [.package(path: "../pianola")],
+    dependencies: [.package(url: "file://$work/pianola", from: "$version")],
     targets: [.executableTarget(name: "pianola-user", dependencies: [.product(name: "Pianola", package: "pianola")])]
 )
 SWIFT
@@ -24,13 +31,27 @@ import Pianola
 /// Swift's Sequence, untouched by `import Pianola`.
 func total<S: Sequence>(_ values: S) -> Int where S.Element == Int { values.reduce(0, +) }
 
-let song = MusicSequence(file: try MIDIFile(contentsOf: CommandLine.arguments[1]))
-print("\(song.tracks.count) tracks, \(total([1, 2, 3])) = 6")
+// The game: a song loaded and played, its first second rendered as an audio callback would.
+let soundtrack = Soundtrack()
+let song = try await soundtrack.load(.init(midiPath: CommandLine.arguments[1], soundFontPath: CommandLine.arguments[2]))
+try soundtrack.play(song)
+var block = [Float](repeating: 0, count: 2 * 480)
+var peak: Float = 0
+for _ in 0..<100 {
+    soundtrack.render(interleaved: &block, frameCount: 480)
+    peak = max(peak, block.map(abs).max()!)
+}
+print("a second of the song, peak \(peak); \(total([1, 2, 3])) = 6")
+guard peak > 0.01 else { fatalError("the soundtrack is silent") }
 SWIFT
 swift build --package-path "$work/user" --scratch-path "$work/build" 2>&1 | tee "$work/log" | tail -1
-if grep -E "warning:" "$work/log"; then
-    echo "building a package that depends on Pianola warned (above)" >&2
+if grep -E "warning:|error:" "$work/log"; then
+    echo "building a package that depends on Pianola $version warned or failed (above)" >&2
     exit 1
 fi
-"$work/build/debug/pianola-user" songs/town.mid
-echo "a dependent package builds without warnings"
+if [ -e "$work/build/checkouts/swift-argument-parser" ]; then
+    echo "a package that depends on the library fetched swift-argument-parser, the command line's dependency" >&2
+    exit 1
+fi
+"$work/build/debug/pianola-user" songs/town.mid soundfonts/pianola-gm.sf2
+echo "a package that depends on Pianola from: \"$version\" builds without warnings and plays"
