@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 
-/// The README's module map against Package.swift, and every import in Sources/ against its
+/// The module map (docs/modules.md) against Package.swift, and every import in Sources/ against its
 /// module's declared dependencies: the house as a newcomer reads it is the house that builds.
-@Suite("The README's module map is the package's")
+@Suite("The module map in docs/modules.md is the package's")
 struct ModuleMapTests {
     /// A target as Package.swift declares it.
     struct Target {
@@ -40,9 +40,9 @@ struct ModuleMapTests {
         return targets
     }
 
-    /// The rows of the README's module table: layer, module and what it depends on, in order.
+    /// The rows of the module table (docs/modules.md): layer, module and what it depends on, in order.
     static func readmeRows() throws -> (picture: String, rows: [(layer: String, module: String, dependencies: Set<String>)]) {
-        let readme = try String(contentsOf: RenderCommandTests.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: RenderCommandTests.root.appendingPathComponent("docs/modules.md"), encoding: .utf8)
         let section = try #require(readme.firstRange(of: "## The modules\n").map { readme[$0.upperBound...] })
         let body = section[..<(section.firstRange(of: "\n## ")?.lowerBound ?? section.endIndex)]
         let picture = try #require(body.firstMatch(of: /```\n([\s\S]*?)```/)?.1)
@@ -58,7 +58,7 @@ struct ModuleMapTests {
     func readmeTable() throws {
         let modules = try Self.packageTargets().filter { !$0.path.hasPrefix("Tests/") }
         let (picture, rows) = try Self.readmeRows()
-        #expect(Set(rows.map(\.module)) == Set(modules.map(\.name)), "README rows against Package.swift targets")
+        #expect(Set(rows.map(\.module)) == Set(modules.map(\.name)), "docs/modules.md rows against Package.swift targets")
         #expect(rows.count == Set(rows.map(\.module)).count, "a module with two rows")
         var layers: [String] = []
         for row in rows where layers.last != row.layer {
@@ -68,7 +68,7 @@ struct ModuleMapTests {
         let layerOf = Dictionary(rows.map { ($0.module, layers.firstIndex(of: $0.layer)!) }) { a, _ in a }
         for module in modules {
             guard let row = rows.first(where: { $0.module == module.name }) else { continue }
-            #expect(row.dependencies == module.dependencies, "\(module.name): the README says \(row.dependencies.sorted()), Package.swift \(module.dependencies.sorted())")
+            #expect(row.dependencies == module.dependencies, "\(module.name): docs/modules.md says \(row.dependencies.sorted()), Package.swift \(module.dependencies.sorted())")
             for dependency in module.dependencies {
                 guard let below = layerOf[dependency] else { continue }   // a package's product (ArgumentParser)
                 #expect(below >= layerOf[module.name]!, "\(module.name) (\(row.layer)) depends on \(dependency) (\(layers[below])), a layer above it")

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 import Pianola
 
-/// The README's library examples, copied as written, run from the package folder. Keep the two in step.
-@Test("the README's library examples compile and run")
+/// The library examples of the README and docs/swift-library.md, copied as written, run from the package folder. Keep them in step.
+@Test("the library examples of the README and docs/swift-library.md compile and run")
 func readmeExamples() throws {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     // The examples use paths relative to the package folder, as a reader runs them there.
@@ -58,8 +58,8 @@ func readmeExamples() throws {
     #expect(tempo.seconds(atTick: 1920) > 0 && bytes.count > 100)
 }
 
-/// The README's game API example, copied as written. Keep the two in step.
-@Test("the README's game API example runs")
+/// The game API example of docs/game-api.md, copied as written. Keep the two in step.
+@Test("the game API example of docs/game-api.md runs")
 func readmeGameExample() async throws {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     #expect(FileManager.default.changeCurrentDirectoryPath(root.path))
