@@ -4,8 +4,9 @@
 # `.package(url:from:)`, which SwiftPM refuses if any target of the product has unsafe flags
 # (`.package(path:)` is exempt, so this must be a version). It must build without any warning
 # from Pianola (such as "prohibited flag(s): -pthread" from a pkg-config file), and in it
-# `Sequence` must still be Swift's own protocol. The program is a small game: it plays a song through the game API and checks that
-# the soundtrack sounds.
+# `Sequence` must still be Swift's own protocol. The program is a small game: it plays a song
+# through the game API, checks that the soundtrack sounds, prints its events, and names the
+# kind of fault a missing song is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=$(Tools/version.sh)
@@ -42,6 +43,15 @@ for _ in 0..<100 {
 }
 print("a second of the song, peak \(peak); \(total([1, 2, 3])) = 6")
 guard peak > 0.01 else { fatalError("the soundtrack is silent") }
+for event in soundtrack.pollEvents().prefix(3) { print(event) }   // "beat 1 of bar 1 (4/4, 100 bpm) of songs/town.mid at frame 0"
+// The kind of an error is a type the game can name.
+do {
+    _ = try await soundtrack.load(.init(midiPath: "no-such-song.mid", soundFontPath: CommandLine.arguments[2]))
+    fatalError("a missing song loaded")
+} catch let fault as Fault {
+    guard fault.kind == FaultKind.file else { fatalError("a missing song is a \(fault.kind) fault") }
+    print("a missing song: \(fault)")
+}
 SWIFT
 swift build --package-path "$work/user" --scratch-path "$work/build" 2>&1 | tee "$work/log" | tail -1
 if grep -E "warning:|error:" "$work/log"; then

@@ -5,6 +5,7 @@
 // (`Soundtrack`).
 @_exported import AudioFile
 @_exported import DSP
+@_exported import Faults
 @_exported import Engine
 @_exported import FluidSynth
 @_exported import LV2

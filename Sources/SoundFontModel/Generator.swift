@@ -1,21 +1,126 @@
 /// The SoundFont 2.04 generators (section 8.1.2), by their numbers in the file, with the
 /// default, range and level rules of section 8.1.3. Any thread.
 public enum Generator: UInt16, CaseIterable, Sendable {
-    case startAddressOffset = 0, endAddressOffset, startLoopAddressOffset, endLoopAddressOffset
-    case startAddressCoarseOffset, modLFOToPitch, vibLFOToPitch, modEnvToPitch
-    case initialFilterCutoff, initialFilterQ, modLFOToFilterCutoff, modEnvToFilterCutoff
-    case endAddressCoarseOffset, modLFOToVolume, unused1, chorusSend
-    case reverbSend, pan, unused2, unused3
-    case unused4, modLFODelay, modLFOFrequency, vibLFODelay
-    case vibLFOFrequency, modEnvDelay, modEnvAttack, modEnvHold
-    case modEnvDecay, modEnvSustain, modEnvRelease, keyToModEnvHold
-    case keyToModEnvDecay, volEnvDelay, volEnvAttack, volEnvHold
-    case volEnvDecay, volEnvSustain, volEnvRelease, keyToVolEnvHold
-    case keyToVolEnvDecay, instrument, reserved1, keyRange
-    case velocityRange, startLoopAddressCoarseOffset, keyNumber, velocity
-    case initialAttenuation, reserved2, endLoopAddressCoarseOffset, coarseTune
-    case fineTune, sampleID, sampleModes, reserved3
-    case scaleTuning, exclusiveClass, overridingRootKey, unused5
+    /// Generator 0: sample points added to the sample's start (fine part). Any thread.
+    case startAddressOffset = 0
+    /// Generator 1: sample points added to the sample's end (fine part). Any thread.
+    case endAddressOffset
+    /// Generator 2: sample points added to the loop's start (fine part). Any thread.
+    case startLoopAddressOffset
+    /// Generator 3: sample points added to the loop's end (fine part). Any thread.
+    case endLoopAddressOffset
+    /// Generator 4: 32,768-point steps added to the sample's start. Any thread.
+    case startAddressCoarseOffset
+    /// Generator 5: how far the modulation LFO moves the pitch, in cents. Any thread.
+    case modLFOToPitch
+    /// Generator 6: how far the vibrato LFO moves the pitch, in cents. Any thread.
+    case vibLFOToPitch
+    /// Generator 7: how far the modulation envelope moves the pitch, in cents. Any thread.
+    case modEnvToPitch
+    /// Generator 8: the low-pass filter's cutoff, in absolute cents (13,500: open). Any thread.
+    case initialFilterCutoff
+    /// Generator 9: the filter's resonance, in centibels above DC gain. Any thread.
+    case initialFilterQ
+    /// Generator 10: how far the modulation LFO moves the cutoff, in cents. Any thread.
+    case modLFOToFilterCutoff
+    /// Generator 11: how far the modulation envelope moves the cutoff, in cents. Any thread.
+    case modEnvToFilterCutoff
+    /// Generator 12: 32,768-point steps added to the sample's end. Any thread.
+    case endAddressCoarseOffset
+    /// Generator 13: how far the modulation LFO moves the level, in centibels. Any thread.
+    case modLFOToVolume
+    /// Generator 14: unused. Any thread.
+    case unused1
+    /// Generator 15: the share sent to the chorus, in 0.1 %. Any thread.
+    case chorusSend
+    /// Generator 16: the share sent to the reverb, in 0.1 %. Any thread.
+    case reverbSend
+    /// Generator 17: where the note sits, in 0.1 % from the centre (−500 left, 500 right). Any thread.
+    case pan
+    /// Generator 18: unused. Any thread.
+    case unused2
+    /// Generator 19: unused. Any thread.
+    case unused3
+    /// Generator 20: unused. Any thread.
+    case unused4
+    /// Generator 21: the modulation LFO's delay, in timecents. Any thread.
+    case modLFODelay
+    /// Generator 22: the modulation LFO's frequency, in absolute cents (0: 8.176 Hz). Any thread.
+    case modLFOFrequency
+    /// Generator 23: the vibrato LFO's delay, in timecents. Any thread.
+    case vibLFODelay
+    /// Generator 24: the vibrato LFO's frequency, in absolute cents. Any thread.
+    case vibLFOFrequency
+    /// Generator 25: the modulation envelope's delay, in timecents. Any thread.
+    case modEnvDelay
+    /// Generator 26: the modulation envelope's attack, in timecents. Any thread.
+    case modEnvAttack
+    /// Generator 27: the modulation envelope's hold, in timecents. Any thread.
+    case modEnvHold
+    /// Generator 28: the modulation envelope's decay, in timecents. Any thread.
+    case modEnvDecay
+    /// Generator 29: the modulation envelope's sustain, in 0.1 % below full. Any thread.
+    case modEnvSustain
+    /// Generator 30: the modulation envelope's release, in timecents. Any thread.
+    case modEnvRelease
+    /// Generator 31: timecents the modulation envelope's hold changes by per key from 60. Any thread.
+    case keyToModEnvHold
+    /// Generator 32: timecents the modulation envelope's decay changes by per key from 60. Any thread.
+    case keyToModEnvDecay
+    /// Generator 33: the volume envelope's delay, in timecents. Any thread.
+    case volEnvDelay
+    /// Generator 34: the volume envelope's attack, in timecents. Any thread.
+    case volEnvAttack
+    /// Generator 35: the volume envelope's hold, in timecents. Any thread.
+    case volEnvHold
+    /// Generator 36: the volume envelope's decay, in timecents. Any thread.
+    case volEnvDecay
+    /// Generator 37: the volume envelope's sustain, in centibels below full. Any thread.
+    case volEnvSustain
+    /// Generator 38: the volume envelope's release, in timecents. Any thread.
+    case volEnvRelease
+    /// Generator 39: timecents the volume envelope's hold changes by per key from 60. Any thread.
+    case keyToVolEnvHold
+    /// Generator 40: timecents the volume envelope's decay changes by per key from 60. Any thread.
+    case keyToVolEnvDecay
+    /// Generator 41: the instrument a preset zone plays (its index). Any thread.
+    case instrument
+    /// Generator 42: reserved. Any thread.
+    case reserved1
+    /// Generator 43: the keys the zone answers (low byte the lowest, high byte the highest). Any thread.
+    case keyRange
+    /// Generator 44: the velocities the zone answers (low byte the lowest, high byte the highest). Any thread.
+    case velocityRange
+    /// Generator 45: 32,768-point steps added to the loop's start. Any thread.
+    case startLoopAddressCoarseOffset
+    /// Generator 46: the key the zone plays as, whatever key is pressed (−1: the key pressed). Any thread.
+    case keyNumber
+    /// Generator 47: the velocity the zone plays at, whatever the note's (−1: the note's). Any thread.
+    case velocity
+    /// Generator 48: the level taken off, in centibels. Any thread.
+    case initialAttenuation
+    /// Generator 49: reserved. Any thread.
+    case reserved2
+    /// Generator 50: 32,768-point steps added to the loop's end. Any thread.
+    case endLoopAddressCoarseOffset
+    /// Generator 51: the pitch's shift, in semitones. Any thread.
+    case coarseTune
+    /// Generator 52: the pitch's shift, in cents. Any thread.
+    case fineTune
+    /// Generator 53: the sample an instrument zone plays (its index). Any thread.
+    case sampleID
+    /// Generator 54: how the sample loops: 0 not, 1 always, 3 until the key is released. Any thread.
+    case sampleModes
+    /// Generator 55: reserved. Any thread.
+    case reserved3
+    /// Generator 56: cents the pitch moves per key (100: equal temperament). Any thread.
+    case scaleTuning
+    /// Generator 57: a note of this class (not 0) cuts the channel's others of the same class. Any thread.
+    case exclusiveClass
+    /// Generator 58: the key the sample was recorded at, over its header's (−1: the header's). Any thread.
+    case overridingRootKey
+    /// Generator 59: unused. Any thread.
+    case unused5
 
     /// How many generator numbers there are (0 to 59; 60 is the list's end). Any thread.
     public static let count = 60

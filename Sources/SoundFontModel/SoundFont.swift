@@ -201,6 +201,7 @@ extension SoundFont {
     }
 }
 
+/// A SoundFont file that cannot be read: its path, the byte at fault where there is one, and why. Any thread.
 public struct SoundFontError: Fault, Hashable, Sendable {
     /// A file's fault. Any thread.
     public var kind: FaultKind { .file }

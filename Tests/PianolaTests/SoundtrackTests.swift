@@ -145,6 +145,26 @@ struct SoundtrackTests {
         #expect(onset.map { allowed.contains($0 - barLine) } == true, "synth onset \(onset ?? -1) vs bar line \(barLine)")
     }
 
+    @Test("events read as one line each: what happened, to which song by its name, on which frame")
+    func eventDescriptions() async throws {
+        let fixture = try SoundtrackFixture()
+        let soundtrack = Soundtrack(configuration: dryConfiguration())
+        let path = try fixture.write(SoundtrackFixture.waltz(bass: false), as: "waltz.mid")
+        let waltz = try await soundtrack.load(.init(midiPath: path, soundFontPath: SoundtrackFixture.testFont))
+        var pull = Puller(soundtrack)
+        try soundtrack.play(waltz)
+        pull.pull(200_000)
+        let lines = soundtrack.pollEvents().map(\.description)
+        // 3/4 at 120 bpm: bar 2 (the "verse" marker) at 1.5 s; at bar 3 the tempo falls to 90.
+        for expected in ["\(path) started at frame 0", "beat 1 of bar 1 (3/4, 120 bpm) of \(path) at frame 0",
+                         "marker \"verse\" of \(path) at frame 72000",
+                         "beat 1 of bar 2 (3/4, 120 bpm, section \"verse\") of \(path) at frame 72000",
+                         "beat 1 of bar 3 (3/4, 90 bpm, section \"verse\") of \(path) at frame 144000"] {
+            #expect(lines.contains(expected), "\(expected) among \(lines)")
+        }
+        #expect(lines.allSatisfy { !$0.contains("Soundtrack.") && !$0.contains("\n") })
+    }
+
     @Test("a stem started on the next beat: its first sample is exactly on the beat's frame")
     func stemOnBeat() async throws {
         let fixture = try SoundtrackFixture()
