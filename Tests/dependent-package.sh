@@ -48,12 +48,14 @@ for event in soundtrack.pollEvents().prefix(3) { print(event) }   // "beat 1 of 
 do {
     _ = try await soundtrack.load(.init(midiPath: "no-such-song.mid", soundFontPath: CommandLine.arguments[2]))
     fatalError("a missing song loaded")
-} catch let fault as Fault {
+} catch {
+    let fault: any Fault = error   // the game API's errors are Faults, with a kind to switch on
     guard fault.kind == FaultKind.file else { fatalError("a missing song is a \(fault.kind) fault") }
     print("a missing song: \(fault)")
 }
 SWIFT
-swift build --package-path "$work/user" --scratch-path "$work/build" 2>&1 | tee "$work/log" | tail -1
+swift build --package-path "$work/user" --scratch-path "$work/build" > "$work/log" 2>&1 || { grep -E "error|warning" "$work/log" >&2 || tail -20 "$work/log" >&2; exit 1; }
+tail -1 "$work/log"
 if grep -E "warning:|error:" "$work/log"; then
     echo "building a package that depends on Pianola $version warned or failed (above)" >&2
     exit 1
