@@ -119,7 +119,26 @@ def compare(pianola, song, dry, work, uri, ins, outs):
         frame = min(snr(a, mine[:, side]) for a, side in pairs)
         if frame >= 90:
             return 'equal', f'{frame:.1f} dB SNR against lv2apply a frame a run, as lv2apply runs it ({worst:.1f} dB in a render: its output depends on the run length)'
+    reason = incomparable(uri)
+    if reason:
+        return 'not compared', f'{reason} ({worst:.1f} dB SNR against lv2apply)'
     return 'differ', f'{worst:.1f} dB SNR against lv2apply'
+
+
+def incomparable(uri):
+    """Why lv2apply's output is no reference for a plugin whose output differs, if it is not:
+    lv2apply instantiates every plugin with no host features at all, and a fresh process's
+    rand() sequence is not the one a plugin sees inside Pianola."""
+    info = subprocess.run(['lv2info', uri], capture_output=True, text=True).stdout
+    required = re.search(r'Required Features:\s*(.*?)\n\s*Optional Features', info, re.S)
+    if required and required.group(1).strip():
+        features = ', '.join(f.rsplit('/', 1)[-1] for f in required.group(1).split())
+        return f'lv2apply runs it without the host features it requires ({features})'
+    binary = re.search(r'Binary:\s*file://(\S+)', info)
+    symbols = subprocess.run(['nm', '-D', binary.group(1)], capture_output=True, text=True).stdout if binary else ''
+    if re.search(r' U (rand|random|drand48)@', symbols):
+        return 'it draws from the C library\'s rand(), whose sequence depends on what else the process called'
+    return None
 
 
 def dry_path_of(work):
