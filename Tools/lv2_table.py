@@ -100,13 +100,7 @@ def compare(pianola, song, dry, work, uri, ins, outs):
         if snr(outputs[0], outputs[1]) < 200:
             return 'not compared', f'not deterministic: two lv2apply runs are {snr(outputs[0], outputs[1]):.1f} dB apart'
         theirs.append(outputs[0])
-    # lv2apply's side and the side of Pianola's output it is compared with.
-    if ins == 1 and outs == 1:
-        pairs = [(theirs[0][:, 0], 0), (theirs[1][:, 0], 1)]
-    elif outs == 1:
-        pairs = [(theirs[0][:, 0], 0)]
-    else:
-        pairs = [(theirs[0][:, 0], 0), (theirs[0][:, -1], 1)]
+    pairs = sides(theirs, ins, outs)
     worst = min(snr(a, ours[:, side]) for a, side in pairs)
     if worst >= 90:
         return 'equal', f'{worst:.1f} dB SNR against lv2apply'
@@ -119,10 +113,33 @@ def compare(pianola, song, dry, work, uri, ins, outs):
         frame = min(snr(a, mine[:, side]) for a, side in pairs)
         if frame >= 90:
             return 'equal', f'{frame:.1f} dB SNR against lv2apply a frame a run, as lv2apply runs it ({worst:.1f} dB in a render: its output depends on the run length)'
+        # Pianola runs a plugin that starts threads when made one frame of silence before the
+        # song (so they find its controls): give lv2apply that frame too, and drop it.
+        settled = []
+        for k, feed in enumerate(feeds):
+            source, out = os.path.join(folder, f'settle-in{k}.wav'), os.path.join(folder, f'settle-out{k}.wav')
+            write(source, np.concatenate([np.zeros((1,) + feed.shape[1:]), feed]))
+            if lv2apply(uri, source, out):
+                break
+            settled.append(read(out)[1:])
+        if len(settled) == len(feeds):
+            after = min(snr(a, mine[:, side]) for a, side in sides(settled, ins, outs))
+            if after >= 90:
+                return 'equal', (f'{after:.1f} dB SNR a frame a run against lv2apply given the frame of silence Pianola runs a '
+                                 f'plugin that starts threads before the song ({frame:.1f} dB without it)')
     reason = incomparable(uri)
     if reason:
         return 'not compared', f'{reason} ({worst:.1f} dB SNR against lv2apply)'
     return 'differ', f'{worst:.1f} dB SNR against lv2apply'
+
+
+def sides(theirs, ins, outs):
+    """lv2apply's outputs (one a feed) as its sides, each with the side of Pianola's output it is compared with."""
+    if ins == 1 and outs == 1:
+        return [(theirs[0][:, 0], 0), (theirs[1][:, 0], 1)]
+    if outs == 1:
+        return [(theirs[0][:, 0], 0)]
+    return [(theirs[0][:, 0], 0), (theirs[0][:, -1], 1)]
 
 
 def incomparable(uri):
