@@ -12,8 +12,10 @@ import Glibc
 /// left and right, crossed by the width. The lines are as long as libfluidsynth makes them
 /// (sized for 96 kHz whatever the rate, as its synthesizer asks), so the echoes arrive on the
 /// same frames. The parameters are libfluidsynth's (room size, damping, width, level).
-/// Allocates only at init; every frame is processed alone, so where a render is split changes
-/// nothing. Render thread only, after `init`.
+/// Unlike libfluidsynth's, its output is exact silence where no sound was sent or once a tail
+/// has stayed below −140 dBFS for as long as its longest line (what the lines keep against
+/// denormals, about 10⁻⁹, is not added). Allocates only at init; every frame is processed
+/// alone, so where a render is split changes nothing. Render thread only, after `init`.
 public final class Reverb {
     /// The reverb's settings, libfluidsynth's four. Any thread.
     public struct Settings: Equatable, Sendable {
@@ -55,6 +57,8 @@ public final class Reverb {
     private static let inputGain = 0.1, wetScale = 5.0, widthCompensation = 0.2
     /// Added to the input and taken from the output, so that the tail never falls to denormals.
     private static let offset = 1e-8
+    /// Below this (−140 dBFS) for `gateFrames` frames of silent input, the output is not added.
+    private static let quiet = 1e-7
     /// The signs of each line in the left and the right sums.
     private static let leftSigns = SIMD8<Double>(1, -1, 1, -1, 1, -1, 1, -1)
     private static let rightSigns = SIMD8<Double>(1, 1, -1, -1, 1, 1, -1, -1)
@@ -95,6 +99,10 @@ public final class Reverb {
     /// The tone corrector's coefficients and last input.
     private var toneCurrent = 1.0, tonePrevious = 0.0, toneInput = 0.0
     private var wetSame = 0.0, wetCrossed = 0.0
+    /// Frames in a row of silent input and a quiet output (from `gateFrames` on, none is added),
+    /// and the longest line's size.
+    private var quietFrames = 0
+    private let gateFrames: Int
     private let sampleRate: Double
     /// The settings in force. Render thread only.
     public private(set) var settings = Settings()
@@ -109,6 +117,7 @@ public final class Reverb {
             offset += layout.size(line)
         }
         memorySize = offset
+        gateFrames = layout.size(7)
         memory = .allocate(capacity: offset)
         memory.initialize(repeating: 0, count: offset)
         let step = 2 * Double.pi * Self.modulationHertz * Double(Self.modulationRate) / sampleRate
@@ -154,6 +163,7 @@ public final class Reverb {
         centre = SIMD8(repeating: 1 + layout.exactDepth)
         (fraction, interpolated, damped) = (SIMD8(repeating: 0), SIMD8(repeating: 0), SIMD8(repeating: 0))
         sinceModulation = Self.modulationRate - 1
+        quietFrames = gateFrames
         let step = 2 * Double.pi * Self.modulationHertz * Double(Self.modulationRate) / sampleRate
         for line in 0..<8 {
             let phase = 2 * Double.pi * Double(line) / 8
@@ -220,8 +230,12 @@ public final class Reverb {
             }
             lineIn = into
             let l = (damped * leftGains).sum() - Self.offset, r = (damped * rightGains).sum() - Self.offset
-            left[n] += Float(l + r * crossed)
-            right[n] += Float(r + l * crossed)
+            let outLeft = l + r * crossed, outRight = r + l * crossed
+            quietFrames = input[n] == 0 && abs(outLeft) < Self.quiet && abs(outRight) < Self.quiet ? min(quietFrames + 1, gateFrames) : 0
+            if quietFrames < gateFrames {
+                left[n] += Float(outLeft)
+                right[n] += Float(outRight)
+            }
         }
     }
 }

@@ -127,6 +127,26 @@ struct ReverbTests {
         }
     }
 
+    @Test("silence is exact: nothing is added before the first sound, nor once the tail has stayed below −140 dBFS for the longest line")
+    func exactSilence() {
+        let rate = 48_000.0, frames = 6 * 48_000
+        var input = [Float](repeating: 0, count: frames)
+        for i in 24_000 ..< 24_480 { input[i] = Float(sin(Double(i) * 0.05)) * 0.5 }   // a 10 ms burst at 0.5 s
+        let reverb = Reverb(sampleRate: rate)
+        var left = [Float](repeating: 0, count: frames), right = left
+        input.withUnsafeBufferPointer { x in left.withUnsafeMutableBufferPointer { l in right.withUnsafeMutableBufferPointer { r in
+            for start in stride(from: 0, to: frames, by: 512) {
+                reverb.process(x.baseAddress! + start, addingTo: l.baseAddress! + start, r.baseAddress! + start, frames: min(512, frames - start))
+            }
+        } } }
+        let firstSound = left.firstIndex { $0 != 0 } ?? frames
+        let lastSound = left.lastIndex { $0 != 0 } ?? 0
+        let quietFrom = (0..<frames).last { abs(left[$0]) >= 1e-7 || abs(right[$0]) >= 1e-7 }! + 1
+        print(String(format: "burst at 24000: first sound %d, below -140 dBFS from %d, exact silence from %d (%.2f s)", firstSound, quietFrom, lastSound + 1, Double(lastSound + 1) / rate))
+        #expect(firstSound >= 24_000 && lastSound < frames - 48_000 && left[(lastSound + 1)...].allSatisfy { $0 == 0 } && right[(lastSound + 1)...].allSatisfy { $0 == 0 })
+        #expect(lastSound + 1 - quietFrom < 6_000, "the silence follows the quiet tail within the longest line")
+    }
+
     @Test("processing allocates nothing on the render thread")
     func noAllocations() {
         let reverb = Reverb(sampleRate: 48_000)
