@@ -28,7 +28,7 @@ struct SongOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Synthesizer output gain.")
     var gain = 0.2
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Play the song (or the --from/--to region) this many times in all; to play it until you move on, forever (or 0).", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Play the song (or the --from/--to region) this many times in all; play (not render) also takes forever (or 0), to play it until you move on.", valueName: "n"))
     var loop = "1"
 
     @Option(parsing: .unconditional, help: "Tempo in percent of the written tempo.")
