@@ -45,7 +45,7 @@ extern "C" {
 #define PIANOLA_VERSION_STRING "0.3.0"
 /** A version as one comparable number: 0.2.0 is 200. */
 #define PIANOLA_VERSION_NUMBER(major, minor, patch) ((major) * 10000 + (minor) * 100 + (patch))
-/** This header's version as one number, for #if. */
+/** This header's version as one number, for `#if`. */
 #define PIANOLA_VERSION PIANOLA_VERSION_NUMBER(PIANOLA_VERSION_MAJOR, PIANOLA_VERSION_MINOR, PIANOLA_VERSION_PATCH)
 
 /** The library's version string ("0.3.0"): compare with PIANOLA_VERSION_STRING. Any thread. */
