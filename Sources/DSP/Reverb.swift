@@ -94,8 +94,8 @@ public final class Reverb {
     private var damped = SIMD8<Double>(), dampingGain = SIMD8<Double>(), dampingFeedback = SIMD8<Double>()
     /// Per line: the sine's last two values (a two-pole oscillator), its coefficient and the value it restarts from at a peak.
     private var sine1 = SIMD8<Double>(), sine2 = SIMD8<Double>(), sineCoefficient = 0.0, sineRestart = 0.0
-    /// Frames since the sines last moved the read positions.
-    private var sinceModulation = 0
+    /// Frames before the sines next move the read positions (0: on the next frame).
+    private var untilModulation = 0
     /// The tone corrector's coefficients and last input.
     private var toneCurrent = 1.0, tonePrevious = 0.0, toneInput = 0.0
     private var wetSame = 0.0, wetCrossed = 0.0
@@ -162,7 +162,7 @@ public final class Reverb {
         lineOut = SIMD8(repeating: 1)
         centre = SIMD8(repeating: 1 + layout.exactDepth)
         (fraction, interpolated, damped) = (SIMD8(repeating: 0), SIMD8(repeating: 0), SIMD8(repeating: 0))
-        sinceModulation = Self.modulationRate - 1
+        untilModulation = 0
         quietFrames = gateFrames
         let step = 2 * Double.pi * Self.modulationHertz * Double(Self.modulationRate) / sampleRate
         for line in 0..<8 {
@@ -194,48 +194,90 @@ public final class Reverb {
         centre.replace(with: centre - SIMD8<Double>(lineSize), where: centre .>= SIMD8<Double>(lineSize))
     }
 
-    /// Adds the reverb of `frames` frames of the mono `input` to `left` and `right`. Render thread only.
+    /// Adds the reverb of `frames` frames of the mono `input` to `left` and `right`, in
+    /// stretches in which no sine moves a read position and no line wraps round: each line is
+    /// then read and written at consecutive places through a pointer of its own (a stretch is
+    /// far shorter than the shortest delay, so none reads what it writes). A frame where a read
+    /// wraps round is worked out alone, with the same operations. Render thread only.
     public func process(_ input: UnsafePointer<Float>, addingTo left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, frames: Int) {
-        let memory = self.memory, start = lineStart, size = lineSize
-        let gain = dampingGain, feedback = dampingFeedback
-        let matrix = -2.0 / 8, crossed = wetSame > 0 ? wetCrossed / wetSame : wetCrossed
-        let leftGains = Self.leftSigns * wetSame, rightGains = Self.rightSigns * wetSame
-        for n in 0..<frames {
-            let x = Double(input[n]) * Self.inputGain + Self.offset
-            let toned = x * toneCurrent - tonePrevious * toneInput
-            toneInput = x
-            sinceModulation += 1
-            if sinceModulation >= Self.modulationRate {
-                sinceModulation = 0
+        var done = 0
+        while done < frames {
+            if untilModulation == 0 {
                 modulate()
+                untilModulation = Self.modulationRate
             }
-            // Each line read between its frames (first-order all-pass), then damped.
-            var read = SIMD8<Double>(), following = SIMD8<Double>()
-            var out = lineOut
-            for line in 0..<8 {
-                read[line] = memory[start[line] + out[line]]
-                out[line] = out[line] + 1 == size[line] ? 0 : out[line] + 1
-                following[line] = memory[start[line] + out[line]]
+            // Reads at out and out + 1, writes at in: the frames before either wraps round.
+            let room = pointwiseMin(lineSize &- 1 &- lineOut, lineSize &- lineIn).min()
+            let count = min(frames - done, untilModulation, room)
+            if count > 0 {
+                processStretch(input + done, left + done, right + done, count: count)
+            } else {
+                processWrappingFrame(input + done, left + done, right + done)
             }
-            lineOut = out
-            interpolated = read + fraction * (following - interpolated)
-            damped = interpolated * gain + damped * feedback
-            // The Householder matrix (less 2/8 of the sum each) with the lines permuted by one.
-            let share = damped.sum() * matrix + toned
-            let back = SIMD8(damped[1], damped[2], damped[3], damped[4], damped[5], damped[6], damped[7], damped[0]) + share
-            var into = lineIn
-            for line in 0..<8 {
-                memory[start[line] + into[line]] = back[line]
-                into[line] = into[line] + 1 == size[line] ? 0 : into[line] + 1
-            }
-            lineIn = into
-            let l = (damped * leftGains).sum() - Self.offset, r = (damped * rightGains).sum() - Self.offset
-            let outLeft = l + r * crossed, outRight = r + l * crossed
-            quietFrames = input[n] == 0 && abs(outLeft) < Self.quiet && abs(outRight) < Self.quiet ? min(quietFrames + 1, gateFrames) : 0
-            if quietFrames < gateFrames {
-                left[n] += Float(outLeft)
-                right[n] += Float(outRight)
-            }
+            let advanced = max(count, 1)
+            done += advanced
+            untilModulation -= advanced
         }
+    }
+
+    /// `count` frames in which no index wraps round: each line through its own pointers.
+    private func processStretch(_ input: UnsafePointer<Float>, _ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, count: Int) {
+        let reads = lineStart &+ lineOut, writes = lineStart &+ lineIn
+        let r0 = memory + reads[0], r1 = memory + reads[1], r2 = memory + reads[2], r3 = memory + reads[3]
+        let r4 = memory + reads[4], r5 = memory + reads[5], r6 = memory + reads[6], r7 = memory + reads[7]
+        let w0 = memory + writes[0], w1 = memory + writes[1], w2 = memory + writes[2], w3 = memory + writes[3]
+        let w4 = memory + writes[4], w5 = memory + writes[5], w6 = memory + writes[6], w7 = memory + writes[7]
+        for k in 0..<count {
+            let read = SIMD8(r0[k], r1[k], r2[k], r3[k], r4[k], r5[k], r6[k], r7[k])
+            let following = SIMD8(r0[k + 1], r1[k + 1], r2[k + 1], r3[k + 1], r4[k + 1], r5[k + 1], r6[k + 1], r7[k + 1])
+            let back = frame(read, following, input[k], left + k, right + k)
+            (w0[k], w1[k], w2[k], w3[k]) = (back[0], back[1], back[2], back[3])
+            (w4[k], w5[k], w6[k], w7[k]) = (back[4], back[5], back[6], back[7])
+        }
+        lineOut &+= count
+        lineIn &+= count
+        lineIn.replace(with: 0, where: lineIn .== lineSize)
+    }
+
+    /// One frame in which some line's second read (out + 1) wraps round to its start.
+    private func processWrappingFrame(_ input: UnsafePointer<Float>, _ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>) {
+        var read = SIMD8<Double>(), following = SIMD8<Double>()
+        var out = lineOut
+        for line in 0..<8 {
+            read[line] = memory[lineStart[line] + out[line]]
+            out[line] = out[line] + 1 == lineSize[line] ? 0 : out[line] + 1
+            following[line] = memory[lineStart[line] + out[line]]
+        }
+        lineOut = out
+        let back = frame(read, following, input[0], left, right)
+        for line in 0..<8 {
+            memory[lineStart[line] + lineIn[line]] = back[line]
+            lineIn[line] = lineIn[line] + 1 == lineSize[line] ? 0 : lineIn[line] + 1
+        }
+    }
+
+    /// One frame's work on the lines' two reads (`read`, `following`) and the input `x`: the
+    /// interpolation, the damping, the outputs added to `left` and `right`; returns what goes
+    /// back into the lines.
+    @inline(__always)
+    private func frame(_ read: SIMD8<Double>, _ following: SIMD8<Double>, _ x: Float, _ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>) -> SIMD8<Double> {
+        let scaled = Double(x) * Self.inputGain + Self.offset
+        let toned = scaled * toneCurrent - tonePrevious * toneInput
+        toneInput = scaled
+        // Each line read between its frames (first-order all-pass), then damped.
+        interpolated = read + fraction * (following - interpolated)
+        damped = interpolated * dampingGain + damped * dampingFeedback
+        // The Householder matrix (less 2/8 of the sum each) with the lines permuted by one.
+        let share = damped.sum() * (-2.0 / 8) + toned
+        let back = SIMD8(damped[1], damped[2], damped[3], damped[4], damped[5], damped[6], damped[7], damped[0]) + share
+        let l = (damped * Self.leftSigns).sum() * wetSame - Self.offset, r = (damped * Self.rightSigns).sum() * wetSame - Self.offset
+        let crossed = wetSame > 0 ? wetCrossed / wetSame : wetCrossed
+        let outLeft = l + r * crossed, outRight = r + l * crossed
+        quietFrames = x == 0 && abs(outLeft) < Self.quiet && abs(outRight) < Self.quiet ? min(quietFrames + 1, gateFrames) : 0
+        if quietFrames < gateFrames {
+            left.pointee += Float(outLeft)
+            right.pointee += Float(outRight)
+        }
+        return back
     }
 }
