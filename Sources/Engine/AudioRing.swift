@@ -4,18 +4,18 @@ import Synchronization
 /// Stereo frames handed from one producer thread (a file reader) to one consumer thread (the
 /// render thread) without locks or allocation: two circular buffers and two counters. Each
 /// side calls only its own members.
-public final class AudioRing: @unchecked Sendable {
+package final class AudioRing: @unchecked Sendable {
     // @unchecked Sendable: the producer writes only frames the consumer has released and the
     // consumer reads only frames the producer has published; the counters order the two.
     /// Frames it holds at most. Any thread.
-    public let capacity: Int
+    package let capacity: Int
     private let left: UnsafeMutablePointer<Float>
     private let right: UnsafeMutablePointer<Float>
     private let written = Atomic<Int>(0)
     private let taken = Atomic<Int>(0)
 
     /// Room for `capacity` frames. Control thread.
-    public init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = capacity
         left = .allocate(capacity: capacity)
         right = .allocate(capacity: capacity)
@@ -27,13 +27,13 @@ public final class AudioRing: @unchecked Sendable {
     }
 
     /// Frames that can be written now. Producer thread.
-    public var space: Int { capacity - (written.load(ordering: .relaxed) - taken.load(ordering: .acquiring)) }
+    package var space: Int { capacity - (written.load(ordering: .relaxed) - taken.load(ordering: .acquiring)) }
 
     /// Frames waiting to be read. Consumer thread (any thread for a glance).
-    public var available: Int { written.load(ordering: .acquiring) - taken.load(ordering: .relaxed) }
+    package var available: Int { written.load(ordering: .acquiring) - taken.load(ordering: .relaxed) }
 
     /// Appends up to `frames` interleaved stereo frames; returns how many fitted. Producer thread.
-    public func write(interleaved source: UnsafePointer<Float>, frames: Int) -> Int {
+    package func write(interleaved source: UnsafePointer<Float>, frames: Int) -> Int {
         let start = written.load(ordering: .relaxed)
         let count = min(frames, space)
         for i in 0..<count {
@@ -46,7 +46,7 @@ public final class AudioRing: @unchecked Sendable {
     }
 
     /// Moves up to `frames` frames into `output` from frame `offset` on; returns how many. Consumer thread.
-    public func read(into output: StereoSlice, at offset: Int, frames: Int) -> Int {
+    package func read(into output: StereoSlice, at offset: Int, frames: Int) -> Int {
         let start = taken.load(ordering: .relaxed)
         let count = min(frames, available)
         for i in 0..<count {

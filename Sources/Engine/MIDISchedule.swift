@@ -1,17 +1,17 @@
 /// The MIDI a synthesizer node has been given and not yet played, in time order: a fixed ring
 /// of channel messages and an arena for sysex bytes, so scheduling never allocates. Made on the
 /// control thread; everything else render thread only.
-public final class MIDISchedule {
+package final class MIDISchedule {
     /// A scheduled message: a channel message, or sysex (status F0) whose bytes `sysex(of:)` gives.
-    public struct Event {
+    package struct Event {
         /// When it should sound. Render thread only.
-        public var time: SampleTime
+        package var time: SampleTime
         /// Status byte (8n...En), or F0 for sysex. Render thread only.
-        public var status: UInt8
+        package var status: UInt8
         /// First data byte. Render thread only.
-        public var data1: UInt8
+        package var data1: UInt8
         /// Second data byte. Render thread only.
-        public var data2: UInt8
+        package var data2: UInt8
         fileprivate var sysexOffset: Int32, sysexLength: Int32
     }
 
@@ -19,15 +19,15 @@ public final class MIDISchedule {
     private let capacity: Int
     private var head = 0
     /// Events waiting. Render thread only.
-    public private(set) var count = 0
+    package private(set) var count = 0
     private let arena: UnsafeMutablePointer<UInt8>
     private let arenaCapacity: Int
     private var arenaTail = 0
     /// Events dropped because the schedule was full (should stay 0). Render thread only.
-    public private(set) var droppedEvents = 0
+    package private(set) var droppedEvents = 0
 
     /// Room for `capacity` events and `sysexCapacity` bytes of sysex. Control thread.
-    public init(capacity: Int = 16_384, sysexCapacity: Int = 1 << 16) {
+    package init(capacity: Int = 16_384, sysexCapacity: Int = 1 << 16) {
         self.capacity = capacity
         events = .allocate(capacity: capacity)
         arenaCapacity = sysexCapacity
@@ -40,10 +40,10 @@ public final class MIDISchedule {
     }
 
     /// The earliest waiting event, if any. Render thread only.
-    @inline(__always) public var first: Event? { count > 0 ? events[head] : nil }
+    @inline(__always) package var first: Event? { count > 0 ? events[head] : nil }
 
     /// Removes the earliest waiting event. Render thread only.
-    @inline(__always) public func removeFirst() {
+    @inline(__always) package func removeFirst() {
         guard count > 0 else { return }
         head = (head + 1) % capacity
         count -= 1
@@ -51,12 +51,12 @@ public final class MIDISchedule {
     }
 
     /// Adds a channel message. Render thread only.
-    @inline(__always) public func add(_ event: ScheduledMIDI) {
+    @inline(__always) package func add(_ event: ScheduledMIDI) {
         append(Event(time: event.time, status: event.status, data1: event.data1, data2: event.data2, sysexOffset: 0, sysexLength: 0))
     }
 
     /// Adds a sysex message (bytes without the F0/F7 framing), copying its bytes. Render thread only.
-    public func addSysex(_ data: UnsafeBufferPointer<UInt8>, at time: SampleTime) {
+    package func addSysex(_ data: UnsafeBufferPointer<UInt8>, at time: SampleTime) {
         guard !data.isEmpty, data.count <= arenaCapacity else { droppedEvents += 1; return }
         if arenaTail + data.count > arenaCapacity {
             guard !sysexIsWaiting else { droppedEvents += 1; return }
@@ -68,14 +68,14 @@ public final class MIDISchedule {
     }
 
     /// The bytes of a sysex event, valid until it is removed. Render thread only.
-    @inline(__always) public func sysex(of event: Event) -> UnsafeBufferPointer<UInt8> {
+    @inline(__always) package func sysex(of event: Event) -> UnsafeBufferPointer<UInt8> {
         UnsafeBufferPointer(start: arena + Int(event.sysexOffset), count: Int(event.sysexLength))
     }
 
     /// Drops every waiting event (all at or after `time`) but the note-offs, which move to
     /// `time`: another player sharing the node may have scheduled them, and dropping them would
     /// leave its notes hanging. Render thread only.
-    public func flush(from time: SampleTime) {
+    package func flush(from time: SampleTime) {
         var kept = 0
         for i in 0..<count {
             var event = events[(head + i) % capacity]

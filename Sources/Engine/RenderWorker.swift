@@ -13,7 +13,7 @@ import Synchronization
 /// sleeping thread costs tens of microseconds, and the wait for it is the other side's: over
 /// a song, a 20 µs watch had the threads sleep and wake five times as often). For offline
 /// rendering: the render thread waits for it. Render thread, but `stop`.
-public final class RenderWorker: @unchecked Sendable {
+package final class RenderWorker: @unchecked Sendable {
     // @unchecked Sendable: `stopping` is written before a pass is asked for and read after it
     // is seen; the work's own data is handed over the same way.
 
@@ -31,7 +31,7 @@ public final class RenderWorker: @unchecked Sendable {
     private var thread = pthread_t()
 
     /// A thread that runs `work` each time it is started. Control thread.
-    public init(_ work: @escaping @Sendable () -> Void) {
+    package init(_ work: @escaping @Sendable () -> Void) {
         self.work = work
         sem_init(go, 0, 0)
         sem_init(done, 0, 0)
@@ -70,19 +70,19 @@ public final class RenderWorker: @unchecked Sendable {
     }
 
     /// Has the thread run its work once. Render thread only.
-    public func start() {
+    package func start() {
         asked.add(1, ordering: .sequentiallyConsistent)
         if workerSleeps.exchange(false, ordering: .sequentiallyConsistent) { sem_post(go) }
     }
 
     /// Waits until the work started last is done. Render thread only.
-    public func finish() {
+    package func finish() {
         let pass = asked.load(ordering: .relaxed)
         Self.wait(sleeping: ownerSleeps, on: done) { finished.load(ordering: .acquiring) == pass }
     }
 
     /// Ends the thread (it must not be working). Control thread, with no render under way.
-    public func stop() {
+    package func stop() {
         stopping = true
         start()
         pthread_join(thread, nil)

@@ -3,7 +3,7 @@ import Synchronization
 /// A bounded single-producer single-consumer queue: one thread pushes, one pops, neither
 /// waits nor allocates after `init`. The bridge between a control thread and the render
 /// thread, in both directions. Producer thread for `push`, consumer thread for `pop`.
-public final class SPSCQueue<Element>: @unchecked Sendable {
+package final class SPSCQueue<Element>: @unchecked Sendable {
     // @unchecked Sendable: `storage` slots are handed over by the acquire/release ordering of
     // `head` and `tail`: a slot is written only by the producer before it publishes `tail`,
     // and read only by the consumer before it publishes `head`.
@@ -13,7 +13,7 @@ public final class SPSCQueue<Element>: @unchecked Sendable {
     private let tail = Atomic<Int>(0)   // next slot to push (producer owns)
 
     /// A queue of `capacity` elements. Control thread.
-    public init(capacity: Int) {
+    package init(capacity: Int) {
         precondition(capacity > 0)
         self.capacity = capacity + 1
         storage = .allocate(capacity: capacity + 1)
@@ -27,7 +27,7 @@ public final class SPSCQueue<Element>: @unchecked Sendable {
 
     /// Adds an element; false (and the element untouched) when full. Producer thread only.
     @discardableResult
-    public func push(_ element: Element) -> Bool {
+    package func push(_ element: Element) -> Bool {
         let t = tail.load(ordering: .relaxed)
         let next = t + 1 == capacity ? 0 : t + 1
         guard next != head.load(ordering: .acquiring) else { return false }
@@ -37,7 +37,7 @@ public final class SPSCQueue<Element>: @unchecked Sendable {
     }
 
     /// Takes the oldest element, `nil` when empty. Consumer thread only.
-    public func pop() -> Element? {
+    package func pop() -> Element? {
         let h = head.load(ordering: .relaxed)
         guard h != tail.load(ordering: .acquiring) else { return nil }
         let element = storage[h]

@@ -6,7 +6,7 @@ import Glibc
 /// Starts a thread running `body`, with SCHED_FIFO at `priority` when one is given; if the
 /// system refuses real-time scheduling, at normal priority, with a note saying so. Join it
 /// with `pthread_join`. Control thread.
-public func startThread(realTimePriority priority: Int32?, _ body: @escaping @Sendable () -> Void) -> (thread: pthread_t, note: String?) {
+package func startThread(realTimePriority priority: Int32?, _ body: @escaping @Sendable () -> Void) -> (thread: pthread_t, note: String?) {
     final class Box { let body: @Sendable () -> Void; init(_ body: @escaping @Sendable () -> Void) { self.body = body } }
     let context = Unmanaged.passRetained(Box(body)).toOpaque()
     let main: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { context in
@@ -36,26 +36,26 @@ public func startThread(realTimePriority priority: Int32?, _ body: @escaping @Se
 /// A worker thread (a file reader, a sequencer reader or sender) that its owner asks to stop
 /// and then waits for: the work loop polls `isStopping`; `stop` asks and joins, once.
 /// Control thread, except as noted.
-public final class StoppableThread: @unchecked Sendable {
+package final class StoppableThread: @unchecked Sendable {
     // @unchecked Sendable: `thread` is touched by the control thread only; the flag is atomic.
     private let stopRequested = Atomic<Bool>(false)
     private var thread: pthread_t?
 
     /// A thread not started yet. Control thread.
-    public init() {}
+    package init() {}
 
     /// Whether `stop` has been called. Any thread (the worker checks it between pieces of work).
-    public var isStopping: Bool { stopRequested.load(ordering: .acquiring) }
+    package var isStopping: Bool { stopRequested.load(ordering: .acquiring) }
 
     /// Runs `body` on a new thread at normal priority. Control thread.
-    public func start(_ body: @escaping @Sendable () -> Void) {
+    package func start(_ body: @escaping @Sendable () -> Void) {
         precondition(thread == nil, "the thread is already running")
         thread = startThread(realTimePriority: nil, body).thread
     }
 
     /// Asks the worker to stop and waits until it has; false when it was not running. Control thread.
     @discardableResult
-    public func stop() -> Bool {
+    package func stop() -> Bool {
         guard let thread else { return false }
         self.thread = nil
         stopRequested.store(true, ordering: .releasing)

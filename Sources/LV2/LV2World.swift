@@ -165,14 +165,14 @@ public struct LV2Error: Fault, Hashable, Sendable {
 /// The LV2 plugins installed on this machine (LV2_PATH, else ~/.lv2, /usr/local/lib/lv2 and
 /// /usr/lib/lv2), found once by lilv and described. Its lilv world is used under one lock.
 /// Any thread.
-public final class LV2World: @unchecked Sendable {
+package final class LV2World: @unchecked Sendable {
     // @unchecked Sendable: `world` and its nodes are used only under `lock`.
     let world: OpaquePointer
     let lock = ControlLock<Void>(())
     /// Every plugin installed, by name. Any thread.
-    public let plugins: [LV2PluginInfo]
+    package let plugins: [LV2PluginInfo]
     /// The bundles lilv could not read whole, in the order it said so. Any thread.
-    public let problems: [LV2BundleProblem]
+    package let problems: [LV2BundleProblem]
 
     private static let loaded: Result<LV2World, LV2Error> = {
         if let problem = clilv_open() { return .failure(LV2Error(.file, String(cString: problem))) }
@@ -181,7 +181,7 @@ public final class LV2World: @unchecked Sendable {
 
     /// The world of this process, loaded at its first use; throws one line when lilv is not
     /// installed. Any thread.
-    public static func shared() throws(LV2Error) -> LV2World { try loaded.get() }
+    package static func shared() throws(LV2Error) -> LV2World { try loaded.get() }
 
     private init() {
         let world = lilv_world_new()!
@@ -245,7 +245,7 @@ public final class LV2World: @unchecked Sendable {
 
     /// The plugin `text` names: its URI, or its name (any case); throws one line when none
     /// (or more than one) is. Any thread.
-    public func plugin(_ text: String) throws(LV2Error) -> LV2PluginInfo {
+    package func plugin(_ text: String) throws(LV2Error) -> LV2PluginInfo {
         let named = plugins.filter { $0.name.lowercased() == text.lowercased() }
         if named.count > 1 && !plugins.contains(where: { $0.uri == text }) {
             throw LV2Error(.argument, "LV2 plugin '\(text)': \(named.count) plugins have that name; give one's URI (\(named.map(\.uri).joined(separator: ", ")))")
@@ -263,7 +263,7 @@ public final class LV2World: @unchecked Sendable {
 
     /// `plugin`'s preset `text` names (its label, any case, or its URI); throws one line naming
     /// the presets there are when it has none of that name. Any thread.
-    public func preset(_ plugin: LV2PluginInfo, named text: String) throws(LV2Error) -> LV2Preset {
+    package func preset(_ plugin: LV2PluginInfo, named text: String) throws(LV2Error) -> LV2Preset {
         guard let preset = plugin.presets.first(where: { $0.uri == text }) ?? plugin.presets.first(where: { $0.label.lowercased() == text.lowercased() }) else {
             let names = plugin.presets.map { "'\($0.label)'" }
             throw LV2Error(.argument, "\(plugin.name) has no preset '\(text)' (\(names.isEmpty ? "it has none" : "it has \(names.prefix(12).joined(separator: ", "))\(names.count > 12 ? "…" : "")"))")
@@ -290,7 +290,7 @@ public final class LV2World: @unchecked Sendable {
     /// The control values `plugin`'s preset `text` (its label, any case, or its URI) sets, by
     /// port symbol; throws one line naming the presets there are when it has none of that name.
     /// Control thread.
-    public func presetValues(_ plugin: LV2PluginInfo, preset text: String) throws(LV2Error) -> [String: Double] {
+    package func presetValues(_ plugin: LV2PluginInfo, preset text: String) throws(LV2Error) -> [String: Double] {
         let preset = try self.preset(plugin, named: text)
         final class Collected { var values: [String: Double] = [:] }
         let collected = Collected()
