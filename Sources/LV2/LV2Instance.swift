@@ -9,6 +9,7 @@ final class LV2Instance {
     let pointer: UnsafeMutablePointer<LilvInstance>
     private let features: LV2Features
     private let worker: LV2Worker
+    private let world: LV2World
     private var active = false
     private let offline: Bool
 
@@ -20,7 +21,7 @@ final class LV2Instance {
         self.offline = offline
         worker = LV2Worker(offline: offline)
         features = LV2Features(sampleRate: sampleRate, maxFrames: maxFrames, schedule: worker.schedule)
-        let world = try LV2World.shared()
+        world = try LV2World.shared()
         let threads = PluginThreads.current()
         pointer = try world.instantiate(plugin, sampleRate: sampleRate, features: features)
         PluginThreads.noteStarted(since: threads)
@@ -34,7 +35,7 @@ final class LV2Instance {
         worker.stop()
         if active { lilv_instance_deactivate(pointer) }
         PluginThreads.settle()
-        lilv_instance_free(pointer)
+        world.free(pointer)
     }
 
     /// Activates it, its ports connected (`auxiliary` among them), hands it the answers to the

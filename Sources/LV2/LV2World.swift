@@ -333,6 +333,13 @@ package final class LV2World: @unchecked Sendable {
         return made
     }
 
+    /// Frees `instance` under the world's lock: lilv counts each plugin library's instances in
+    /// the world and closes the library with its last, so a free beside another thread's
+    /// instantiate could close a library still in use. Control thread.
+    package func free(_ instance: UnsafeMutablePointer<LilvInstance>) {
+        lock.withLock { _ in lilv_instance_free(instance) }
+    }
+
     private static func describe(_ world: OpaquePointer) -> [LV2PluginInfo] {
         func uri(_ text: String) -> OpaquePointer { lilv_new_uri(world, text) }
         let input = uri("http://lv2plug.in/ns/lv2core#InputPort"), audio = uri("http://lv2plug.in/ns/lv2core#AudioPort")
