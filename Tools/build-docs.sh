@@ -25,13 +25,14 @@ for guide in "$catalog"/*.md; do
     [ -n "$code" ] || continue
     mkdir -p "$work/samples/Sources/$name"
     printf '%s\n' "$code" > "$work/samples/Sources/$name/main.swift"
-    targets+=".executableTarget(name: \"$name\", dependencies: [.product(name: \"Pianola\", package: \"main\")]),"
+    targets+=".executableTarget(name: \"$name\", dependencies: [.product(name: \"Pianola\", package: \"pianola\")]),"
     samples=$((samples + $(grep -c '^```swift$' "$guide")))
 done
+ln -s "$PWD" "$work/pianola"   # a package's identity is its folder's name, whatever the checkout's is
 cat > "$work/samples/Package.swift" <<SWIFT
 // swift-tools-version:6.0
 import PackageDescription
-let package = Package(name: "GuideSamples", dependencies: [.package(path: "$PWD")], targets: [$targets])
+let package = Package(name: "GuideSamples", dependencies: [.package(path: "$work/pianola")], targets: [$targets])
 SWIFT
 swift build --package-path "$work/samples" --scratch-path .build-docs/samples > "$work/samples.log" 2>&1 \
     || { grep -E "error|warning" "$work/samples.log" >&2 || tail -20 "$work/samples.log" >&2; exit 1; }
