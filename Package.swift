@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 /// The synthesizer's and the effects' inner loops, optimized in debug builds too (unoptimized,
@@ -17,6 +17,12 @@ let package = Package(
         // Swift runtime linked in, and installs it with pianola.h and pianola.pc.
         .library(name: "pianola-c", type: .dynamic, targets: ["PianolaC"]),
         .executable(name: "pianola", targets: ["pianola"]),
+    ],
+    // The command line's parser is the package's one dependency, and only the command line uses
+    // it: a package that asks for Pianola with `traits: []` does not fetch it.
+    traits: [
+        .trait(name: "CommandLine", description: "The `pianola` command line, which needs swift-argument-parser."),
+        .default(enabledTraits: ["CommandLine"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -112,7 +118,7 @@ let package = Package(
         .target(name: "PianoRoll", dependencies: ["CCairo", "MIDI", "Sequencing"]),
         .target(name: "PianolaCommands", dependencies: [
             "MIDI", "Sequencing", "Engine", "Pianola", "AudioFile", "ALSA", "PianoRoll", "CPianola",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CommandLine"])),
         ]),
         .executableTarget(name: "pianola", dependencies: ["PianolaCommands"]),
         // The game-like example of the README: `swift run game-demo`.

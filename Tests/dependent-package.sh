@@ -4,7 +4,8 @@
 # `.package(url:from:)`, which SwiftPM refuses if any target of the product has unsafe flags
 # (`.package(path:)` is exempt, so this must be a version). It must build without any warning
 # from Pianola (such as "prohibited flag(s): -pthread" from a pkg-config file), and in it
-# `Sequence` must still be Swift's own protocol. The program is a small game: it plays a song
+# `Sequence` must still be Swift's own protocol. Its manifest is the one docs/swift-library.md
+# shows, which leaves out the command line's trait: SwiftPM must fetch Pianola and nothing else. The program is a small game: it plays a song
 # through the game API, checks that the soundtrack sounds, prints its events, and names the
 # kind of fault a missing song is.
 set -euo pipefail
@@ -14,18 +15,12 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 git clone --quiet --no-hardlinks "$PWD" "$work/pianola"
 git -C "$work/pianola" tag "$version"
-mkdir -p "$work/user/Sources/pianola-user"
-cat > "$work/user/Package.swift" <<SWIFT
-// swift-tools-version:6.0
-import PackageDescription
-
-let package = Package(
-    name: "PianolaUser",
-    dependencies: [.package(url: "file://$work/pianola", from: "$version")],
-    targets: [.executableTarget(name: "pianola-user", dependencies: [.product(name: "Pianola", package: "pianola")])]
-)
-SWIFT
-cat > "$work/user/Sources/pianola-user/main.swift" <<'SWIFT'
+# The manifest is docs/swift-library.md's, with this clone's URL and version.
+mkdir -p "$work/user/Sources/my-game"
+awk '/^## Depending on it/ { part = 1 } part && /^```swift$/ { on = 1; next } on && /^```$/ { exit } on' docs/swift-library.md \
+    | sed -e "s|\"<Pianola's git URL>\"|\"file://$work/pianola\"|" -e "s|from: \"[0-9.]*\"|from: \"$version\"|" > "$work/user/Package.swift"
+grep -q "file://$work/pianola" "$work/user/Package.swift" || { echo "docs/swift-library.md has no manifest to depend on Pianola by" >&2; exit 1; }
+cat > "$work/user/Sources/my-game/main.swift" <<'SWIFT'
 import Pianola
 
 /// Swift's Sequence, untouched by `import Pianola`.
@@ -56,9 +51,12 @@ do {
 SWIFT
 swift build --package-path "$work/user" --scratch-path "$work/build" > "$work/log" 2>&1 || { grep -E "error|warning" "$work/log" >&2 || tail -20 "$work/log" >&2; exit 1; }
 tail -1 "$work/log"
+# With `traits: []`, the command line's argument parser is not even fetched.
+fetched=$(ls "$work/build/checkouts")
+[ "$fetched" = pianola ] || { echo "a package that depends on Pianola's library fetched: $fetched" >&2; exit 1; }
 if grep -E "warning:|error:" "$work/log"; then
     echo "building a package that depends on Pianola $version warned or failed (above)" >&2
     exit 1
 fi
-"$work/build/debug/pianola-user" songs/town.mid soundfonts/pianola-gm.sf2
+"$work/build/debug/my-game" songs/town.mid soundfonts/pianola-gm.sf2
 echo "a package that depends on Pianola from: \"$version\" builds without warnings and plays"

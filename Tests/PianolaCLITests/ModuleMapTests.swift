@@ -15,7 +15,7 @@ struct ModuleMapTests {
 
     /// The targets of Package.swift, read from its text: each `.target(name:`, `.executableTarget(`,
     /// `.systemLibrary(` or `.testTarget(` with its `path:` (or the default) and the names in its
-    /// `dependencies:` list (a `.product(name:` counts as its name).
+    /// `dependencies:` list (a `.product(name:`, whatever its condition, counts as its name).
     static func packageTargets() throws -> [Target] {
         let manifest = try String(contentsOf: RenderCommandTests.root.appendingPathComponent("Package.swift"), encoding: .utf8)
         var targets: [Target] = []
@@ -29,9 +29,9 @@ struct ModuleMapTests {
             }
             let arguments = manifest[match.range.upperBound..<end]
             var dependencies: Set<String> = []
-            if let list = arguments.firstMatch(of: /dependencies: \[([^\]]*)\]/)?.1 {
-                let products = list.replacing(/\.product\(name: "([^"]+)"[^)]*\)/) { "\"\($0.1)\"" }
-                dependencies = Set(products.matches(of: /"([^"]+)"/).map { String($0.1) })
+            let named = arguments.replacing(/\.product\(name: "([^"]+)"(?:[^()]|\([^()]*\))*\)/) { "\"\($0.1)\"" }
+            if let list = named.firstMatch(of: /dependencies: \[([^\]]*)\]/)?.1 {
+                dependencies = Set(list.matches(of: /"([^"]+)"/).map { String($0.1) })
             }
             let kind = String(match.1), name = String(match.2)
             let path = arguments.firstMatch(of: /path: "([^"]+)"/).map { String($0.1) } ?? (kind == "testTarget" ? "Tests/\(name)" : "Sources/\(name)")
