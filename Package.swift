@@ -54,8 +54,12 @@ let package = Package(
         // lilv (Debian's liblilv-dev and lv2-dev): include/lilv links to its header folder,
         // and it is opened on first use, as libfluidsynth is.
         .target(name: "CLilv", dependencies: ["CLazyLibrary"]),
-        // What Swift cannot do with them: catch alsa-lib's and libfluidsynth's error messages.
-        .target(name: "CShims", dependencies: ["CALSA", "CFluidSynth"]),
+        // What Swift cannot do with alsa-lib and libfluidsynth (catch their error messages, which
+        // one calls a variadic handler with; read a font from memory): a shim target per library,
+        // both keeping each thread's last message in CLibraryErrors.
+        .target(name: "CLibraryErrors"),
+        .target(name: "CALSAShims", dependencies: ["CALSA", "CLibraryErrors"]),
+        .target(name: "CFluidSynthShims", dependencies: ["CFluidSynth", "CLibraryErrors"]),
 
         // What kind of fault an error is (argument, state, file, device, busy): every public
         // error type says, so the C API's status codes come from it without guessing.
@@ -85,7 +89,7 @@ let package = Package(
         // Audio files streamed into the graph: the file player node.
         .target(name: "Streaming", dependencies: ["DSP", "Engine", "AudioFile", "Resampling"]),
         // libfluidsynth, wrapped: the only module that imports CFluidSynth.
-        .target(name: "FluidSynth", dependencies: ["CFluidSynth", "CShims", "AudioFile", "Faults", "SoundFontModel"]),
+        .target(name: "FluidSynth", dependencies: ["CFluidSynth", "CFluidSynthShims", "AudioFile", "Faults", "SoundFontModel"]),
         // Signal processing on plain buffers, no graph: the peak limiter; the effects' filters,
         // delays and reverbs go here.
         .target(name: "DSP", swiftSettings: optimizedEvenInDebug),
@@ -100,7 +104,7 @@ let package = Package(
         // lilv, wrapped: the only module that imports CLilv. LV2 plugins found, described and run as effect units.
         .target(name: "LV2", dependencies: ["CLilv", "Locks", "DSP", "Faults"]),
         // ALSA, wrapped: the only module that imports CALSA. PCM output, the sequencer's ports.
-        .target(name: "ALSA", dependencies: ["DSP", "CALSA", "CShims", "Engine", "Faults", "MIDI"]),
+        .target(name: "ALSA", dependencies: ["DSP", "CALSA", "CALSAShims", "Engine", "Faults", "MIDI"]),
         // JACK, wrapped: the only module that imports CJack. The JACK audio output.
         .target(name: "JACK", dependencies: ["DSP", "CJack", "Engine", "Faults"]),
         // PipeWire, wrapped: the only module that imports CPipeWire. The PipeWire audio output.
@@ -173,6 +177,6 @@ let package = Package(
         // Libraries opened on first use that cannot be: what lazy_library.h says then.
         .target(name: "LazyLibraryProbe", dependencies: ["CLazyLibrary"], path: "Tests/Support/LazyLibraryProbe"),
         .testTarget(name: "SystemLibrariesTests",
-                    dependencies: ["CFluidSynth", "CALSA", "CSndFile", "CShims", "SoundFontBook", "LazyLibraryProbe"]),
+                    dependencies: ["CFluidSynth", "CALSA", "CSndFile", "CALSAShims", "CFluidSynthShims", "SoundFontBook", "LazyLibraryProbe"]),
     ]
 )

@@ -1,9 +1,9 @@
 import CALSA
-import CShims
+import CALSAShims
 
 /// The one gate alsa-lib's status codes pass through, for PCM and sequencer calls alike: a
 /// negative status becomes alsa-lib's reason and the last message alsa-lib reported (caught
-/// by CShims, which otherwise would print it on stderr).
+/// by CALSAShims, which otherwise would print it on stderr).
 enum ALSAStatus {
     /// For a negative `status`: `snd_strerror`'s reason and alsa-lib's last message (empty
     /// when it gave none); nil otherwise. Takes the message, so the next call starts clean. Any thread.

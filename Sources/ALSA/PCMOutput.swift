@@ -1,7 +1,7 @@
 import Faults
 import DSP
 import CALSA
-import CShims
+import CALSAShims
 import Engine
 import Synchronization
 #if canImport(Glibc)

@@ -1,6 +1,6 @@
 import Faults
 import CALSA
-import CShims
+import CALSAShims
 import Engine
 #if canImport(Glibc)
 import Glibc

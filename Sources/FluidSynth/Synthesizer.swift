@@ -1,7 +1,7 @@
 import Faults
 import SoundFontModel
 import CFluidSynth
-import CShims
+import CFluidSynthShims
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,7 @@
 import Testing
 import CALSA
-import CShims
+import CALSAShims
+import CFluidSynthShims
 import CFluidSynth
 import CSndFile
 import Foundation

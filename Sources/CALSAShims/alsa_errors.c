@@ -1,5 +1,4 @@
-#include "CShims.h"
-#include "last_error.h"
+#include "CALSAShims.h"
 #include <alsa/asoundlib.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,5 +1,4 @@
-#include "CShims.h"
-#include "last_error.h"
+#include "CLibraryErrors.h"
 #include <string.h>
 
 _Thread_local char shim_captured_message[512];

@@ -1,5 +1,4 @@
-#include "CShims.h"
-#include "last_error.h"
+#include "CFluidSynthShims.h"
 #include <fluidsynth.h>
 #include <string.h>
 

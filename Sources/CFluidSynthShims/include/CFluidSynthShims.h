@@ -1,18 +1,11 @@
-#ifndef PIANOLA_CSHIMS_H
-#define PIANOLA_CSHIMS_H
+#ifndef PIANOLA_CFLUIDSYNTHSHIMS_H
+#define PIANOLA_CFLUIDSYNTHSHIMS_H
 #include <stddef.h>
+#include "CLibraryErrors.h"
 
-/// What Swift cannot do with the C libraries: catch their error messages. alsa-lib reports
-/// through a C variadic handler; libfluidsynth through a global log function. Both are routed
-/// into one per-thread buffer (no lock, no allocation, so a message logged on the render
-/// thread costs nothing unsafe), which the wrapper that made the failing call takes as the
-/// reason of its error.
-
-/// Routes alsa-lib's error messages into the calling thread's buffer instead of stderr. Any thread.
-void shim_alsa_capture_errors(void);
-
-/// Restores alsa-lib's default handler (print to stderr). Any thread.
-void shim_alsa_restore_errors(void);
+/// What Swift cannot do with libfluidsynth: catch its log messages (and glib's, while it reads
+/// a DLS bank through libinstpatch) into the calling thread's buffer (CLibraryErrors), and teach
+/// its SoundFont loader to read a font from memory.
 
 /// Routes libfluidsynth's panic and error messages into the calling thread's buffer and
 /// silences its warnings, information and debug output. Any thread; affects all synths.
@@ -31,10 +24,6 @@ void shim_glib_end_capture(void);
 /// (NUL-terminated, truncated to `size`) and clears it. Returns its length, 0 when there is
 /// none. Any thread.
 size_t shim_take_glib_message(char *buffer, size_t size);
-
-/// Copies the calling thread's last captured message into `buffer` (NUL-terminated, truncated
-/// to `size`) and clears it. Returns its length, 0 when there is none. Any thread.
-size_t shim_take_last_error(char *buffer, size_t size);
 
 /// libfluidsynth's own SoundFont loader, taught to read a font from memory: a name made by
 /// `shim_fluid_memory_name` opens those bytes (which must outlive the synth), any other name

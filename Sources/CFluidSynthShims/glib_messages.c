@@ -1,5 +1,4 @@
-#include "CShims.h"
-#include "last_error.h"
+#include "CFluidSynthShims.h"
 #include "CFluidSynth.h"
 #include <pthread.h>
 #include <string.h>

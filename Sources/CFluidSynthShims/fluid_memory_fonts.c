@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "CShims.h"
+#include "CFluidSynthShims.h"
 #include <fluidsynth.h>
 #include <stdio.h>
 #include <string.h>
