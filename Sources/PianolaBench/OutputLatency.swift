@@ -8,8 +8,8 @@ import SoundServers
 /// driver, and its JACK driver connects only to physical ports, so it has no run here; the
 /// ALSA figures are `first-sound`'s.)
 func outputLatencyBenchmark(song: String, font: String, rounds: Int = 5) throws -> [Figure] {
-    let tools = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    let pianola = tools.appendingPathComponent("pianola").path
+    let pianola = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("pianola").path
+    let root = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pianola-bench-\(getpid())")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
@@ -23,8 +23,8 @@ func outputLatencyBenchmark(song: String, font: String, rounds: Int = 5) throws 
         defer { for key in environment.keys { unsetenv(key) } }
         var latencies: [Double] = []
         for _ in 0..<rounds {
-            let capture = try jack.map { try OutputCapture(jackOn: $0, seconds: 10, tools: tools, into: folder) }
-                ?? OutputCapture(pipeWireOn: pipeWire!, seconds: 10, tools: tools, into: folder)
+            let capture = try jack.map { try OutputCapture(jackOn: $0, seconds: 10, package: root, into: folder) }
+                ?? OutputCapture(pipeWireOn: pipeWire!, seconds: 10, package: root, into: folder)
             var start = timespec()
             clock_gettime(CLOCK_MONOTONIC, &start)
             let run = try measure([pianola, "play", song, "--soundfont", font, "--driver", driver, "--to", "3", "--quiet"]

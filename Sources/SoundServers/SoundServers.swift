@@ -162,23 +162,23 @@ public final class OutputCapture {
     private let process = Process()
     private let output = Pipe()
 
-    /// `jack-capture` as a client named "capture" on `server`, for up to `seconds`, into
-    /// `folder`. With `freewheel`, the server freewheels (no deadlines, so no cycle can be
+    /// `jack-capture` (built from the package at `root` on first use) as a client named
+    /// "capture" on `server`, for up to `seconds`, into `folder`. With `freewheel`, the server freewheels (no deadlines, so no cycle can be
     /// missed however busy the machine is) and the recording holds exactly the cycles in which
     /// something was connected to the capture. With `roll`, the capture itself locates the
     /// transport to `frame` and starts it `after` frames into the recording.
     public convenience init(jackOn server: JACKServer, seconds: Int, freewheel: Bool = false, roll: (frame: Int64, after: Int)? = nil,
-                            tools: URL, into folder: URL) throws {
+                            package root: URL, into folder: URL) throws {
         let options = (freewheel ? ["--freewheel"] : []) + (roll.map { ["--roll", "\($0.frame)", "\($0.after)"] } ?? [])
-        try self.init(tool: tools.appendingPathComponent("jack-capture"), options + ["capture", "\(seconds)"], environment: server.environment, into: folder)
+        try self.init(tool: CaptureTools.binary(.jack, root: root), options + ["capture", "\(seconds)"], environment: server.environment, into: folder)
     }
 
-    /// `pipewire-capture` on the monitor of `server`'s null sink, for up to `seconds`, into
-    /// `folder`. With `freewheel`, the graph runs under PipeWire's freewheel driver (no
+    /// `pipewire-capture` (built from the package at `root` on first use) on the monitor of
+    /// `server`'s null sink, for up to `seconds`, into `folder`. With `freewheel`, the graph runs under PipeWire's freewheel driver (no
     /// deadlines, so no cycle can be missed however busy the machine is), and the recording
     /// starts at the first sound.
-    public convenience init(pipeWireOn server: PipeWireServer, seconds: Int, freewheel: Bool = false, tools: URL, into folder: URL) throws {
-        try self.init(tool: tools.appendingPathComponent("pipewire-capture"), (freewheel ? ["--freewheel"] : []) + [PipeWireServer.sink, "\(seconds)"],
+    public convenience init(pipeWireOn server: PipeWireServer, seconds: Int, freewheel: Bool = false, package root: URL, into folder: URL) throws {
+        try self.init(tool: CaptureTools.binary(.pipeWire, root: root), (freewheel ? ["--freewheel"] : []) + [PipeWireServer.sink, "\(seconds)"],
                       environment: server.environment, into: folder)
     }
 

@@ -7,7 +7,7 @@ import TestSupport
 
 /// `jack-capture` (Tests/Support/JackCapture), a client named "capture" on `server`.
 func jackCapture(on server: JACKServer, seconds: Int, into scratch: Scratch) throws -> OutputCapture {
-    try OutputCapture(jackOn: server, seconds: seconds, tools: captureTools, into: scratch.url)
+    try OutputCapture(jackOn: server, seconds: seconds, package: RenderCommandTests.root, into: scratch.url)
 }
 
 // Serialized: each test starts its own server, and JACK's registry holds only 8 at a time.
@@ -21,7 +21,7 @@ struct JACKOutputTests {
     func playEqualsRender() throws {
         let server = try JACKServer()
         try expectPlayEqualsRender(["--driver", "jack", "--device", "capture", "--quiet"], environment: server.environment) {
-            try OutputCapture(jackOn: server, seconds: 120, freewheel: true, tools: captureTools, into: $0)
+            try OutputCapture(jackOn: server, seconds: 120, freewheel: true, package: RenderCommandTests.root, into: $0)
         }
     }
 
@@ -29,7 +29,7 @@ struct JACKOutputTests {
     func realTimeSmoke() throws {
         let server = try JACKServer()
         try expectPlaysInRealTime(["--driver", "jack", "--device", "capture"], environment: server.environment, showing: "capture:in_L, capture:in_R") {
-            try OutputCapture(jackOn: server, seconds: 40, tools: captureTools, into: $0)
+            try OutputCapture(jackOn: server, seconds: 40, package: RenderCommandTests.root, into: $0)
         }
     }
 
@@ -47,7 +47,7 @@ struct JACKOutputTests {
         // The capture rolls the transport itself, 2 s of audio after Pianola connects, with the
         // server freewheeling: the roll's cycle and every cycle after it are certain.
         let rollAfter = 96_000
-        let capture = try OutputCapture(jackOn: server, seconds: 120, freewheel: true, roll: (from - lead, rollAfter), tools: captureTools, into: scratch.url)
+        let capture = try OutputCapture(jackOn: server, seconds: 120, freewheel: true, roll: (from - lead, rollAfter), package: RenderCommandTests.root, into: scratch.url)
         let played = try CLIRun.pianola(["play", Self.song, "--driver", "jack", "--device", "capture", "--jack-transport", "--to", "6:1",
                                          "--soundfont", Self.testFont, "--quiet"], environment: server.environment, prefix: ["/usr/bin/timeout", "60"])
         #expect(played.status == 0, "\(played.stderr)")

@@ -2,9 +2,6 @@ import Foundation
 import SoundServers
 import Testing
 
-/// Where the capture tools are built: beside `pianola`.
-let captureTools = CLIRun.binary.deletingLastPathComponent()
-
 /// Plays the test song at 150 % with `arguments` added while `capture` records in a scratch
 /// folder, and expects the recording to be `pianola render` of the same (SNR ≥ 60 dB, no
 /// gap). The capture must be lossless (a server that cannot miss a cycle): this is an

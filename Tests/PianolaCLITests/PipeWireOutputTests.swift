@@ -14,7 +14,7 @@ struct PipeWireOutputTests {
     func playEqualsRender() throws {
         let server = try PipeWireServer()
         try expectPlayEqualsRender(["--period", "256"], environment: server.environment, capture: {
-            try OutputCapture(pipeWireOn: server, seconds: 40, freewheel: true, tools: captureTools, into: $0)
+            try OutputCapture(pipeWireOn: server, seconds: 40, freewheel: true, package: RenderCommandTests.root, into: $0)
         }, check: { played in
             #expect(played.stdout.contains("Audio: PipeWire default sink, 48000 Hz, 256-frame periods"), "\(played.stdout)")
         })
@@ -24,7 +24,7 @@ struct PipeWireOutputTests {
     func realTimeSmoke() throws {
         let server = try PipeWireServer()
         try expectPlaysInRealTime(["--driver", "pipewire"], environment: server.environment, showing: "Audio: PipeWire default sink") {
-            try OutputCapture(pipeWireOn: server, seconds: 40, tools: captureTools, into: $0)
+            try OutputCapture(pipeWireOn: server, seconds: 40, package: RenderCommandTests.root, into: $0)
         }
     }
 

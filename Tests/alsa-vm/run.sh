@@ -8,7 +8,7 @@ cd "$(dirname "$0")/../.."
 # The player in release (as users run it; .ci/run has built it by now): a debug build's Swift
 # is several times slower, which the emulated CPU turned into late events in timing checks.
 swift build -c release --product pianola
-swift build --product sequencer-checks
+PIANOLA_CHECKS=1 swift build --product sequencer-checks   # declared only with PIANOLA_CHECKS
 out=$(mktemp -d /tmp/pianola-vm.XXXXXX)
 # For C and Python reaching MIDI ports (in-vm-midi.sh, 9): the library under a prefix, the C
 # program built against it, a venv with numpy (the VM has no network).
