@@ -87,7 +87,7 @@ final class DeckModulation: ControllerSource, SectionChooser, @unchecked Sendabl
 
     /// Sets the cycle's trims, tempo and transposition, before `player` schedules the cycle
     /// `time ..< time + frames` and `bus` renders it. Render thread only.
-    func willRender(player: Player, bus: MixerNode, from time: SampleTime, frames: Int) {
+    func willRender(player: MusicPlayer, bus: MixerNode, from time: SampleTime, frames: Int) {
         var tempo = 1.0, transpose = 0.0, moves = false
         for m in 0..<mappings.count {
             switch mappings[m].target {

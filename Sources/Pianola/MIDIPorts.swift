@@ -137,7 +137,7 @@ public struct MIDIPorts: CustomStringConvertible {
 
     /// With a followed clock: a follower for `player` at `sampleRate` (the player is not to
     /// be started: the follower starts it), whose clock messages `startFollowing` passes on. Control thread.
-    public func follower(for player: Player, sampleRate: Int) -> ClockFollower? {
+    public func follower(for player: MusicPlayer, sampleRate: Int) -> ClockFollower? {
         follow.map { _ in ClockFollower(player: player, sampleRate: sampleRate) }
     }
 
@@ -235,9 +235,9 @@ public struct MIDIPorts: CustomStringConvertible {
     /// Starts `sequence` playing to these ports alone, with `settings`' transport (no
     /// synthesizer: the sequencer output drives the player from its clock, or the followed
     /// clock does). Returns the player and the follower. Control thread.
-    public func startPlaying(_ sequence: MusicSequence, settings: SongGraph.Settings) -> (player: Player, follower: ClockFollower?) {
+    public func startPlaying(_ sequence: MusicSequence, settings: SongGraph.Settings) -> (player: MusicPlayer, follower: ClockFollower?) {
         let routes = routing.destinations(trackCount: sequence.tracks.count, synth: nil, external: destinations)
-        let player = Player(sequence: sequence, sampleRate: settings.sampleRate, destinations: routes.destinations, trackDestinations: routes.trackDestinations, sync: sync)
+        let player = MusicPlayer(sequence: sequence, sampleRate: settings.sampleRate, destinations: routes.destinations, trackDestinations: routes.trackDestinations, sync: sync)
         settings.configure(player, for: sequence)
         let follower = follower(for: player, sampleRate: settings.sampleRate)
         if let follower {

@@ -174,7 +174,7 @@ public final class SongGraph {
     /// The graph to pull. Render thread once pulled.
     public let graph: AudioGraph
     /// The conductor. Its control methods are for the control thread.
-    public let player: Player
+    public let player: MusicPlayer
     /// The synthesizer that plays. Any thread.
     public let engine: SynthesisEngine
     /// Why libfluidsynth plays when Pianola's own engine was asked for (a DLS bank), else nil. Any thread.
@@ -316,7 +316,7 @@ public final class SongGraph {
         let routes = routing.destinations(trackCount: sequence.tracks.count, synth: busSynths.isEmpty ? synth : sysex.route(0),
                                           external: external + instrumentNodes + busSynths.indices.map { sysex.route($0 + 1) })
         let bus = songBus
-        player = Player(sequence: sequence, sampleRate: settings.sampleRate, destinations: routes.destinations,
+        player = MusicPlayer(sequence: sequence, sampleRate: settings.sampleRate, destinations: routes.destinations,
                         trackDestinations: routes.trackDestinations, parameters: bus, sync: sync)
         // Played live, a channel on an effect bus goes to the bus's synthesizer.
         let liveTable = (0..<16).map { channel in
@@ -393,7 +393,7 @@ extension SongGraph.Settings {
 
     /// Gives `player` (of `sequence`, not yet started) these mutes, solos, transposition,
     /// tempo, loop and region. Control thread.
-    public func configure(_ player: Player, for sequence: MusicSequence) {
+    public func configure(_ player: MusicPlayer, for sequence: MusicSequence) {
         let from = min(fromTick, sequence.length)
         let to = max(from, min(toTick ?? sequence.length, sequence.length))
         for track in mutedTracks { player.setMuted(true, track: track) }

@@ -11,7 +11,7 @@ public final class SongNode: AudioNode, @unchecked Sendable {
     // @unchecked Sendable: `render` is the render thread's; the rest is set before connecting.
 
     /// The song's conductor; its control methods are for the control thread. Any thread.
-    public let player: Player
+    public let player: MusicPlayer
     /// The song's bus: input `i` is `sources[i]`, for per-source volume, pan, mute and fades,
     /// and the player's automation. Control thread.
     public let bus: MixerNode
@@ -21,7 +21,7 @@ public final class SongNode: AudioNode, @unchecked Sendable {
     var modulation: DeckModulation?
 
     /// `player` driving `sources` summed on `bus` (the mixer the player automates). Control thread.
-    public init(player: Player, bus: MixerNode, sources: [any AudioNode]) {
+    public init(player: MusicPlayer, bus: MixerNode, sources: [any AudioNode]) {
         self.player = player
         self.bus = bus
         self.sources = sources

@@ -108,7 +108,7 @@ extension Soundtrack {
         let bus = MixerNode()
         let busInputs = song.description.controllersDriveLayers ? samplers.indices.map { $0 == 0 ? -1 : $0 } + instruments.map { _ in -1 } : nil
         let modulation = DeckModulation(mappings, layers: layers, sections: content.sections, board: parameterBoard)
-        let player = Player(sequence: content.sequence, sampleRate: configuration.sampleRate, destinations: samplers + instruments,
+        let player = MusicPlayer(sequence: content.sequence, sampleRate: configuration.sampleRate, destinations: samplers + instruments,
                             trackDestinations: trackDestinations, parameters: bus, busInputs: busInputs, controllers: modulation,
                             sections: modulation?.choosesSections == true ? modulation : nil)
         if let loop = content.loop { player.setLoop(startTick: loop.startTick, endTick: loop.endTick, count: loop.count) }

@@ -53,7 +53,7 @@ extension Soundtrack {
 
     /// `song`'s position at score frame `frame` of `score`, played at `rate` times its tempo,
     /// for music time `time`.
-    static func position(of song: Song, playing frame: ScoreFrame, rate: Double, at time: SampleTime, score: Score) -> Position {
+    static func position(of song: Song, playing frame: ScoreFrame, rate: Double, at time: SampleTime, score: MusicPlayer.Score) -> Position {
         let map = score.tempoMap
         let tick = score.tick(at: frame)
         var p = Position(song: song, sampleTime: time, songFrame: frame.frames, seconds: Double(frame.frames) / Double(score.sampleRate), tick: tick,

@@ -11,7 +11,7 @@ import Pianola
 /// perhaps ports too), or to MIDI ports alone.
 protocol PlaybackSession {
     /// The song's player.
-    var player: Player { get }
+    var player: MusicPlayer { get }
     /// What makes it follow a master (`--sync`'s clock, `--jack-transport`), if anything.
     var follower: (any PlayerFollower)? { get }
     /// Sets the output volume (audio only).
@@ -35,7 +35,7 @@ struct AudioPlayback: PlaybackSession {
     let midi: MIDIOptions.Opened?
     let follower: (any PlayerFollower)?
 
-    var player: Player { graph.player }
+    var player: MusicPlayer { graph.player }
     func setVolume(_ gain: Float) { graph.setVolume(gain) }
 
     func stopNow() {
@@ -70,7 +70,7 @@ struct AudioPlayback: PlaybackSession {
 
 /// A song to MIDI ports alone: the sequencer output runs the player from the clock.
 struct MIDIPlayback: PlaybackSession {
-    let player: Player
+    let player: MusicPlayer
     let midi: MIDIOptions.Opened
     let follower: (any PlayerFollower)?
 

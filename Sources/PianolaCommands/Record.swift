@@ -152,7 +152,7 @@ struct Record: ParsableCommand {
 
         // Arrival times to ticks of the file's tempo map, from the song's (or recording's) start.
         let map = sequence.tempoMap
-        var track = Track(name: "Recorded")
+        var track = MusicTrack(name: "Recorded")
         func seconds(_ arrival: SequencerInput.Arrival) -> Double {
             midi.map { $0.output.playerSeconds(atQueueTime: arrival.nanoseconds) } ?? Double(arrival.nanoseconds) / 1e9
         }

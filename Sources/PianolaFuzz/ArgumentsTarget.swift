@@ -11,7 +11,7 @@ enum ArgumentsTarget {
         sequence.tempoTrack.insert(MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 500_000))))
         sequence.tempoTrack.insert(MIDIEvent(tick: 0, .meta(.timeSignature(TimeSignature(3, 4)))))
         for channel in 0..<2 {
-            var track = Track(name: "Part \(channel + 1)")
+            var track = MusicTrack(name: "Part \(channel + 1)")
             for beat in 0..<24 {
                 track.insert(MIDIEvent(tick: beat * 480, .noteOn(channel: MIDIChannel(channel), note: 60, velocity: 90)))
                 track.insert(MIDIEvent(tick: beat * 480 + 240, .noteOff(channel: MIDIChannel(channel), note: 60, velocity: 0)))

@@ -116,7 +116,7 @@ enum MIDIFileTargets {
         let byChannel = MusicSequence(file: file, layout: .channelsToTracks)
         require(channelMessages(byTrack) == channelMessages(byChannel), "the layouts disagree on channel messages")
         for sequence in [byTrack, byChannel] {
-            let score = Score(sequence, sampleRate: 48_000)
+            let score = MusicPlayer.Score(sequence, sampleRate: 48_000)
             _ = score.events.count
             _ = sequence.durationSeconds
             _ = sequence.meterMap?.position(atTick: sequence.length)

@@ -22,7 +22,7 @@ public final class ClockFollower: PlayerFollower, @unchecked Sendable {
         var time: SampleTime
     }
 
-    private let player: Player
+    private let player: MusicPlayer
     private let sampleRate: Int
     private let arrivals = SPSCQueue<Arrival>(capacity: 4096)
     private let standingDown = Atomic<Bool>(false)
@@ -50,7 +50,7 @@ public final class ClockFollower: PlayerFollower, @unchecked Sendable {
 
     /// Follows for `player`, whose output time runs at `sampleRate`; the player must not be
     /// started (the follower starts it when the master does). Control thread.
-    public init(player: Player, sampleRate: Int) {
+    public init(player: MusicPlayer, sampleRate: Int) {
         self.player = player
         self.sampleRate = sampleRate
     }

@@ -54,7 +54,7 @@ struct ScoreMapping {
     }
 }
 
-extension Score {
+extension MusicPlayer.Score {
     /// The score frame of `tick`. Any thread.
     @inline(__always) public func frame(atTick tick: Int) -> ScoreFrame {
         ScoreFrame(tempoMap.sampleFrame(atTick: tick, sampleRate: sampleRate))

@@ -11,7 +11,7 @@ import Synchronization
 public final class TransportFollower: PlayerFollower, @unchecked Sendable {
     // @unchecked Sendable: the flags are atomic; the rest is the render thread's.
 
-    private let player: Player
+    private let player: MusicPlayer
     private let transport: any ExternalTransport
     private let standingDown = Atomic<Bool>(false)
     private let rollingFlag = Atomic<Bool>(false)
@@ -20,7 +20,7 @@ public final class TransportFollower: PlayerFollower, @unchecked Sendable {
 
     /// Follows `transport` for `player`, which must not be started (the follower starts it
     /// when the transport rolls); both run at the same rate. Control thread.
-    public init(player: Player, transport: any ExternalTransport) {
+    public init(player: MusicPlayer, transport: any ExternalTransport) {
         self.player = player
         self.transport = transport
     }

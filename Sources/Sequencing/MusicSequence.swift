@@ -16,12 +16,12 @@ public struct MusicSequence: Hashable, Sendable {
     /// The file's timing: ticks per quarter or SMPTE. Any thread.
     public var division: Division
     /// Tempo, time-signature, key-signature and SMPTE-offset events. Any thread.
-    public var tempoTrack: Track
+    public var tempoTrack: MusicTrack
     /// The music tracks. Any thread.
-    public var tracks: [Track]
+    public var tracks: [MusicTrack]
 
     /// An empty sequence. Any thread.
-    public init(division: Division = .ticksPerQuarter(480), tempoTrack: Track = Track(), tracks: [Track] = []) {
+    public init(division: Division = .ticksPerQuarter(480), tempoTrack: MusicTrack = MusicTrack(), tracks: [MusicTrack] = []) {
         self.division = division
         self.tempoTrack = tempoTrack
         self.tracks = tracks
@@ -58,10 +58,10 @@ public struct MusicSequence: Hashable, Sendable {
             musical.append((rest, track.endTick, track.name))
         }
         let songEnd = fileTracks.map(\.endTick).max() ?? 0
-        tempoTrack = Track(name: nil, events: conductor, length: songEnd)
+        tempoTrack = MusicTrack(name: nil, events: conductor, length: songEnd)
         switch layout {
         case .fileTracks:
-            tracks = musical.map { Track(name: $0.name, events: $0.events, length: $0.length) }
+            tracks = musical.map { MusicTrack(name: $0.name, events: $0.events, length: $0.length) }
         case .channelsToTracks:
             let merged = musical.flatMap(\.events).timeOrdered()
             var byChannel = [[MIDIEvent]](repeating: [], count: 16)
@@ -70,9 +70,9 @@ public struct MusicSequence: Hashable, Sendable {
                 if let channel = event.message.channel { byChannel[Int(channel)].append(event) } else { other.append(event) }
             }
             tracks = byChannel.enumerated().filter { !$0.element.isEmpty }.map {
-                Track(name: "Channel \($0.offset + 1)", events: $0.element, length: songEnd)
+                MusicTrack(name: "Channel \($0.offset + 1)", events: $0.element, length: songEnd)
             }
-            if !other.isEmpty { tracks.append(Track(name: nil, events: other, length: songEnd)) }
+            if !other.isEmpty { tracks.append(MusicTrack(name: nil, events: other, length: songEnd)) }
         }
     }
 
@@ -128,19 +128,19 @@ public struct MusicSequence: Hashable, Sendable {
 
     /// Appends a track and returns its index. Any thread.
     @discardableResult
-    public mutating func addTrack(_ track: Track = Track()) -> Int {
+    public mutating func addTrack(_ track: MusicTrack = MusicTrack()) -> Int {
         tracks.append(track)
         return tracks.count - 1
     }
 
     /// Removes and returns the track at `index`. Any thread.
     @discardableResult
-    public mutating func removeTrack(at index: Int) -> Track { tracks.remove(at: index) }
+    public mutating func removeTrack(at index: Int) -> MusicTrack { tracks.remove(at: index) }
 
     /// The sequence as a format 1 MIDI file: the tempo track first, then each track, each
     /// with its name and End of Track at its length. Any thread.
     public func midiFile() -> MIDIFile {
-        func chunk(_ track: Track) -> MIDIFile.Track {
+        func chunk(_ track: MusicTrack) -> MIDIFile.Track {
             var events = track.events
             if let name = track.name, !events.contains(where: {
                 if case .meta(.text(.trackName, _)) = $0.message { true } else { false }
@@ -247,7 +247,7 @@ extension MusicSequence {
             events.insert(MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: scaled(Double(TempoMap.defaultMicrosecondsPerQuarter))))), at: 0)
         }
         var result = self
-        result.tempoTrack = Track(name: tempoTrack.name, events: events, length: tempoTrack.length)
+        result.tempoTrack = MusicTrack(name: tempoTrack.name, events: events, length: tempoTrack.length)
         return result
     }
 }

@@ -3,8 +3,8 @@ struct Parsed {
     var name = ""
     /// 0.0 when INFO has no 'ifil', which libfluidsynth reads all the same.
     var version: (major: UInt16, minor: UInt16) = (0, 0)
-    var presets: [Preset] = []
-    var instruments: [Instrument] = []
+    var presets: [SoundFont.Preset] = []
+    var instruments: [SoundFont.Instrument] = []
     var samples: [SampleHeader] = []
     var smpl: Range<Int> = 0..<0
     var sm24: Range<Int>?
@@ -164,13 +164,13 @@ struct Parser {
                                         links: parsed.samples.count, what: "sample")
         parsed.instruments = try headed(records[4], record: 22, bagOffset: 20, zones: instrumentZones, bagsTable: "ibag").map { header, zones in
             let (global, local) = split(zones, link: .sampleID)
-            return Instrument(name: name(header, 20), global: global, zones: local)
+            return SoundFont.Instrument(name: name(header, 20), global: global, zones: local)
         }
         let presetZones = try zones(bags: records[1], generators: generatorsP, modulators: modulatorsP, tables: ("pbag", "pgen"), link: .instrument,
                                     links: instrumentCount, what: "instrument")
         parsed.presets = try headed(records[0], record: 38, bagOffset: 24, zones: presetZones, bagsTable: "pbag").map { header, zones in
             let (global, local) = split(zones, link: .instrument)
-            return Preset(name: name(header, 20), bank: u16(header + 22), program: u16(header + 20), global: global, zones: local)
+            return SoundFont.Preset(name: name(header, 20), bank: u16(header + 22), program: u16(header + 20), global: global, zones: local)
         }
         try counts(headers: records[0], record: 38, bagOffset: 24, bags: records[1], generators: records[3], modulators: records[2], names: ("phdr", "pbag", "pgen", "pmod"))
         try counts(headers: records[4], record: 22, bagOffset: 20, bags: records[5], generators: records[7], modulators: records[6], names: ("inst", "ibag", "igen", "imod"))
@@ -223,9 +223,9 @@ struct Parser {
     /// range next, the link last; what follows the link is ignored), the link checked
     /// against the `links` there are.
     private func zones(bags: Range<Int>, generators: [(at: Int, generator: UInt16, amount: Int16)], modulators: [Modulator], tables: (bags: String, generators: String),
-                       link linkGenerator: Generator, links: Int, what: String) throws(Failure) -> [Zone] {
+                       link linkGenerator: Generator, links: Int, what: String) throws(Failure) -> [SoundFont.Zone] {
         let starts = stride(from: bags.lowerBound, to: bags.upperBound, by: 4).map { (at: $0, generator: Int(u16($0)), modulator: Int(u16($0 + 2))) }
-        var zones: [Zone] = []
+        var zones: [SoundFont.Zone] = []
         for (bag, next) in zip(starts, starts.dropFirst()) {
             let index = (next.at - bags.lowerBound) / 4
             guard bag.generator <= next.generator, next.generator <= generators.count else {
@@ -234,7 +234,7 @@ struct Parser {
             guard bag.modulator <= next.modulator, next.modulator <= modulators.count else {
                 throw fail(next.at + 2, "'\(tables.bags)' record \(index) points to modulator \(next.modulator), out of order or past the \(modulators.count) there")
             }
-            var zone = Zone(generators: GeneratorSet(), modulators: Array(modulators[bag.modulator..<next.modulator]), link: nil)
+            var zone = SoundFont.Zone(generators: GeneratorSet(), modulators: Array(modulators[bag.modulator..<next.modulator]), link: nil)
             // As libfluidsynth reads them: a key range only first, a velocity range only first
             // or after the key range; any other generator ends the ranges' place.
             var level = 0
@@ -268,9 +268,9 @@ struct Parser {
 
     /// Each header of a table (the closing one left out) with the zones its bag index
     /// starts, up to the next header's; bag indices must not go back or past the bags.
-    private func headed(_ table: Range<Int>, record: Int, bagOffset: Int, zones: [Zone], bagsTable: String) throws(Failure) -> [(Int, ArraySlice<Zone>)] {
+    private func headed(_ table: Range<Int>, record: Int, bagOffset: Int, zones: [SoundFont.Zone], bagsTable: String) throws(Failure) -> [(Int, ArraySlice<SoundFont.Zone>)] {
         let headers = Array(stride(from: table.lowerBound, to: table.upperBound, by: record))
-        var result: [(Int, ArraySlice<Zone>)] = []
+        var result: [(Int, ArraySlice<SoundFont.Zone>)] = []
         for (header, next) in zip(headers, headers.dropFirst()) {
             let first = Int(u16(header + bagOffset)), last = Int(u16(next + bagOffset))
             guard first <= last, last <= zones.count else {
@@ -283,9 +283,9 @@ struct Parser {
 
     /// A header's zones split into the global zone (a first zone with no link) and the
     /// others; a later zone with no link is ignored (section 7.3 and 7.7).
-    private func split(_ zones: ArraySlice<Zone>, link: Generator) -> (global: Zone?, local: [Zone]) {
-        var global: Zone?
-        var local: [Zone] = []
+    private func split(_ zones: ArraySlice<SoundFont.Zone>, link: Generator) -> (global: SoundFont.Zone?, local: [SoundFont.Zone]) {
+        var global: SoundFont.Zone?
+        var local: [SoundFont.Zone] = []
         for (index, zone) in zones.enumerated() {
             if zone.link != nil { local.append(zone) } else if index == 0 { global = zone }
         }

@@ -23,7 +23,7 @@ public struct Region: Sendable {
     /// ranges do not overlap (no note plays it). What does not change from one instrument zone
     /// to the next comes worked out: the preset level's `added` values and merged `modulators`,
     /// and the instrument's global zone's values over the defaults (`base`) and modulators.
-    init?(sample: Int, instrumentZone zone: Zone, under presetZone: Zone, instrument: (base: [Int32], modulators: [Modulator]?),
+    init?(sample: Int, instrumentZone zone: SoundFont.Zone, under presetZone: SoundFont.Zone, instrument: (base: [Int32], modulators: [Modulator]?),
           preset: (added: [Int32], modulators: [Modulator]), zones: (preset: Int, instrument: Int)) {
         guard let keys = Self.overlap(presetZone.keyRange, zone.keyRange),
               let velocities = Self.overlap(presetZone.velocityRange, zone.velocityRange) else { return nil }
@@ -43,7 +43,7 @@ public struct Region: Sendable {
     }
 
     /// The values of an instrument's generators before its zone's own: its global zone's, else the defaults.
-    static func instrumentBase(global: Zone?) -> [Int32] {
+    static func instrumentBase(global: SoundFont.Zone?) -> [Int32] {
         var values = defaults
         values.withUnsafeMutableBufferPointer { global?.generators.overlay(onto: $0.baseAddress!) }
         return values
@@ -51,7 +51,7 @@ public struct Region: Sendable {
 
     /// What a preset zone adds to its regions' values: its own amount of each generator a
     /// preset may set, else its global zone's, else 0.
-    static func presetAdded(_ zone: Zone, global: Zone?) -> [Int32] {
+    static func presetAdded(_ zone: SoundFont.Zone, global: SoundFont.Zone?) -> [Int32] {
         var added = [Int32](repeating: 0, count: Generator.count)
         added.withUnsafeMutableBufferPointer { zone.generators.add(over: global?.generators, allowed: presetAdds, to: $0.baseAddress!) }
         return added
@@ -77,7 +77,7 @@ extension SoundFont {
     /// each zone of the instrument it names, in the preset's and then each instrument's zone
     /// order; zones whose sample the file does not hold (a ROM sample, bounds past the data)
     /// play nothing. Any thread.
-    public func allRegions(of preset: Preset) -> [Region] {
+    public func allRegions(of preset: SoundFont.Preset) -> [Region] {
         var found: [Region] = []
         for (p, presetZone) in preset.zones.enumerated() {
             guard let link = presetZone.link else { continue }
@@ -96,7 +96,7 @@ extension SoundFont {
     }
 
     /// The regions of `preset` whose zones both take `key` at `velocity`. Any thread.
-    public func regions(of preset: Preset, key: UInt8, velocity: UInt8) -> [Region] {
+    public func regions(of preset: SoundFont.Preset, key: UInt8, velocity: UInt8) -> [Region] {
         allRegions(of: preset).filter { $0.keyRange.contains(key) && $0.velocityRange.contains(velocity) }
     }
 }

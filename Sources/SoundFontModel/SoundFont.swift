@@ -80,43 +80,45 @@ public final class SoundFont: Sendable {
     }
 }
 
-/// A preset: a bank and program, and its zones, each naming an instrument. Any thread.
-public struct Preset: Sendable {
-    /// Its name. Any thread.
-    public var name: String
-    /// MIDI bank (128: percussion). Any thread.
-    public var bank: UInt16
-    /// MIDI program. Any thread.
-    public var program: UInt16
-    /// The global zone (no instrument: what every zone adds unless it sets its own), if any. Any thread.
-    public var global: Zone?
-    /// The zones, each with the index of its instrument as `link`. Any thread.
-    public var zones: [Zone]
-}
+extension SoundFont {
+    /// A preset: a bank and program, and its zones, each naming an instrument. Any thread.
+    public struct Preset: Sendable {
+        /// Its name. Any thread.
+        public var name: String
+        /// MIDI bank (128: percussion). Any thread.
+        public var bank: UInt16
+        /// MIDI program. Any thread.
+        public var program: UInt16
+        /// The global zone (no instrument: what every zone adds unless it sets its own), if any. Any thread.
+        public var global: Zone?
+        /// The zones, each with the index of its instrument as `link`. Any thread.
+        public var zones: [Zone]
+    }
 
-/// An instrument: its zones, each naming a sample. Any thread.
-public struct Instrument: Sendable {
-    /// Its name. Any thread.
-    public var name: String
-    /// The global zone (no sample), if any. Any thread.
-    public var global: Zone?
-    /// The zones, each with the index of its sample as `link`. Any thread.
-    public var zones: [Zone]
-}
+    /// An instrument: its zones, each naming a sample. Any thread.
+    public struct Instrument: Sendable {
+        /// Its name. Any thread.
+        public var name: String
+        /// The global zone (no sample), if any. Any thread.
+        public var global: Zone?
+        /// The zones, each with the index of its sample as `link`. Any thread.
+        public var zones: [Zone]
+    }
 
-/// A preset's or instrument's zone: generators, modulators and what it links to. Any thread.
-public struct Zone: Sendable {
-    /// What it sets, as the file gives it. Any thread.
-    public var generators: GeneratorSet
-    /// Its modulators, in the file's order. Any thread.
-    public var modulators: [Modulator]
-    /// The instrument (preset zone) or sample (instrument zone) index; nil in a global zone. Any thread.
-    public var link: Int?
+    /// A preset's or instrument's zone: generators, modulators and what it links to. Any thread.
+    public struct Zone: Sendable {
+        /// What it sets, as the file gives it. Any thread.
+        public var generators: GeneratorSet
+        /// Its modulators, in the file's order. Any thread.
+        public var modulators: [Modulator]
+        /// The instrument (preset zone) or sample (instrument zone) index; nil in a global zone. Any thread.
+        public var link: Int?
 
-    /// The keys it plays. Any thread.
-    public var keyRange: ClosedRange<UInt8> { generators.range(.keyRange) }
-    /// The velocities it plays. Any thread.
-    public var velocityRange: ClosedRange<UInt8> { generators.range(.velocityRange) }
+        /// The keys it plays. Any thread.
+        public var keyRange: ClosedRange<UInt8> { generators.range(.keyRange) }
+        /// The velocities it plays. Any thread.
+        public var velocityRange: ClosedRange<UInt8> { generators.range(.velocityRange) }
+    }
 }
 
 /// A modulator as the file gives it (section 8.2): a source, an amount source, the amount,

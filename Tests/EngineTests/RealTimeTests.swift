@@ -24,8 +24,8 @@ struct RealTimeTests {
     @Test("after warm-up, 1,000 render cycles with events, loop wraps, mute, solo, seek, jumps, transpose, rate, pause, MIDI clock, mixer fades and the limiter allocate nothing")
     func noAllocationWhileRendering() throws {
         // Sixteenth notes on two tracks with controllers, pitch bend and a sysex every bar.
-        var notes = Track(events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: 0))])
-        var other = Track(events: [MIDIEvent(tick: 0, .programChange(channel: 1, program: 1))])
+        var notes = MusicTrack(events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: 0))])
+        var other = MusicTrack(events: [MIDIEvent(tick: 0, .programChange(channel: 1, program: 1))])
         for i in 0..<2000 {
             let tick = i * 120
             notes.insert(MIDIEvent(tick: tick, .noteOn(channel: 0, note: UInt8(48 + i % 24), velocity: 90)))
@@ -91,7 +91,7 @@ struct RealTimeTests {
 extension RealTimeTests {
     /// 400 beats of middle C at 480 ticks a quarter, for the followers to move about in.
     static func beats() -> MusicSequence {
-        var track = Track()
+        var track = MusicTrack()
         for beat in 0..<400 {
             track.insert(MIDIEvent(tick: beat * 480, .noteOn(channel: 0, note: 60, velocity: 90)))
             track.insert(MIDIEvent(tick: beat * 480 + 240, .noteOff(channel: 0, note: 60, velocity: 0)))

@@ -26,7 +26,7 @@ struct SoundFontSwapTests {
 
     @Test("a swap whose font fails to load is never made: the old font plays on, sample for sample")
     func failedSwap() throws {
-        var track = Track(events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: 0))])
+        var track = MusicTrack(events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: 0))])
         for beat in 0..<8 {
             track.insert(MIDIEvent(tick: beat * 480, .noteOn(channel: 0, note: 69, velocity: 100)))
             track.insert(MIDIEvent(tick: beat * 480 + 400, .noteOff(channel: 0, note: 69, velocity: 0)))
@@ -50,7 +50,7 @@ struct SoundFontSwapTests {
     @Test("new notes use the new font with the channel's state; the old synth releases and is handed back")
     func swap() throws {
         // Pitch bend up a whole tone at once, then A4 every half second.
-        var track = Track(events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: 0)),
+        var track = MusicTrack(events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: 0)),
                                    MIDIEvent(tick: 0, .pitchBend(channel: 0, value: 16_383))])
         for beat in 0..<8 {
             track.insert(MIDIEvent(tick: beat * 480, .noteOn(channel: 0, note: 69, velocity: 100)))

@@ -160,7 +160,7 @@ struct HMPReaderTests {
         let file = try MIDIFile(bytes: bytes, mode: .strict)
         #expect(file.origin == .hmi(ticksPerSecond: 150))
         #expect(file.format == 1 && file.division == .ticksPerQuarter(60) && file.tracks.count == 2)
-        let notes = Track(events: file.tracks[1].events).notes.map { "\($0.channel) \($0.key) \($0.velocity) \($0.start)-\($0.end ?? -1)" }
+        let notes = MusicTrack(events: file.tracks[1].events).notes.map { "\($0.channel) \($0.key) \($0.velocity) \($0.start)-\($0.end ?? -1)" }
         #expect(notes == ["0 60 100 0-200", "0 64 80 0-100", "9 36 90 200-210"])
         let loop = SongLoop.find(in: MusicSequence(file: file))
         #expect(loop == SongLoop(startTick: 0, endTick: 16_594, count: 0, convention: .markers))
@@ -176,7 +176,7 @@ extension HMPReaderTests {
             (5, .noteOn(channel: 0, key: 60, velocity: 100, duration: 10)), (10, .end),
         ]
         let file = try MIDIFile(bytes: HMIFile(tracks: [Self.song[0], track]).bytes, mode: .strict)
-        func notes(_ file: MIDIFile) -> [String] { Track(events: file.tracks[1].events).notes.map { "\($0.key) \($0.start)-\($0.end ?? -1)" } }
+        func notes(_ file: MIDIFile) -> [String] { MusicTrack(events: file.tracks[1].events).notes.map { "\($0.key) \($0.start)-\($0.end ?? -1)" } }
         let start = 2 * longest + 5
         #expect(notes(file) == ["60 \(start)-\(start + 10)"])
         var smf = file
@@ -257,7 +257,7 @@ extension HMPReaderTests {
             func notes(_ file: MIDIFile) -> [NoteSpan] {
                 let merged = file.tracks.enumerated().flatMap { track, chunk in chunk.events.enumerated().map { (track, $0.offset, $0.element) } }
                     .sorted { ($0.2.tick, $0.0, $0.1) < ($1.2.tick, $1.0, $1.1) }.map(\.2)
-                return Track(events: merged).notes.sorted { ($0.start, $0.channel, $0.key) < ($1.start, $1.channel, $1.key) }
+                return MusicTrack(events: merged).notes.sorted { ($0.start, $0.channel, $0.key) < ($1.start, $1.channel, $1.key) }
             }
             let mine = notes(ours), wild = notes(theirs)
             #expect(mine.count > 300 && mine.count == wild.count, "\(name): \(mine.count) against \(wild.count)")
@@ -281,7 +281,7 @@ extension HMPReaderTests {
         let (ours, converted) = try WildMIDI.Library.convert(HMPFile(tracks: [short, long]).bytes, named: "ends.hmp", in: folder)
         let theirs = try #require(converted)
         func starts(_ file: MIDIFile) -> [Int] {
-            file.tracks.flatMap { Track(events: $0.events).notes }.filter { $0.key == 67 }.map(\.start)
+            file.tracks.flatMap { MusicTrack(events: $0.events).notes }.filter { $0.key == 67 }.map(\.start)
         }
         #expect(starts(ours) == [500])
         #expect(starts(theirs) == [100], "the 400 ticks after the first track's end at 100 are lost")

@@ -163,7 +163,7 @@ struct XMIReaderTests {
             // the note hangs); here the note-off is kept and End of Track moves after it.
             var explained = 0
             for (mine, wild) in zip(ours.tracks, theirs.tracks) {
-                let myNotes = Track(events: mine.events).notes, wildNotes = Track(events: wild.events).notes
+                let myNotes = MusicTrack(events: mine.events).notes, wildNotes = MusicTrack(events: wild.events).notes
                 let wildEnd = wild.events.last?.tick ?? 0
                 #expect(myNotes.count > 200 && myNotes.count == wildNotes.count, "seed \(seed)")
                 for (a, b) in zip(myNotes, wildNotes) {

@@ -39,7 +39,7 @@ func readmeExamples() throws {
     let mixer = MixerNode()
     let graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: 48_000))
     mixer.connect(sampler)
-    let player = Player(sequence: sequence, sampleRate: 48_000, destinations: [sampler])
+    let player = MusicPlayer(sequence: sequence, sampleRate: 48_000, destinations: [sampler])
     graph.add(player)
     player.setLoop(startTick: 0, endTick: 7680, count: 2)          // bars 1–4 twice
     player.start()
@@ -50,7 +50,7 @@ func readmeExamples() throws {
     let font = try SoundFont(path: "soundfonts/pianola-gm.sf2")     // mapped, not copied
     let ownSynth = SoundFontSynthNode(synthesizer: SoundFontSynthesizer(font: font, sampleRate: 48_000))
     mixer.connect(ownSynth)
-    let second = Player(sequence: sequence, sampleRate: 48_000, destinations: [ownSynth])
+    let second = MusicPlayer(sequence: sequence, sampleRate: 48_000, destinations: [ownSynth])
     graph.add(second)
     second.start()
     graph.render(into: buffer.slice(frames: 4096))

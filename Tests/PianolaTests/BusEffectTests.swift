@@ -7,7 +7,7 @@ import Testing
 struct BusEffectTests {
     /// A 4/4 song at 120 bpm of `bars` bars with no notes: the music is its stem alone.
     static func silence(bars: Int) -> MusicSequence {
-        MusicSequence(division: .ticksPerQuarter(480), tracks: [Track(name: "Rest", events: [], length: bars * 1920)])
+        MusicSequence(division: .ticksPerQuarter(480), tracks: [MusicTrack(name: "Rest", events: [], length: bars * 1920)])
     }
 
     /// A song whose music is the stem `samples` (mono, 48 kHz).

@@ -15,7 +15,7 @@ struct EffectAutomationTests {
     /// from the start, -20 dB at tick 480, held, then a line back to 0 dB from tick 960 to tick 1,440.
     static func song() -> MusicSequence {
         MusicSequence(division: .ticksPerQuarter(480), tracks: [
-            Track(name: "Automation", events: [
+            MusicTrack(name: "Automation", events: [
                 set(0, effect: 1, parameter: 2, 0),
                 set(480, effect: 1, parameter: 2, -20),
                 set(960, effect: 1, parameter: 2, -20),

@@ -8,7 +8,7 @@ struct InstrumentTests {
     /// A song whose track "Keys" plays the first `count` of A4, C5, E5, A5, a quarter note
     /// apart from tick 240, each held an eighth; 120 bpm, 480 ticks a quarter.
     static func song(notes count: Int) -> MusicSequence {
-        var track = Track(name: "Keys", events: [])
+        var track = MusicTrack(name: "Keys", events: [])
         for (key, tick) in [(UInt8(69), 240), (72, 720), (76, 1_200), (81, 1_680)].prefix(count) {
             track.insert(MIDIEvent(tick: tick, .noteOn(channel: 0, note: key, velocity: 100)))
             track.insert(MIDIEvent(tick: tick + 240, .noteOff(channel: 0, note: key, velocity: 0)))

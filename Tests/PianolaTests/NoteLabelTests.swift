@@ -9,10 +9,10 @@ struct NoteLabelTests {
     /// per tick are not whole), one sine note in each beat, starting off the grid and ending
     /// well before the next, on programs 0 and then 1 from beat 9.
     static func song() -> MusicSequence {
-        var tempo = Track()
+        var tempo = MusicTrack()
         let tempos: [UInt32] = [500_000, 433_333, 611_111, 487_123, 555_557, 377_777, 701_234, 520_001]
         for (i, microseconds) in tempos.enumerated() { tempo.insert(MIDIEvent(tick: i * 960, .meta(.tempo(microsecondsPerQuarter: microseconds)))) }
-        var notes = Track(events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: 0)), MIDIEvent(tick: 8 * 480 - 10, .programChange(channel: 0, program: 1))])
+        var notes = MusicTrack(events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: 0)), MIDIEvent(tick: 8 * 480 - 10, .programChange(channel: 0, program: 1))])
         for beat in 0..<16 {
             let start = beat * 480 + 37 + beat * 11
             notes.insert(MIDIEvent(tick: start, .noteOn(channel: 0, note: 69, velocity: UInt8(60 + beat))))

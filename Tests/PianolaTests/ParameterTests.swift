@@ -60,9 +60,9 @@ struct ParameterTests {
         let fixture = try SoundtrackFixture()
         let soundtrack = Soundtrack(configuration: dryConfiguration())
         // 120 bpm, 4/4: A4 for three beats of each bar.
-        var tempo = Track(events: [MIDIEvent(tick: 0, .meta(.timeSignature(TimeSignature(4, 4)))), MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 500_000)))])
+        var tempo = MusicTrack(events: [MIDIEvent(tick: 0, .meta(.timeSignature(TimeSignature(4, 4)))), MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 500_000)))])
         tempo.length = 8 * 1920
-        var notes = Track(name: "Notes", events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: 0))])
+        var notes = MusicTrack(name: "Notes", events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: 0))])
         for bar in 0..<8 {
             notes.insert(MIDIEvent(tick: bar * 1920, .noteOn(channel: 0, note: 69, velocity: 100)))
             notes.insert(MIDIEvent(tick: bar * 1920 + 1440, .noteOff(channel: 0, note: 69, velocity: 0)))

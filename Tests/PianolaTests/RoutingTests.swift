@@ -23,8 +23,8 @@ final class Capture: MIDIDestination, @unchecked Sendable {
 struct RoutingTests {
     /// Two tracks: track 1 plays channels 1 and 10, track 2 plays channel 2; a sysex first.
     static func song() -> MusicSequence {
-        var one = Track(events: [MIDIEvent(tick: 0, .sysex([0x7E, 0x7F, 0x09, 0x01, 0xF7]))])
-        var two = Track()
+        var one = MusicTrack(events: [MIDIEvent(tick: 0, .sysex([0x7E, 0x7F, 0x09, 0x01, 0xF7]))])
+        var two = MusicTrack()
         for beat in 0..<4 {
             one.insert(MIDIEvent(tick: beat * 480, .noteOn(channel: 0, note: 60, velocity: 100)))
             one.insert(MIDIEvent(tick: beat * 480 + 240, .noteOff(channel: 0, note: 60, velocity: 0)))
@@ -41,7 +41,7 @@ struct RoutingTests {
         let synth = Capture(), ports = [Capture(), Capture()]
         let sequence = song()
         let routes = routing.destinations(trackCount: sequence.tracks.count, synth: synth, external: ports)
-        let player = Player(sequence: sequence, sampleRate: 48_000, destinations: routes.destinations, trackDestinations: routes.trackDestinations)
+        let player = MusicPlayer(sequence: sequence, sampleRate: 48_000, destinations: routes.destinations, trackDestinations: routes.trackDestinations)
         player.start()
         var time: SampleTime = 0
         while time < frames {

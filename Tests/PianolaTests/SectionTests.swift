@@ -9,14 +9,14 @@ import Testing
 /// beats 2 and 3 of each bar, nothing on a bar line), and "combat" from bar 6, which sets the
 /// square at half volume (program 1, CC7 64) on its first tick and plays A4 on every bar line.
 func sectionSong() -> MusicSequence {
-    var tempo = Track(events: [
+    var tempo = MusicTrack(events: [
         MIDIEvent(tick: 0, .meta(.timeSignature(TimeSignature(4, 4)))),
         MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 500_000))),
         MIDIEvent(tick: 1920, .meta(.text(.marker, string: "calm"))),
         MIDIEvent(tick: 5 * 1920, .meta(.text(.marker, string: "combat"))),
     ])
     tempo.length = 9 * 1920
-    var music = Track(name: "Music", events: [
+    var music = MusicTrack(name: "Music", events: [
         MIDIEvent(tick: 0, .programChange(channel: 0, program: 0)),
         MIDIEvent(tick: 0, .controlChange(channel: 0, controller: 7, value: 127)),
     ])
@@ -113,7 +113,7 @@ extension SectionTests {
     /// 2 to the loop's end; loopStart at its first tick and loopEnd at bar 3, and the sections
     /// "a" (bar 1) and "b" (bar 2).
     static func heldSong() -> MusicSequence {
-        let tempo = Track(events: [
+        let tempo = MusicTrack(events: [
             MIDIEvent(tick: 0, .meta(.timeSignature(TimeSignature(4, 4)))),
             MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 500_000))),
             MIDIEvent(tick: 0, .meta(.text(.marker, string: "loopStart"))),
@@ -121,7 +121,7 @@ extension SectionTests {
             MIDIEvent(tick: 1920, .meta(.text(.marker, string: "b"))),
             MIDIEvent(tick: 3840, .meta(.text(.marker, string: "loopEnd"))),
         ], length: 3840)
-        var strings = Track(name: "Pad", events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: 88))])
+        var strings = MusicTrack(name: "Pad", events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: 88))])
         for key: UInt8 in [60, 64, 67] {
             strings.insert(MIDIEvent(tick: 0, .noteOn(channel: 0, note: key, velocity: 90)))
             strings.insert(MIDIEvent(tick: 1800, .noteOff(channel: 0, note: key, velocity: 0)))
@@ -238,21 +238,21 @@ extension SectionTests {
 extension SectionTests {
     /// `bars` bars of 4/4 at 120 bpm with no note: a song whose beats can be heard against.
     static func silentSong(bars: Int = 16) -> MusicSequence {
-        let tempo = Track(events: [
+        let tempo = MusicTrack(events: [
             MIDIEvent(tick: 0, .meta(.timeSignature(TimeSignature(4, 4)))),
             MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 500_000))),
         ], length: bars * 1920)
-        return MusicSequence(division: .ticksPerQuarter(480), tempoTrack: tempo, tracks: [Track(name: "Nothing", length: bars * 1920)])
+        return MusicSequence(division: .ticksPerQuarter(480), tempoTrack: tempo, tracks: [MusicTrack(name: "Nothing", length: bars * 1920)])
     }
 
     /// A one-bar stinger written at 100 bpm in 4/4 (the time signature after the tempo at its
     /// first tick, as files often have them): A5 on the sine, a quarter note on each beat.
     static func stingerPhrase() -> MusicSequence {
-        let tempo = Track(events: [
+        let tempo = MusicTrack(events: [
             MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 600_000))),
             MIDIEvent(tick: 0, .meta(.timeSignature(TimeSignature(4, 4)))),
         ], length: 1920)
-        var notes = Track(name: "Sting", events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: 0))])
+        var notes = MusicTrack(name: "Sting", events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: 0))])
         for beat in 0..<4 {
             notes.insert(MIDIEvent(tick: beat * 480, .noteOn(channel: 0, note: 81, velocity: 100)))
             notes.insert(MIDIEvent(tick: beat * 480 + 240, .noteOff(channel: 0, note: 81, velocity: 0)))

@@ -39,7 +39,7 @@ struct SoundtrackFixture {
     /// nothing starts on a bar line; the track "Bass" (channel 2, square) holds low notes
     /// through every bar (unless `bass` is false). Markers: "verse" at bar 2, `loopStart`/`loopEnd` when asked.
     static func waltz(bars: Int = 8, loop: (start: Int, end: Int)? = nil, bass: Bool = true) -> MusicSequence {
-        var tempo = Track(events: [
+        var tempo = MusicTrack(events: [
             MIDIEvent(tick: 0, .meta(.timeSignature(TimeSignature(3, 4)))),
             MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 500_000))),
             MIDIEvent(tick: 2880, .meta(.tempo(microsecondsPerQuarter: 666_667))),
@@ -49,9 +49,9 @@ struct SoundtrackFixture {
             tempo.insert(MIDIEvent(tick: loop.start * 1440, .meta(.text(.marker, string: "loopStart"))))
             tempo.insert(MIDIEvent(tick: loop.end * 1440, .meta(.text(.marker, string: "loopEnd"))))
         }
-        var melody = Track(name: "Melody", events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: 0))])
+        var melody = MusicTrack(name: "Melody", events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: 0))])
         let withBass = bass
-        var bass = Track(name: "Bass", events: [MIDIEvent(tick: 0, .programChange(channel: 1, program: 1))])
+        var bass = MusicTrack(name: "Bass", events: [MIDIEvent(tick: 0, .programChange(channel: 1, program: 1))])
         for bar in 0..<bars {
             for beat in 1...2 {
                 melody.insert(MIDIEvent(tick: bar * 1440 + beat * 480, .noteOn(channel: 0, note: 72, velocity: 100)))
@@ -67,7 +67,7 @@ struct SoundtrackFixture {
 
     /// A 4/4 song at 120 bpm whose one note sounds from its first tick (a sine, middle C).
     static func entrance() -> MusicSequence {
-        let track = Track(name: "Lead", events: [
+        let track = MusicTrack(name: "Lead", events: [
             MIDIEvent(tick: 0, .programChange(channel: 0, program: 0)),
             MIDIEvent(tick: 0, .noteOn(channel: 0, note: 60, velocity: 100)),
             MIDIEvent(tick: 1920, .noteOff(channel: 0, note: 60, velocity: 0)),
@@ -170,7 +170,7 @@ struct SoundtrackTests {
         let fixture = try SoundtrackFixture()
         let soundtrack = Soundtrack(configuration: dryConfiguration())
         let waltz = try await soundtrack.load(.init(midiPath: fixture.write(SoundtrackFixture.waltz(bars: 2), as: "waltz.mid"), soundFontPath: SoundtrackFixture.testFont))
-        var silent = MusicSequence(division: .ticksPerQuarter(480), tracks: [Track(length: 1920)])
+        var silent = MusicSequence(division: .ticksPerQuarter(480), tracks: [MusicTrack(length: 1920)])
         silent.tracks[0].name = "nothing"
         var clickSong = Soundtrack.SongDescription(midiPath: try fixture.write(silent, as: "silent.mid"), soundFontPath: SoundtrackFixture.testFont)
         clickSong.stems = ["click": .path(try fixture.writeWAV([0.5] + [Float](repeating: 0, count: 4799), as: "click.wav"))]
@@ -260,7 +260,7 @@ struct SoundtrackTests {
         let fixture = try SoundtrackFixture()
         let soundtrack = Soundtrack(configuration: dryConfiguration())
         // One held note on the layer "Pad"; CC7 = 0 on beat 3 (tick 960, frame 48,000 at 120 bpm).
-        let pad = Track(name: "Pad", events: [
+        let pad = MusicTrack(name: "Pad", events: [
             MIDIEvent(tick: 0, .programChange(channel: 0, program: 0)),
             MIDIEvent(tick: 0, .noteOn(channel: 0, note: 60, velocity: 100)),
             MIDIEvent(tick: 960, .controlChange(channel: 0, controller: 7, value: 0)),

@@ -6,12 +6,12 @@ import Testing
 /// A 4/4 song of `bars` bars at `microsecondsPerQuarter`, an eighth note of `key` on the sine
 /// on every beat, with `markers` (text at tick).
 private func beatSong(bars: Int, microsecondsPerQuarter: Int, key: UInt8, markers: [(String, Int)] = []) -> MusicSequence {
-    var tempo = Track(events: [
+    var tempo = MusicTrack(events: [
         MIDIEvent(tick: 0, .meta(.timeSignature(TimeSignature(4, 4)))),
         MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: UInt32(microsecondsPerQuarter)))),
     ] + markers.map { MIDIEvent(tick: $0.1, .meta(.text(.marker, string: $0.0))) })
     tempo.length = bars * 1920
-    var notes = Track(name: "Notes", events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: 0))])
+    var notes = MusicTrack(name: "Notes", events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: 0))])
     for beat in 0..<(bars * 4) {
         notes.insert(MIDIEvent(tick: beat * 480, .noteOn(channel: 0, note: key, velocity: 100)))
         notes.insert(MIDIEvent(tick: beat * 480 + 240, .noteOff(channel: 0, note: key, velocity: 0)))

@@ -9,13 +9,13 @@ struct ClockFollowerTests {
     /// 48 beats at 480 ticks a quarter, written at 120 bpm (97 bpm from beat 16 when
     /// `slower`); beat b plays key 30 + b.
     static func song(slower: Bool = false) -> MusicSequence {
-        var track = Track(name: "Beats")
+        var track = MusicTrack(name: "Beats")
         for beat in 0..<48 {
             track.insert(MIDIEvent(tick: beat * 480, .noteOn(channel: 0, note: UInt8(30 + beat), velocity: 90)))
             track.insert(MIDIEvent(tick: beat * 480 + 120, .noteOff(channel: 0, note: UInt8(30 + beat), velocity: 0)))
         }
         guard slower else { return MusicSequence(division: .ticksPerQuarter(480), tracks: [track]) }
-        var tempo = Track(name: "Tempo")
+        var tempo = MusicTrack(name: "Tempo")
         tempo.insert(MIDIEvent(tick: 16 * 480, .meta(.tempo(microsecondsPerQuarter: 618_557))))
         return MusicSequence(division: .ticksPerQuarter(480), tempoTrack: tempo, tracks: [track])
     }
@@ -60,7 +60,7 @@ struct ClockFollowerTests {
     /// note-on frames (the last, if played twice).
     static func follow(_ master: Master, frames: Int, latency: SampleTime = 1024, song: MusicSequence = song()) -> (notes: [Int: SampleTime], follower: ClockFollower) {
         let out = ClockPort()
-        let player = Player(sequence: song, sampleRate: 48_000, destinations: [out])
+        let player = MusicPlayer(sequence: song, sampleRate: 48_000, destinations: [out])
         let follower = ClockFollower(player: player, sampleRate: 48_000)
         var next = 0
         var time: SampleTime = 0

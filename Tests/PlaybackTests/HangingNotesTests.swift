@@ -42,12 +42,12 @@ struct HangingNotesTests {
     /// the same key, note-ons never released, note-offs of keys never struck, velocity-0
     /// note-ons, programs, controllers and pitch bend, and a tempo change or two.
     static func randomSong(_ random: inout SplitMix) -> MusicSequence {
-        var tempo = Track()
+        var tempo = MusicTrack()
         tempo.insert(MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: UInt32.random(in: 300_000...900_000, using: &random)))))
         tempo.insert(MIDIEvent(tick: Int.random(in: 0...3_840, using: &random), .meta(.tempo(microsecondsPerQuarter: UInt32.random(in: 300_000...900_000, using: &random)))))
-        var tracks: [Track] = []
+        var tracks: [MusicTrack] = []
         for _ in 0..<Int.random(in: 1...3, using: &random) {
-            var track = Track()
+            var track = MusicTrack()
             let channel = UInt8([0, 1, 2, 9].randomElement(using: &random)!)
             track.insert(MIDIEvent(tick: 0, .programChange(channel: channel, program: UInt8.random(in: 0...2, using: &random))))
             for _ in 0..<Int.random(in: 10...60, using: &random) {
@@ -86,7 +86,7 @@ struct HangingNotesTests {
         mixer.connect(sampler)
         // Two songs on the same synth: a switch stops one and starts the other.
         let songs = [Self.randomSong(&random), Self.randomSong(&random)]
-        let players = songs.map { Player(sequence: $0, sampleRate: 48_000, destinations: [watcher]) }
+        let players = songs.map { MusicPlayer(sequence: $0, sampleRate: 48_000, destinations: [watcher]) }
         for player in players { graph.add(player) }
         let buffer = AudioBuffer(capacity: 4096)
         func render(_ frames: Int) {

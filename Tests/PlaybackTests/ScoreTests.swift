@@ -10,12 +10,12 @@ struct ScoreTests {
     /// grid (many on the same tick in several tracks), under three tempo changes.
     static func sequence() -> MusicSequence {
         var random = SplitMix(seed: 29)
-        var tempo = Track()
+        var tempo = MusicTrack()
         for (tick, microseconds) in [(0, 500_000), (1_000, 350_000), (4_321, 900_000)] {
             tempo.insert(MIDIEvent(tick: tick, .meta(.tempo(microsecondsPerQuarter: UInt32(microseconds)))))
         }
         let tracks = (0..<4).map { track in
-            Track(events: (0..<400).map { _ in
+            MusicTrack(events: (0..<400).map { _ in
                 let tick = Int.random(in: 0..<40, using: &random) * 120
                 switch Int.random(in: 0..<10, using: &random) {
                 case 0: return MIDIEvent(tick: tick, .meta(ParameterEvent(target: .input(track), parameter: .volume,
@@ -32,7 +32,7 @@ struct ScoreTests {
     @Test("every event once, by tick, then track, then track order, with its track's tick and message and the tempo map's frame; exactly the parameter events have an automation step, which points back at them")
     func mergedFromTracks() {
         let sequence = Self.sequence()
-        let score = Score(sequence, sampleRate: 48_000)
+        let score = MusicPlayer.Score(sequence, sampleRate: 48_000)
         // The order worked out on its own: (tick, track, place in the track) sorted.
         let expected = sequence.tracks.enumerated().flatMap { track, t in
             t.events.enumerated().map { (tick: $0.element.tick, track: track, place: $0.offset, message: $0.element.message) }
@@ -54,7 +54,7 @@ struct ScoreTests {
 
     @Test("the first event at or after a tick or a frame, for ticks and frames on, between, before and after the events")
     func lookups() {
-        let score = Score(Self.sequence(), sampleRate: 48_000)
+        let score = MusicPlayer.Score(Self.sequence(), sampleRate: 48_000)
         let events = Array(score.events)
         for tick in [-1, 0, 1, 119, 120, 2_400, 4_679, 4_680, 4_681, 100_000] {
             #expect(score.firstIndex(atOrAfterTick: tick) == (events.firstIndex { $0.tick >= tick } ?? events.count))

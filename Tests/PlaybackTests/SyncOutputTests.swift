@@ -47,10 +47,10 @@ struct MIDIClockTests {
 
     /// Eight 4/4 bars of quarter notes at 480 ticks a quarter: 120 bpm, then 90 bpm from bar 5.
     static func song() -> MusicSequence {
-        var tempo = Track()
+        var tempo = MusicTrack()
         tempo.insert(MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 500_000))))
         tempo.insert(MIDIEvent(tick: 4 * 1920, .meta(.tempo(microsecondsPerQuarter: 666_667))))
-        var track = Track(name: "Beat")
+        var track = MusicTrack(name: "Beat")
         for beat in 0..<32 {
             track.insert(MIDIEvent(tick: beat * 480, .noteOn(channel: 0, note: 60, velocity: 90)))
             track.insert(MIDIEvent(tick: beat * 480 + 240, .noteOff(channel: 0, note: 60, velocity: 0)))
@@ -68,9 +68,9 @@ struct MIDIClockTests {
     }
 
     /// Plays `song()` in cycles of `cycle` frames until `frames`, calling `at` before each cycle.
-    static func play(frames: Int, cycle: Int = 512, at: (SampleTime, Player) -> Void = { _, _ in }) -> ClockPort {
+    static func play(frames: Int, cycle: Int = 512, at: (SampleTime, MusicPlayer) -> Void = { _, _ in }) -> ClockPort {
         let port = ClockPort()
-        let player = Player(sequence: song(), sampleRate: rate, destinations: [ClockPort()], sync: SyncDestinations(clock: [port]))
+        let player = MusicPlayer(sequence: song(), sampleRate: rate, destinations: [ClockPort()], sync: SyncDestinations(clock: [port]))
         player.start()
         var time: SampleTime = 0
         while time < frames {
@@ -192,9 +192,9 @@ struct TimecodeReader {
 struct MIDITimecodeTests {
     /// Plays `MIDIClockTests.song()` (18.67 s: 8 s at 120 bpm, 10.67 s at 90) with timecode at `rate`,
     /// calling `at` before each 512-frame cycle.
-    static func play(rate: SMPTERate, frames: Int, at: (SampleTime, Player) -> Void = { _, _ in }) -> ClockPort {
+    static func play(rate: SMPTERate, frames: Int, at: (SampleTime, MusicPlayer) -> Void = { _, _ in }) -> ClockPort {
         let port = ClockPort()
-        let player = Player(sequence: MIDIClockTests.song(), sampleRate: 48_000, destinations: [ClockPort()],
+        let player = MusicPlayer(sequence: MIDIClockTests.song(), sampleRate: 48_000, destinations: [ClockPort()],
                             sync: SyncDestinations(timecode: [port], timecodeRate: rate))
         player.start()
         var time: SampleTime = 0
@@ -222,11 +222,11 @@ struct MIDITimecodeTests {
     @Test("29.97 drop-frame across a minute: labels 00:01:00;00 and ;01 are skipped, the time still follows the song")
     func dropFrame() {
         // A long song: the minute boundary at 60 s of real frames 1,798.2.
-        var track = Track(name: "Long")
+        var track = MusicTrack(name: "Long")
         track.insert(MIDIEvent(tick: 0, .noteOn(channel: 0, note: 60, velocity: 90)))
         track.insert(MIDIEvent(tick: 70 * 960, .noteOff(channel: 0, note: 60, velocity: 0)))
         let port = ClockPort()
-        let player = Player(sequence: MusicSequence(division: .ticksPerQuarter(480), tracks: [track]), sampleRate: 48_000, destinations: [ClockPort()],
+        let player = MusicPlayer(sequence: MusicSequence(division: .ticksPerQuarter(480), tracks: [track]), sampleRate: 48_000, destinations: [ClockPort()],
                             sync: SyncDestinations(timecode: [port], timecodeRate: .fps29_97Drop))
         player.seek(toSeconds: 59)
         player.start()

@@ -15,7 +15,7 @@ struct TransportFollowerTests {
     /// their output times, and the player's frames at a few output times.
     static func follow(cycles: Int, move: (SampleTime, TestTransport) -> Void) -> (ons: [(beat: Int, time: SampleTime)], offs: [SampleTime], follower: TransportFollower) {
         let out = ClockPort()
-        let player = Player(sequence: ClockFollowerTests.song(), sampleRate: 48_000, destinations: [out])
+        let player = MusicPlayer(sequence: ClockFollowerTests.song(), sampleRate: 48_000, destinations: [out])
         let transport = TestTransport()
         let follower = TransportFollower(player: player, transport: transport)
         var time: SampleTime = 0

@@ -13,7 +13,7 @@ struct TransportTests {
     func seekChasesProgram() throws {
         // Sine (program 0) at 0, square (program 1) at beat 2; a note held over beats 4–12,
         // another at beat 10. Seek to beat 8: silence until beat 10, then a square.
-        var track = Track(events: [
+        var track = MusicTrack(events: [
             MIDIEvent(tick: 0, .programChange(channel: 0, program: 0)),
             MIDIEvent(tick: 960, .programChange(channel: 0, program: 1)),
         ])
@@ -91,8 +91,8 @@ struct TransportTests {
 
     @Test("muting a track releases its notes; solo silences the others")
     func muteAndSolo() throws {
-        let a = Track(events: [MIDIEvent(tick: 0, .noteOn(channel: 0, note: 69, velocity: 100)), MIDIEvent(tick: 9600, .noteOff(channel: 0, note: 69, velocity: 0))])
-        let b = Track(events: [MIDIEvent(tick: 0, .noteOn(channel: 1, note: 81, velocity: 100)), MIDIEvent(tick: 9600, .noteOff(channel: 1, note: 81, velocity: 0))])
+        let a = MusicTrack(events: [MIDIEvent(tick: 0, .noteOn(channel: 0, note: 69, velocity: 100)), MIDIEvent(tick: 9600, .noteOff(channel: 0, note: 69, velocity: 0))])
+        let b = MusicTrack(events: [MIDIEvent(tick: 0, .noteOn(channel: 1, note: 81, velocity: 100)), MIDIEvent(tick: 9600, .noteOff(channel: 1, note: 81, velocity: 0))])
         let sequence = MusicSequence(division: .ticksPerQuarter(480), tracks: [a, b])
         let harness = try RenderHarness(sequence)
         _ = harness.render(frames: 9_600)
@@ -110,14 +110,14 @@ struct TransportTests {
 struct PlayerEventTests {
     @Test("markers, cue points and user events arrive in order with their exact sample times; loop wraps and the end too")
     func events() throws {
-        var track = Track(events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: 2))])
+        var track = MusicTrack(events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: 2))])
         track.insert(MIDIEvent(tick: 0, .meta(.text(.marker, string: "intro"))))
         track.insert(MIDIEvent(tick: 700, .meta(.text(.cuePoint, string: "door"))))
         track.insert(MIDIEvent(tick: 960, .meta(.text(.marker, string: "verse"))))
         track.insert(MIDIEvent(tick: 1234, .meta(.sequencerSpecific([0x7D, 1, 2]))))
         track.insert(MIDIEvent(tick: 1500, .noteOn(channel: 0, note: 60, velocity: 90)))
         track.insert(MIDIEvent(tick: 1900, .noteOff(channel: 0, note: 60, velocity: 0)))
-        var tempo = Track()
+        var tempo = MusicTrack()
         tempo.insert(MIDIEvent(tick: 480, .meta(.tempo(microsecondsPerQuarter: 333_333))))
         let sequence = MusicSequence(division: .ticksPerQuarter(480), tempoTrack: tempo, tracks: [track])
         let harness = try RenderHarness(sequence)

@@ -82,7 +82,7 @@ struct SequenceTests {
 
     @Test("editing: insert keeps time order and insertion order at equal ticks; remove, replace, shift")
     func editing() {
-        var track = Track(name: "T")
+        var track = MusicTrack(name: "T")
         track.insert(MIDIEvent(tick: 100, .noteOn(channel: 0, note: 60, velocity: 1)))
         track.insert(MIDIEvent(tick: 50, .controlChange(channel: 0, controller: 7, value: 100)))
         track.insert(MIDIEvent(tick: 100, .noteOn(channel: 0, note: 64, velocity: 1)))
@@ -171,7 +171,7 @@ struct SequenceTests {
 struct StartingAtTempoTests {
     @Test("every tempo scales with the first, whatever shares its tick; a sequence with no tempo at its start gets the scaled 120 bpm there")
     func scales() {
-        let tempo = Track(events: [
+        let tempo = MusicTrack(events: [
             MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 600_000))),
             MIDIEvent(tick: 0, .meta(.timeSignature(TimeSignature(4, 4)))),
             MIDIEvent(tick: 960, .meta(.tempo(microsecondsPerQuarter: 300_000))),

@@ -7,7 +7,7 @@ struct SongLoopTests {
     /// A one-track song, 8 beats of notes at 480 ticks per quarter ending on the bar line
     /// (tick 3840), plus `marks`.
     static func song(_ marks: [MIDIEvent]) -> MusicSequence {
-        var track = Track(name: "Tune")
+        var track = MusicTrack(name: "Tune")
         for beat in 0..<8 {
             track.insert(MIDIEvent(tick: beat * 480, .noteOn(channel: 0, note: 60, velocity: 90)))
             track.insert(MIDIEvent(tick: beat * 480 + 400, .noteOff(channel: 0, note: 60, velocity: 0)))

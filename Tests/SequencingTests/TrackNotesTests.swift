@@ -6,7 +6,7 @@ import Testing
 struct TrackNotesTests {
     @Test("note-off and velocity-0 note-on release; a key pressed again ends the earlier note; a key never released has no end; velocities kept")
     func pairs() {
-        let track = Track(events: [
+        let track = MusicTrack(events: [
             MIDIEvent(tick: 0, .noteOn(channel: 0, note: 60, velocity: 90)),
             MIDIEvent(tick: 10, .noteOn(channel: 9, note: 38, velocity: 80)),
             MIDIEvent(tick: 20, .noteOff(channel: 0, note: 60, velocity: 0)),

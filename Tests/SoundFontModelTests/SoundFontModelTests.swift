@@ -22,7 +22,7 @@ struct SoundFontModelTests {
     static func stored(_ name: String) -> String { String(decoding: name.utf8.prefix(19), as: UTF8.self) }
 
     /// The read zone's generators as (number, amount) pairs.
-    static func read(_ zone: Zone) -> [Int: Int16] {
+    static func read(_ zone: SoundFont.Zone) -> [Int: Int16] {
         Dictionary(uniqueKeysWithValues: zone.generators.set.map { (Int($0.rawValue), zone.generators[$0]!) })
     }
 

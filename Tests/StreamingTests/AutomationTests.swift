@@ -20,16 +20,16 @@ final class ControllerLog: MIDIDestination, @unchecked Sendable {
 /// A song's bus with a constant 0.5 audio file on input 0, automated by a player.
 struct AutomatedBus {
     let graph: AudioGraph
-    let player: Player
+    let player: MusicPlayer
     let log = ControllerLog()
     let bench: Workbench
 
     /// 120 bpm for two beats, then 60 bpm; 480 ticks per quarter. `events` go on track 1.
     static func sequence(_ events: [MIDIEvent]) -> Sequencing.MusicSequence {
-        var tempo = Track()
+        var tempo = MusicTrack()
         tempo.insert(MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 500_000))))
         tempo.insert(MIDIEvent(tick: 960, .meta(.tempo(microsecondsPerQuarter: 1_000_000))))
-        return MusicSequence(division: .ticksPerQuarter(480), tempoTrack: tempo, tracks: [Track(events: events, length: 4_800)])
+        return MusicSequence(division: .ticksPerQuarter(480), tempoTrack: tempo, tracks: [MusicTrack(events: events, length: 4_800)])
     }
 
     init(_ events: [MIDIEvent], busInputs: [Int]? = nil) throws {
@@ -38,7 +38,7 @@ struct AutomatedBus {
         let bus = MixerNode()
         graph = AudioGraph(root: bus, format: AudioFormat(sampleRate: 48_000), maxFrames: 4096)
         bus.connect(try FilePlayerNode(path: path, sampleRate: 48_000))
-        player = Player(sequence: Self.sequence(events), sampleRate: 48_000, destinations: [log], parameters: bus, busInputs: busInputs)
+        player = MusicPlayer(sequence: Self.sequence(events), sampleRate: 48_000, destinations: [log], parameters: bus, busInputs: busInputs)
         graph.add(player)
     }
 

@@ -102,12 +102,12 @@ struct FilePlayerTests {
     @Test("started at a bar:beat of a song whose tempo changes, the click lands on that beat's frame")
     func startAtBarBeat() throws {
         // 4/4; 120 bpm, 90 bpm from beat 3, 140 bpm from bar 2 beat 3.
-        var tempo = Track()
+        var tempo = MusicTrack()
         tempo.insert(MIDIEvent(tick: 0, .meta(.timeSignature(TimeSignature(4, 4)))))
         tempo.insert(MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 500_000))))
         tempo.insert(MIDIEvent(tick: 960, .meta(.tempo(microsecondsPerQuarter: 666_667))))
         tempo.insert(MIDIEvent(tick: 2_880, .meta(.tempo(microsecondsPerQuarter: 428_571))))
-        let sequence = MusicSequence(division: .ticksPerQuarter(480), tempoTrack: tempo, tracks: [Track()])
+        let sequence = MusicSequence(division: .ticksPerQuarter(480), tempoTrack: tempo, tracks: [MusicTrack()])
         let tick = sequence.meterMap!.tick(at: BarBeatTick(bar: 3, beat: 2))
         let frame = sequence.tempoMap.sampleFrame(atTick: tick, sampleRate: 48_000)
         let bench = try Workbench()

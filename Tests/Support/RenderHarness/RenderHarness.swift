@@ -20,7 +20,7 @@ public struct RenderHarness {
     /// The graph it renders. Control thread.
     public let graph: AudioGraph
     /// The player scheduling the sequence. Control thread.
-    public let player: Player
+    public let player: MusicPlayer
     /// The sampler the player plays. Control thread.
     public let sampler: SamplerNode
     /// Where each slice is rendered.
@@ -39,7 +39,7 @@ public struct RenderHarness {
         let mixer = MixerNode()
         graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: Self.rate), maxFrames: maxFrames)
         mixer.connect(sampler)
-        player = Player(sequence: sequence, sampleRate: Self.rate, destinations: [sampler], sync: sync)
+        player = MusicPlayer(sequence: sequence, sampleRate: Self.rate, destinations: [sampler], sync: sync)
         graph.add(player)
         buffer = AudioBuffer(capacity: maxFrames)
         player.start()
@@ -91,9 +91,9 @@ public struct RenderHarness {
     /// A one-track sequence (480 ticks per quarter) on channel 1 with `program`, notes given as
     /// (tick, length, key), and tempo changes as (tick, µs per quarter).
     public static func sequence(program: UInt8, notes: [(tick: Int, length: Int, key: UInt8)], tempos: [(Int, Int)] = []) -> MusicSequence {
-        var tempo = Track()
+        var tempo = MusicTrack()
         for (tick, us) in tempos { tempo.insert(MIDIEvent(tick: tick, .meta(.tempo(microsecondsPerQuarter: UInt32(us))))) }
-        var track = Track(events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: program))])
+        var track = MusicTrack(events: [MIDIEvent(tick: 0, .programChange(channel: 0, program: program))])
         for n in notes {
             track.insert(MIDIEvent(tick: n.tick, .noteOn(channel: 0, note: n.key, velocity: 100)))
             track.insert(MIDIEvent(tick: n.tick + n.length, .noteOff(channel: 0, note: n.key, velocity: 0)))

@@ -10,7 +10,7 @@ func makeSyncSong(_ path: String) {
     // 120 bpm, then 97 bpm after 8 beats: onsets fall at every phase of libfluidsynth's 64-frame blocks.
     sequence.tempoTrack.insert(MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 500_000))))
     sequence.tempoTrack.insert(MIDIEvent(tick: 8 * 480, .meta(.tempo(microsecondsPerQuarter: 618_557))))
-    var track = Track(name: "sync")
+    var track = MusicTrack(name: "sync")
     for channel: UInt8 in [0, 1, 2] { track.insert(MIDIEvent(tick: 0, .programChange(channel: channel, program: 0))) }
     for i in 0..<24 {
         let tick = 240 + i * 317
@@ -108,8 +108,8 @@ func clockOut(song: String, log: String) {
     let sequence = MusicSequence(file: file)
     let map = sequence.tempoMap
     let (clocks, transport) = clockStream(log)
-    let end = map.seconds(atTick: Score(sequence, sampleRate: 48_000).endTick)
-    let pulses = Int((Double(Score(sequence, sampleRate: 48_000).endTick) * 24 / Double(map.ticksPerQuarter!)).rounded(.up))
+    let end = map.seconds(atTick: MusicPlayer.Score(sequence, sampleRate: 48_000).endTick)
+    let pulses = Int((Double(MusicPlayer.Score(sequence, sampleRate: 48_000).endTick) * 24 / Double(map.ticksPerQuarter!)).rounded(.up))
     print(String(format: "clock out: %d clocks, transport %@", clocks.count, transport.map { String(format: "%@ %.4f s", $0.name, $0.seconds) }.joined(separator: ", ")))
     guard transport.map(\.name) == ["start", "stop"] else { die("transport \(transport.map(\.name)), expected start, stop") }
     guard clocks.map(\.pulse) == Array(0..<pulses) else { die("clocks \(clocks.count) with positions not 0..<\(pulses)") }
@@ -163,7 +163,7 @@ func makeBeatSong(_ path: String) {
     var sequence = MusicSequence(division: .ticksPerQuarter(480))
     sequence.tempoTrack.insert(MIDIEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 500_000))))
     sequence.tempoTrack.insert(MIDIEvent(tick: 16 * 480, .meta(.tempo(microsecondsPerQuarter: 618_557))))
-    var track = Track(name: "beats")
+    var track = MusicTrack(name: "beats")
     for beat in 0..<32 {
         track.insert(MIDIEvent(tick: beat * 480, .noteOn(channel: 0, note: UInt8(30 + beat), velocity: 100)))
         track.insert(MIDIEvent(tick: beat * 480 + 120, .noteOff(channel: 0, note: UInt8(30 + beat), velocity: 0)))

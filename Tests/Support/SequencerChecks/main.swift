@@ -64,7 +64,7 @@ func die(_ message: String) -> Never {
 /// note-off, note-offs of keys not held are dropped, and sysex goes out framed.
 func expectedEvents(_ song: String) -> [Logged] {
     guard let file = try? MIDIFile(contentsOf: song) else { die("\(song): cannot read") }
-    let score = Score(MusicSequence(file: file), sampleRate: 48_000)
+    let score = MusicPlayer.Score(MusicSequence(file: file), sampleRate: 48_000)
     var held = Set<Int>()
     var out: [Logged] = []
     for e in score.events {
@@ -263,7 +263,7 @@ func write(_ sequence: MusicSequence, to path: String) {
 
 func makeLegatoSong(_ path: String) {
     var sequence = MusicSequence(division: .ticksPerQuarter(480))
-    var track = Track(name: "legato")
+    var track = MusicTrack(name: "legato")
     for i in 0..<10 {
         track.insert(MIDIEvent(tick: i * 960, .noteOn(channel: 0, note: UInt8(60 + i), velocity: 100)))
         track.insert(MIDIEvent(tick: i * 960 + 960, .noteOff(channel: 0, note: UInt8(60 + i), velocity: 0)))

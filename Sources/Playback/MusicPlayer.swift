@@ -16,7 +16,7 @@ import Glibc
 ///
 /// Control-thread methods queue commands that take effect at the start of the next render
 /// cycle; `willRender` runs on the render thread and allocates nothing.
-public final class Player: RenderScheduler, @unchecked Sendable {
+public final class MusicPlayer: RenderScheduler, @unchecked Sendable {
     // @unchecked Sendable: everything but `commands`, `finished` and `renderedPosition` is owned
     // by the render thread once the player is added to a graph; the control thread reaches it
     // only through `commands` (a lock-free queue) and reads the two atomics.
@@ -67,7 +67,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
     }
 
     /// The score being played. Any thread.
-    public let score: Score
+    public let score: MusicPlayer.Score
     let destinations: [any MIDIDestination]
     let trackDestination: [Int]
     let parameters: (any ParameterDestination)?
@@ -132,7 +132,7 @@ public final class Player: RenderScheduler, @unchecked Sendable {
                 parameters: (any ParameterDestination)? = nil, busInputs: [Int]? = nil, controllers: (any ControllerSource)? = nil,
                 sections: (any SectionChooser)? = nil, sync: SyncDestinations = SyncDestinations()) {
         precondition(!destinations.isEmpty, "a player needs somewhere to send its events")
-        score = Score(sequence, sampleRate: sampleRate)
+        score = MusicPlayer.Score(sequence, sampleRate: sampleRate)
         self.destinations = destinations
         trackDestination = trackDestinations ?? Array(repeating: 0, count: sequence.tracks.count)
         precondition(trackDestination.count == sequence.tracks.count && trackDestination.allSatisfy { destinations.indices.contains($0) })

@@ -3,7 +3,7 @@ import MIDI
 /// A track of a sequence: events at absolute ticks, kept in time order (events at the same
 /// tick keep the order they were added in), and a length. Core Audio's MusicTrack. Any thread
 /// (a value: each thread edits its own copy).
-public struct Track: Hashable, Sendable {
+public struct MusicTrack: Hashable, Sendable {
     /// The track's name (from its track-name event when loaded from a file). Any thread.
     public var name: String?
     /// The events, ticks ascending. End of Track is not an event here: see `length`. Any thread.
@@ -87,7 +87,7 @@ public struct NoteSpan: Hashable, Sendable {
     public let end: Int?
 }
 
-extension Track {
+extension MusicTrack {
     /// The notes, in the order they were pressed. Any thread.
     public var notes: [NoteSpan] {
         var spans: [NoteSpan] = []

@@ -4,7 +4,7 @@ import Sequencing
 
 // The render thread's side: scheduling each cycle's events, sections, and following a
 // rate, transposition or transport that changes cycle by cycle.
-extension Player {
+extension MusicPlayer {
     // MARK: Render thread
 
     /// Output time of a score frame under the current anchor and rate.

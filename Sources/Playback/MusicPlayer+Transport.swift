@@ -4,7 +4,7 @@ import Sequencing
 
 // The transport on the render thread: commands applied on their frame, jumps, seeks, loop
 // wraps, the song's end, beats, and the timeline published for the queries.
-extension Player {
+extension MusicPlayer {
     /// Makes the jump that has come due: the held notes released on its frame, play on from
     /// its tick there with the state chased. Render thread only.
     func performJump(_ jump: (tick: Int, time: SampleTime)) {

@@ -4,7 +4,7 @@ import Sequencing
 
 // Where the playing song will be: the questions a control thread asks of what the render
 // thread published (the next beat, bar or marker, the tick at a time).
-extension Player {
+extension MusicPlayer {
     /// The sample time at or after `earliest` when the playing song next reaches a line of
     /// `grid` (a beat or a bar line of its meter), with the line's tick; a loop's wrap and the
     /// song's end count as lines. `nil` when the player is not playing or the song has no
@@ -75,7 +75,7 @@ extension Player {
     }
 }
 
-extension Player {
+extension MusicPlayer {
     /// The texts of the song's markers, each once, in song order. Any thread.
     public var markerNames: [String] {
         var names: [String] = []
@@ -88,7 +88,7 @@ extension Player {
     }
 }
 
-extension Player {
+extension MusicPlayer {
     /// The end of the last render cycle on the output clock, the score frame playing then
     /// (`nil` when the song was not playing: not started yet, stopped or ended), exact to the
     /// frame across loop wraps, jumps and rate changes, and the rate played (1: as written). Any thread.

@@ -4,8 +4,8 @@ import Sequencing
 
 // What the player sends its destinations: each score event, notes tracked as held so that
 // none hangs, pedals, and the releases on stop, seek, mute and solo.
-extension Player {
-    func emit(_ event: Score.Event, index: Int, at time: SampleTime) {
+extension MusicPlayer {
+    func emit(_ event: MusicPlayer.Score.Event, index: Int, at time: SampleTime) {
         if case .meta = event.message, let index = score.automationStep(atEvent: index) {
             let step = score.automation[index]
             automate(step, from: step.event.value, at: time, moving: true)
@@ -31,7 +31,7 @@ extension Player {
             guard let sounding = held.soundingKey(destination: d, channel: c, key: n) else { return }
             destination.schedule(ScheduledMIDI(time: time, status: 0xA0 | c, data1: sounding, data2: p))
         case .sysex(let bytes):
-            bytes.withUnsafeBufferPointer { destination.scheduleSysex(Player.sysexBody($0), at: time) }
+            bytes.withUnsafeBufferPointer { destination.scheduleSysex(MusicPlayer.sysexBody($0), at: time) }
         case .meta(.text(.marker, _)), .meta(.text(.cuePoint, _)), .meta(.sequencerSpecific):
             notifications.push(Notification(kind: 0, index: index, time: time))
         default:

@@ -4,7 +4,7 @@ import Sequencing
 
 // Chase: the state a song has at a place (controllers, programs, bends, sysex, automation),
 // sent when play starts or moves there.
-extension Player {
+extension MusicPlayer {
     /// Sends, at `time`, the state the events before `index` leave: sysex in order, then per
     /// destination and channel bank, program, controllers, RPN/NRPN selection and data entry,
     /// pitch bend and pressure. Nothing is allocated: the state lives in `chase`.
@@ -21,7 +21,7 @@ extension Player {
             case .pitchBend(let c, let v): chase[Self.chaseSlot(d, Int(c), 129)] = Int16(v)
             case .channelPressure(let c, let p): chase[Self.chaseSlot(d, Int(c), 130)] = Int16(p)
             case .sysex(let bytes):
-                bytes.withUnsafeBufferPointer { destinations[d].scheduleSysex(Player.sysexBody($0), at: time) }
+                bytes.withUnsafeBufferPointer { destinations[d].scheduleSysex(MusicPlayer.sysexBody($0), at: time) }
             default: break
             }
         }
@@ -38,7 +38,7 @@ extension Player {
                 send(0xB0, 0)
                 send(0xB0, 32)
                 send(0xC0, 128)
-                for n in 1..<120 where !Player.isBankOrParameterController(n) { send(0xB0, n) }
+                for n in 1..<120 where !MusicPlayer.isBankOrParameterController(n) { send(0xB0, n) }
                 send(0xB0, 99); send(0xB0, 98); send(0xB0, 101); send(0xB0, 100); send(0xB0, 6); send(0xB0, 38)
                 send(0xE0, 129)
                 send(0xD0, 130)
@@ -84,7 +84,7 @@ extension Player {
     /// Sets `step`'s lane to `value` at `time` and, when `moving` and the lane's next event
     /// is a line, starts the line towards it, arriving on its frame. A pan line through the
     /// centre is drawn as two, since the pan law bends there.
-    func automate(_ step: Score.AutomationStep, from value: Float, at time: SampleTime, moving: Bool) {
+    func automate(_ step: MusicPlayer.Score.AutomationStep, from value: Float, at time: SampleTime, moving: Bool) {
         guard let parameters else { return }
         let (target, parameter) = (score.lanes[step.lane].target, score.lanes[step.lane].parameter)
         parameters.scheduleParameter(parameter, of: target, to: value, at: time, rampFrames: 0)
