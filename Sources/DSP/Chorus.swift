@@ -12,7 +12,7 @@ import Glibc
 /// processed alone, so where a render is split changes nothing. Render thread only, after `init`.
 public final class Chorus {
     /// The chorus's settings, libfluidsynth's four (its sine type). Any thread.
-    public struct Settings: Equatable, Sendable {
+    public struct Settings: Hashable, Sendable {
         /// 1...99: the copies of the input.
         public var voices = 3
         /// 0...10: the output's level.

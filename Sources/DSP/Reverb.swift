@@ -18,7 +18,7 @@ import Glibc
 /// alone, so where a render is split changes nothing. Render thread only, after `init`.
 public final class Reverb {
     /// The reverb's settings, libfluidsynth's four. Any thread.
-    public struct Settings: Equatable, Sendable {
+    public struct Settings: Hashable, Sendable {
         /// 0...1: the decay time (0.2 is about a second to −60 dB).
         public var roomSize: Double = 0.2
         /// 0...1: how much faster the highs decay.

@@ -17,7 +17,7 @@ public final class SharedSoundFont: @unchecked Sendable {
 
     /// What messages call the font: its path or its bytes' name. Any thread.
     public let name: String
-    private let owner: Synthesizer
+    private let owner: FluidSynthesizer
     let font: OpaquePointer
     private let lending: UnsafeMutablePointer<pthread_mutex_t>   // made once nothing can throw: a failed init runs no deinit
 
@@ -31,13 +31,13 @@ public final class SharedSoundFont: @unchecked Sendable {
         try self.init(name: data.name) { owner throws(SynthesizerError) in try owner.loadSoundFont(data) }
     }
 
-    private init(name: String, load: (Synthesizer) throws(SynthesizerError) -> Synthesizer.SoundFontID) throws(SynthesizerError) {
-        var configuration = Synthesizer.Configuration()
+    private init(name: String, load: (FluidSynthesizer) throws(SynthesizerError) -> FluidSynthesizer.SoundFontID) throws(SynthesizerError) {
+        var configuration = FluidSynthesizer.Configuration()
         configuration.lazySampleLoading = false
         configuration.polyphony = 1
         configuration.reverb = false
         configuration.chorus = false
-        owner = try Synthesizer(configuration: configuration)
+        owner = try FluidSynthesizer(configuration: configuration)
         let id = try load(owner)
         guard let font = owner.soundFont(id) else { throw SynthesizerError(.soundFont(path: name), "loaded, then not found") }
         self.name = name

@@ -63,14 +63,14 @@ enum SoundFontSource: Sendable {
 
     /// A synthesizer with `configuration` and this font loaded, with every preset `sequence`
     /// can select loaded and pinned (so the render thread never reads the font). Control thread.
-    func makeSynthesizer(configuration: Synthesizer.Configuration, for sequence: MusicSequence) throws(SynthesizerError) -> Synthesizer {
+    func makeSynthesizer(configuration: FluidSynthesizer.Configuration, for sequence: MusicSequence) throws(SynthesizerError) -> FluidSynthesizer {
         try makeSynthesizer(configuration: configuration, selectedBy: sequence.messagesInTimeOrder)
     }
 
     /// A synthesizer with `configuration` and this font loaded, with every preset `messages`
     /// (a song's, in time order) can select loaded and pinned. Control thread.
-    func makeSynthesizer(configuration: Synthesizer.Configuration, selectedBy messages: some Swift.Sequence<MIDIMessage>) throws(SynthesizerError) -> Synthesizer {
-        let synthesizer = try Synthesizer(configuration: configuration)
+    func makeSynthesizer(configuration: FluidSynthesizer.Configuration, selectedBy messages: some Swift.Sequence<MIDIMessage>) throws(SynthesizerError) -> FluidSynthesizer {
+        let synthesizer = try FluidSynthesizer(configuration: configuration)
         switch self {
         case .path(let path): _ = try synthesizer.loadSoundFont(path: path)
         case .memory(let data): _ = try synthesizer.loadSoundFont(data)

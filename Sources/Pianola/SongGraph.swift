@@ -32,7 +32,7 @@ public final class SongGraph {
         public var gain = 0.2
         /// Threads the song's synthesis is spread over, for offline renders only. On
         /// libfluidsynth the channels are shared among this many synthesizers (balanced by
-        /// their notes), rendered at once and summed (`SplitSampler`); on Pianola's own the
+        /// their notes), rendered at once and summed (`FluidSynthSplitNode`); on Pianola's own the
         /// voices render on this many threads (up to 8), the output the same bit for bit for
         /// any count. Any thread.
         public var threads = 1
@@ -181,10 +181,10 @@ public final class SongGraph {
     public let engineNote: String?
     /// libfluidsynth's synthesizer (the first part's, when the song renders on several
     /// threads), nil on Pianola's own engine. Render thread once pulled.
-    public let synthesizer: Synthesizer?
+    public let synthesizer: FluidSynthesizer?
     /// Every libfluidsynth sampler the song plays through: one, or one per thread, then one
     /// per effect bus; none on Pianola's own engine. Render thread once pulled.
-    public let samplers: [SamplerNode]
+    public let samplers: [FluidSynthNode]
     /// Pianola's own synthesizer's nodes, the song's first and then its effect buses'; none on
     /// libfluidsynth. Render thread once pulled.
     public let ownSynths: [SoundFontSynthNode]
@@ -243,31 +243,23 @@ public final class SongGraph {
         if let problem = allEffects.lazy.compactMap({ $0.problem(atSampleRate: settings.sampleRate, secondsPerQuarter: secondsPerQuarter) }).first {
             throw problem
         }
-        func units(_ specs: [EffectSpec]) throws(EffectSpecError) -> [any EffectUnit] {
-            try specs.map { spec throws(EffectSpecError) in
-                try spec.makeUnit(sampleRate: settings.sampleRate, maxFrames: maxFrames, secondsPerQuarter: secondsPerQuarter, offline: settings.isOffline)
-            }
-        }
-        let effectUnits = try units(settings.effects)
-        let busUnits = try settings.effectBuses.map { bus throws(EffectSpecError) in try units(bus.effects) }
+        let parts = SongParts(sampleRate: settings.sampleRate, maxFrames: maxFrames, secondsPerQuarter: secondsPerQuarter, offline: settings.isOffline)
+        let effectUnits = try parts.effectUnits(settings.effects)
+        let busUnits = try settings.effectBuses.map { bus throws(EffectSpecError) in try parts.effectUnits(bus.effects) }
         self.sequence = sequence
         self.settings = settings
-        var configuration = Synthesizer.Configuration()
-        configuration.sampleRate = Double(settings.sampleRate)
-        configuration.reverb = settings.reverb
-        configuration.chorus = settings.chorus
-        configuration.polyphony = settings.polyphony
-        configuration.gain = settings.gain
-        configuration.lazySampleLoading = !settings.loadWholeFont
+        let configurations = settings.engineConfigurations
         let engineAsked = { if case .model = font { SynthesisEngine.pianola } else { settings.engine } }()
         let (source, resolvedNote) = try font.resolved(for: engineAsked)
         let synth: any AudioNode & MIDIDestination
-        var samplers: [SamplerNode] = [], ownSynths: [SoundFontSynthNode] = []
+        var samplers: [FluidSynthNode] = [], ownSynths: [SoundFontSynthNode] = []
         // Pianola's engine reads the samples of the zones the song's notes play (the font's
         // every sample when asked to load it whole, as for notes played live).
         let touching: SoundFontSynthesizer.Touching = settings.loadWholeFont ? .font : .notes(transposedBy: settings.transpose)
-        if case .model = source, case .pianola(let own) = try source.makeSongSynthesizer(configuration: configuration, selectedBy: sequence.messagesInTimeOrder,
-                                                                                          touching: touching, threads: settings.threads) {
+        var threaded = configurations
+        threaded.pianola.threads = settings.threads
+        if case .model = source, case .pianola(let own) = try source.makeSongSynthesizer(configurations: threaded, selectedBy: sequence.messagesInTimeOrder,
+                                                                                          touching: touching) {
             ownSynths = [SoundFontSynthNode(synthesizer: own)]
             synth = ownSynths[0]
             (engine, engineNote, synthesizer) = (.pianola, nil, nil)
@@ -275,34 +267,26 @@ public final class SongGraph {
             let channelParts = Self.channelParts(of: sequence, parts: settings.threads)
             samplers = try (0..<(channelParts.max() ?? 0) + 1).map { part in
                 let own = sequence.messagesInTimeOrder.lazy.filter { message in message.channel.map { channelParts[Int($0)] == part } ?? true }
-                return SamplerNode(synthesizer: try source.makeSynthesizer(configuration: configuration, selectedBy: own))
+                return FluidSynthNode(synthesizer: try source.makeSynthesizer(configuration: configurations.fluidSynth, selectedBy: own))
             }
             synthesizer = samplers[0].synthesizer
-            synth = samplers.count == 1 ? samplers[0] : SplitSampler(parts: samplers, channelParts: channelParts)
+            synth = samplers.count == 1 ? samplers[0] : FluidSynthSplitNode(parts: samplers, channelParts: channelParts)
             (engine, engineNote) = (.fluidsynth, note ?? resolvedNote)
         }
         // Each effect bus plays on a synthesizer of its own, through a mixer with its effects.
         var busSynths: [any AudioNode & MIDIDestination] = []
         for _ in settings.effectBuses {
-            let node = try source.makeSongSynthesizer(configuration: configuration, selectedBy: sequence.messagesInTimeOrder, touching: touching).makeNode()
-            if let sampler = node as? SamplerNode { samplers.append(sampler) }
+            let node = try source.makeSongSynthesizer(configurations: configurations, selectedBy: sequence.messagesInTimeOrder, touching: touching).makeNode()
+            if let sampler = node as? FluidSynthNode { samplers.append(sampler) }
             if let own = node as? SoundFontSynthNode { ownSynths.append(own) }
             busSynths.append(node)
         }
         (self.samplers, self.ownSynths) = (samplers, ownSynths)
-        busMixers = zip(busSynths, busUnits).map { synth, units in
-            let mixer = MixerNode(capacity: 1)
-            mixer.prepare(format: AudioFormat(sampleRate: settings.sampleRate), maxFrames: maxFrames)
-            mixer.connect(synth)
-            for unit in units { mixer.inserts.append(unit) }
-            return mixer
-        }
+        busMixers = zip(busSynths, busUnits).map { synth, units in parts.bus(for: synth, through: units) }
         mixer = MixerNode()
         for unit in effectUnits { songBus.inserts.append(unit) }
         graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: settings.sampleRate), maxFrames: maxFrames)
-        let instrumentNodes = try settings.instruments.map { route throws(EffectSpecError) in
-            LV2InstrumentNode(instrument: try route.instrument.makeInstrument(sampleRate: settings.sampleRate, maxFrames: maxFrames, offline: settings.isOffline), maxFrames: maxFrames)
-        }
+        let instrumentNodes = try settings.instruments.map { route throws(EffectSpecError) in try parts.instrumentNode(route.instrument) }
         instruments = instrumentNodes
         // An instrument's tracks go to it whatever else the routing says, then the effect
         // buses take theirs; every synthesizer hears every system exclusive message.
@@ -368,6 +352,21 @@ extension SongGraph {
 }
 
 extension SongGraph.Settings {
+    /// Each engine's configuration, as these settings say (one thread).
+    var engineConfigurations: EngineConfigurations {
+        var pianola = SoundFontSynthesizer.Configuration()
+        var fluidSynth = FluidSynthesizer.Configuration()
+        pianola.polyphony = polyphony
+        fluidSynth.polyphony = polyphony
+        pianola.gain = Float(gain)
+        fluidSynth.gain = gain
+        if !reverb { pianola.reverb = nil }
+        if !chorus { pianola.chorus = nil }
+        (fluidSynth.reverb, fluidSynth.chorus) = (reverb, chorus)
+        fluidSynth.lazySampleLoading = !loadWholeFont
+        return EngineConfigurations(pianola: pianola, fluidSynth: fluidSynth).at(sampleRate: sampleRate)
+    }
+
     /// These settings, rendered offline. Any thread.
     func offline() -> Self {
         var settings = self

@@ -76,7 +76,7 @@ extension Soundtrack {
     func takeSynthesizers(of content: Song.Content) throws(SoundtrackError) -> [SongSynthesizer] {
         if let ready = content.spare.withLock({ $0.popLast() }) { return ready }
         return try Self.makeSynthesizers(count: 1 + content.layerTracks.count, font: content.soundFont, for: content.sequence,
-                                         configuration: synthesizerConfiguration)
+                                         configurations: engineConfigurations)
     }
 
     /// A deck playing `content` of `song` through `synthesizers` from `time`, fading in over
@@ -94,13 +94,10 @@ extension Soundtrack {
         }
         let stemNames = song.description.stems.keys.sorted()
         for (i, name) in stemNames.enumerated() { layers[name.lowercased()] = samplers.count + i }
+        let secondsPerQuarter = Double(content.sequence.tempoMap.segment(atTick: span?.lowerBound ?? 0).microsecondsPerQuarter) / 1_000_000
+        let parts = SongParts(sampleRate: configuration.sampleRate, maxFrames: configuration.maxFrames, secondsPerQuarter: secondsPerQuarter, offline: false)
         let instruments = try content.instrumentTracks.map { entry throws(SoundtrackError) in
-            do throws(EffectSpecError) {
-                return LV2InstrumentNode(instrument: try entry.instrument.makeInstrument(sampleRate: configuration.sampleRate, maxFrames: configuration.maxFrames),
-                                         maxFrames: configuration.maxFrames)
-            } catch {
-                throw SoundtrackError(error.kind, "instrument \(error)")
-            }
+            do throws(EffectSpecError) { return try parts.instrumentNode(entry.instrument) } catch { throw SoundtrackError(error.kind, "instrument \(error)") }
         }
         for (index, entry) in content.instrumentTracks.enumerated() {
             for track in entry.tracks { trackDestinations[track] = samplers.count + index }
@@ -133,24 +130,13 @@ extension Soundtrack {
             }
         }
         var sources: [any AudioNode] = samplers + stems + instruments
-        let secondsPerQuarter = Double(content.sequence.tempoMap.segment(atTick: span?.lowerBound ?? 0).microsecondsPerQuarter) / 1_000_000
         func units(_ specs: [EffectSpec]) throws(SoundtrackError) -> [any EffectUnit] {
-            try specs.map { spec throws(SoundtrackError) in
-                do throws(EffectSpecError) {
-                    return try spec.makeUnit(sampleRate: configuration.sampleRate, maxFrames: configuration.maxFrames, secondsPerQuarter: secondsPerQuarter)
-                } catch {
-                    throw SoundtrackError(error.kind, "effect \(error)")
-                }
-            }
+            do throws(EffectSpecError) { return try parts.effectUnits(specs) } catch { throw SoundtrackError(error.kind, "effect \(error)") }
         }
         // A layer with effects gets a bus of its own, in the slot its source had.
         for (name, specs) in song.description.layerEffects.sorted(by: { $0.key < $1.key }) {
             guard let input = layers[name.lowercased()] else { continue }
-            let layerBus = MixerNode(capacity: 1)
-            for unit in try units(specs) { layerBus.inserts.append(unit) }
-            layerBus.prepare(format: AudioFormat(sampleRate: configuration.sampleRate), maxFrames: configuration.maxFrames)
-            layerBus.connect(sources[input])
-            sources[input] = layerBus
+            sources[input] = parts.bus(for: sources[input], through: try units(specs))
         }
         for unit in try units(song.description.effects) { bus.inserts.append(unit) }
         let node = SongNode(player: player, bus: bus, sources: sources)
@@ -270,10 +256,10 @@ extension Soundtrack {
         collectEvents(of: deck, into: &state.events, output: state.output)
         music.disconnect(input: deck.input)
         guard let content = deck.song.loading.value, content.spare.withLock({ $0.isEmpty }) else { return }
-        let configuration = synthesizerConfiguration
+        let configurations = engineConfigurations
         DispatchQueue.global().async {
             guard let fresh = try? Self.makeSynthesizers(count: 1 + content.layerTracks.count, font: content.soundFont, for: content.sequence,
-                                                         configuration: configuration) else { return }
+                                                         configurations: configurations) else { return }
             content.spare.withLock { if $0.isEmpty { $0.append(fresh) } }
         }
     }

@@ -20,8 +20,8 @@ extension Soundtrack {
     /// `state`, `wait()` or a `songLoaded`/`songLoadFailed` event tell when it is done. Any thread.
     public func startLoading(_ description: SongDescription) -> Song {
         let song = Song(description: description, owner: self)
-        let (configuration, engine) = (synthesizerConfiguration, self.configuration.engine)
-        startLoad(into: song.loading, { () throws(SoundtrackError) in try Self.makeContent(description, configuration: configuration, engine: engine) },
+        let (configurations, engine) = (engineConfigurations, configuration.engine)
+        startLoad(into: song.loading, { () throws(SoundtrackError) in try Self.makeContent(description, configurations: configurations, engine: engine) },
                   loaded: { .songLoaded(song: song, sampleTime: $0) }, failed: { .songLoadFailed(song: song, error: $0, sampleTime: $1) })
         return song
     }
@@ -66,10 +66,9 @@ extension Soundtrack {
         }
     }
 
-    var synthesizerConfiguration: Synthesizer.Configuration {
-        var c = configuration.synthesizer
-        c.sampleRate = Double(configuration.sampleRate)
-        return c
+    /// Each engine's configuration, at the soundtrack's rate.
+    var engineConfigurations: EngineConfigurations {
+        EngineConfigurations(pianola: configuration.pianolaSynthesizer, fluidSynth: configuration.fluidSynthesizer).at(sampleRate: configuration.sampleRate)
     }
 
     /// The song's sections: its description's table, else its markers.
@@ -80,7 +79,7 @@ extension Soundtrack {
         }
     }
 
-    static func makeContent(_ description: SongDescription, configuration: Synthesizer.Configuration, engine: SynthesisEngine) throws(SoundtrackError) -> Song.Content {
+    static func makeContent(_ description: SongDescription, configurations: EngineConfigurations, engine: SynthesisEngine) throws(SoundtrackError) -> Song.Content {
         let sequence: MusicSequence
         do { sequence = try description.midi.musicSequence() } catch { throw SoundtrackError(.file, "\(error)") }
         var layerTracks: [[Int]] = []
@@ -104,7 +103,7 @@ extension Soundtrack {
         }
         for spec in description.effects + description.layerEffects.values.joined() {
             let secondsPerQuarter = Double(sequence.tempoMap.segment(atTick: 0).microsecondsPerQuarter) / 1_000_000
-            if let problem = spec.problem(atSampleRate: Int(configuration.sampleRate), secondsPerQuarter: secondsPerQuarter) {
+            if let problem = spec.problem(atSampleRate: Int(configurations.pianola.sampleRate), secondsPerQuarter: secondsPerQuarter) {
                 throw SoundtrackError(.argument, "effect \(problem)")
             }
             guard spec.isHardRealTime else {
@@ -116,18 +115,18 @@ extension Soundtrack {
         }
         let font: SoundFontSource
         do { font = try description.soundFont.soundFont.resolved(for: engine).source } catch { throw SoundtrackError(.file, "\(error)") }
-        let synthesizers = try makeSynthesizers(count: 1 + layerTracks.count, font: font, for: sequence, configuration: configuration)
+        let synthesizers = try makeSynthesizers(count: 1 + layerTracks.count, font: font, for: sequence, configurations: configurations)
         return Song.Content(sequence: sequence, loop: SongLoop.find(in: sequence, conventions: description.loopConventions),
                             sections: try sections(of: sequence, description), layerTracks: layerTracks, instrumentTracks: instrumentTracks,
                             soundFont: font, spare: ControlLock([synthesizers]))
     }
 
     static func makeSynthesizers(count: Int, font: SoundFontSource, for sequence: MusicSequence,
-                                         configuration: Synthesizer.Configuration) throws(SoundtrackError) -> [SongSynthesizer] {
+                                         configurations: EngineConfigurations) throws(SoundtrackError) -> [SongSynthesizer] {
         var synthesizers: [SongSynthesizer] = []
         for _ in 0..<count {
             do {   // every sample of the presets the song plays: the game transposes as it plays
-                synthesizers.append(try font.makeSongSynthesizer(configuration: configuration, selectedBy: sequence.messagesInTimeOrder,
+                synthesizers.append(try font.makeSongSynthesizer(configurations: configurations, selectedBy: sequence.messagesInTimeOrder,
                                                                   touching: .presets))
             } catch {
                 throw SoundtrackError(.file, "\(error)")

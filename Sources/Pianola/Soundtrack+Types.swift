@@ -23,9 +23,12 @@ extension Soundtrack {
         public var maxFrames = 4096
         /// The master peak limiter (1 ms of latency) that keeps sums from clipping. Any thread.
         public var limiter = true
-        /// Synthesizer settings for every song (its sample rate is `sampleRate`; a bank-select
-        /// style but GS's is libfluidsynth's only). Any thread.
-        public var synthesizer = Synthesizer.Configuration()
+        /// Pianola's own synthesizer's settings for every song it plays (its sample rate is
+        /// `sampleRate`). Any thread.
+        public var pianolaSynthesizer = SoundFontSynthesizer.Configuration()
+        /// libfluidsynth's settings for every song it plays (its sample rate is `sampleRate`;
+        /// a bank-select style but GS's is libfluidsynth's only). Any thread.
+        public var fluidSynthesizer = FluidSynthesizer.Configuration()
         /// The synthesizer asked for every song (Pianola's own unless told); libfluidsynth
         /// plays a DLS bank whichever is asked. Any thread.
         public var engine = SynthesisEngine.pianola

@@ -40,18 +40,34 @@ public final class LoadedSoundFont: Sendable {
     }
 }
 
+/// Each engine's configuration, for a song's synthesizers whichever engine plays them. Any thread.
+struct EngineConfigurations: Hashable, Sendable {
+    /// Pianola's own synthesizer's. Any thread.
+    var pianola: SoundFontSynthesizer.Configuration
+    /// libfluidsynth's. Any thread.
+    var fluidSynth: FluidSynthesizer.Configuration
+
+    /// Both, at `sampleRate`. Any thread.
+    func at(sampleRate: Int) -> Self {
+        var both = self
+        both.pianola.sampleRate = Double(sampleRate)
+        both.fluidSynth.sampleRate = Double(sampleRate)
+        return both
+    }
+}
+
 /// A synthesizer of either engine, made for a song: what the song's node plays. Control
 /// thread until its node renders.
 enum SongSynthesizer: @unchecked Sendable {
     // @unchecked Sendable: made on a control thread (or a loading thread) and handed over
     // whole; after that only its node's render thread uses it.
-    case fluidsynth(Synthesizer)
+    case fluidsynth(FluidSynthesizer)
     case pianola(SoundFontSynthesizer)
 
     /// The graph node that plays it. Control thread.
     func makeNode() -> any AudioNode & MIDIDestination {
         switch self {
-        case .fluidsynth(let synthesizer): SamplerNode(synthesizer: synthesizer)
+        case .fluidsynth(let synthesizer): FluidSynthNode(synthesizer: synthesizer)
         case .pianola(let synthesizer): SoundFontSynthNode(synthesizer: synthesizer)
         }
     }
@@ -87,18 +103,17 @@ extension SoundFontSource {
         return (self, "\(reason): libfluidsynth plays it")
     }
 
-    /// A synthesizer with this font for a song whose messages (in time order) are `messages`:
-    /// Pianola's own for a `.model` (its reverb and chorus on when the configuration's are,
-    /// at libfluidsynth's default settings), with the sample pages `touching` says read now,
-    /// its voices rendered on `threads` threads; libfluidsynth's with every preset the song
-    /// can select loaded and pinned otherwise. Pianola's reads the regions only of the presets the
-    /// preload selects. Control thread.
-    func makeSongSynthesizer(configuration: Synthesizer.Configuration, selectedBy messages: some Swift.Sequence<MIDIMessage>,
-                             touching: SoundFontSynthesizer.Touching, threads: Int = 1) throws(SynthesizerError) -> SongSynthesizer {
-        guard case .model(let font) = self else { return .fluidsynth(try makeSynthesizer(configuration: configuration, selectedBy: messages)) }
-        let synthesizer = SoundFontSynthesizer(font: font, sampleRate: configuration.sampleRate, polyphony: configuration.polyphony, gain: Float(configuration.gain),
-                                               reverb: configuration.reverb ? Reverb.Settings() : nil, chorus: configuration.chorus ? Chorus.Settings() : nil,
-                                               threads: threads, readingAllPresets: false)
+    /// A synthesizer with this font for a song whose messages (in time order) are `messages`,
+    /// set up by its engine's configuration: Pianola's own for a `.model`, with the sample
+    /// pages `touching` says read now (and the regions only of the presets that preload
+    /// selects); libfluidsynth's with every preset the song can select loaded and pinned
+    /// otherwise. Control thread.
+    func makeSongSynthesizer(configurations: EngineConfigurations, selectedBy messages: some Swift.Sequence<MIDIMessage>,
+                             touching: SoundFontSynthesizer.Touching) throws(SynthesizerError) -> SongSynthesizer {
+        guard case .model(let font) = self else {
+            return .fluidsynth(try makeSynthesizer(configuration: configurations.fluidSynth, selectedBy: messages))
+        }
+        let synthesizer = SoundFontSynthesizer(font: font, configuration: configurations.pianola, readingAllPresets: false)
         synthesizer.touchSamples(selectedBy: messages, touching: touching)
         return .pianola(synthesizer)
     }

@@ -21,12 +21,12 @@ func presetRenders(font path: String, into folder: String, only: Set<String>) th
     let presets = font.presets.filter { seen.insert(Int($0.bank) << 8 | Int($0.program)).inserted }
         .filter { only.isEmpty || only.contains("\($0.bank)-\($0.program)") }
         .sorted { ($0.bank, $0.program) < ($1.bank, $1.program) }
-    var configuration = Synthesizer.Configuration()
+    var configuration = FluidSynthesizer.Configuration()
     configuration.sampleRate = Double(rate)
     configuration.reverb = false
     configuration.chorus = false
     configuration.lazySampleLoading = false
-    let theirs = try Synthesizer(configuration: configuration)
+    let theirs = try FluidSynthesizer(configuration: configuration)
     _ = try theirs.loadSoundFont(path: decoded)
     let ours = SoundFontSynthesizer(font: font, sampleRate: Double(rate))
     for preset in presets {

@@ -183,10 +183,10 @@ func residentMB() -> Double {
 /// SF3 fonts are decoded into `cache` (`nil`: libfluidsynth decodes them itself).
 func fontChild(font: String, lazy: Bool, cache: String?) throws {
     let start = clock.now
-    var configuration = Synthesizer.Configuration()
+    var configuration = FluidSynthesizer.Configuration()
     configuration.lazySampleLoading = lazy
     configuration.decodedFontFolder = cache
-    let synth = try Synthesizer(configuration: configuration)
+    let synth = try FluidSynthesizer(configuration: configuration)
     _ = try synth.loadSoundFont(path: font)
     let loaded = seconds(clock.now - start)
     let left = UnsafeMutablePointer<Float>.allocate(capacity: 64), right = UnsafeMutablePointer<Float>.allocate(capacity: 64)
@@ -248,7 +248,7 @@ func fontBenchmark(font: String, cache: String? = DecodedSoundFonts.folder) thro
 /// Heap allocations on the render thread per render cycle of the song's graph (512 frames),
 /// counted over 2,000 cycles after 200 of warm-up; libgomp's (Debian's libfluidsynth renders
 /// inside OpenMP) are counted apart. With one synthesizer, and with the song split over two
-/// (`SplitSampler`, whose render thread hands the second part to a thread of its own).
+/// (`FluidSynthSplitNode`, whose render thread hands the second part to a thread of its own).
 func allocationsBenchmark(song: String, font: String) throws -> [Figure] {
     let sequence = MusicSequence(file: try MIDIFile(contentsOf: song))
     var figures: [Figure] = []

@@ -57,9 +57,9 @@ public func pianolaSoundtrackConfigInit(_ config: UnsafeMutablePointer<pianola_s
         let defaults = Soundtrack.Configuration()
         config.pointee = pianola_soundtrack_config(
             struct_size: UInt32(MemoryLayout<pianola_soundtrack_config>.size), sample_rate: Int32(defaults.sampleRate),
-            max_frames: Int32(defaults.maxFrames), limiter: defaults.limiter ? 1 : 0, polyphony: Int32(defaults.synthesizer.polyphony),
-            sound_voices: Int32(defaults.soundEffectVoices), reverb: defaults.synthesizer.reverb ? 1 : 0,
-            chorus: defaults.synthesizer.chorus ? 1 : 0, gain: Float(defaults.synthesizer.gain), synth: pianola_synth(PIANOLA_SYNTH_DEFAULT))
+            max_frames: Int32(defaults.maxFrames), limiter: defaults.limiter ? 1 : 0, polyphony: Int32(defaults.pianolaSynthesizer.polyphony),
+            sound_voices: Int32(defaults.soundEffectVoices), reverb: defaults.pianolaSynthesizer.reverb != nil ? 1 : 0,
+            chorus: defaults.pianolaSynthesizer.chorus != nil ? 1 : 0, gain: defaults.pianolaSynthesizer.gain, synth: pianola_synth(PIANOLA_SYNTH_DEFAULT))
     }
 }
 
@@ -79,11 +79,14 @@ public func pianolaSoundtrackCreate(_ config: UnsafePointer<pianola_soundtrack_c
         configuration.sampleRate = try inRange(c.sample_rate, 8_000...384_000, "sample_rate")
         configuration.maxFrames = try inRange(c.max_frames, 64...65_536, "max_frames")
         configuration.limiter = c.limiter != 0
-        configuration.synthesizer.polyphony = try inRange(c.polyphony, 1...65_535, "polyphony")
         configuration.soundEffectVoices = try inRange(c.sound_voices, 1...1024, "sound_voices")
-        configuration.synthesizer.reverb = c.reverb != 0
-        configuration.synthesizer.chorus = c.chorus != 0
-        configuration.synthesizer.gain = try inRange(Double(c.gain), 0...10, "gain")
+        // The config's synthesizer fields are both engines'.
+        let polyphony = try inRange(c.polyphony, 1...65_535, "polyphony"), gain = try inRange(Double(c.gain), 0...10, "gain")
+        (configuration.pianolaSynthesizer.polyphony, configuration.fluidSynthesizer.polyphony) = (polyphony, polyphony)
+        (configuration.pianolaSynthesizer.gain, configuration.fluidSynthesizer.gain) = (Float(gain), gain)
+        if c.reverb == 0 { configuration.pianolaSynthesizer.reverb = nil }
+        if c.chorus == 0 { configuration.pianolaSynthesizer.chorus = nil }
+        (configuration.fluidSynthesizer.reverb, configuration.fluidSynthesizer.chorus) = (c.reverb != 0, c.chorus != 0)
         try hand(Soundtrack(configuration: configuration), as: .soundtrack, to: out)
     }
 }

@@ -86,14 +86,14 @@ enum DifferentialTarget {
         let frames = held + rate / 2
         let path = ScratchFile.write(font, extension: "sf2")
         defer { unlink(path) }
-        var configuration = Synthesizer.Configuration()
+        var configuration = FluidSynthesizer.Configuration()
         configuration.sampleRate = Double(rate)
         configuration.reverb = false
         configuration.chorus = false
         configuration.decodedFontFolder = nil
-        let theirs: Synthesizer, ours: SoundFontSynthesizer
+        let theirs: FluidSynthesizer, ours: SoundFontSynthesizer
         do {
-            theirs = try Synthesizer(configuration: configuration)
+            theirs = try FluidSynthesizer(configuration: configuration)
             _ = try theirs.loadSoundFont(path: path)
             ours = SoundFontSynthesizer(font: try SoundFont(bytes: font, name: "differential.sf2"), sampleRate: Double(rate))
         } catch {

@@ -50,16 +50,16 @@ enum SoundFontTarget {
     /// node's synthesizer loads a font, then given to `body`; the file stays while `body`
     /// runs, as the samples may be read when a preset is chosen.
     private static func withLoaded(_ bytes: [UInt8], extension ext: String,
-                                   _ body: (Result<(Synthesizer, Synthesizer.SoundFontID), SynthesizerError>) -> Void) {
+                                   _ body: (Result<(FluidSynthesizer, FluidSynthesizer.SoundFontID), SynthesizerError>) -> Void) {
         let path = ScratchFile.write(bytes, extension: ext)
         defer { unlink(path) }
-        var configuration = Synthesizer.Configuration()
+        var configuration = FluidSynthesizer.Configuration()
         configuration.reverb = false
         configuration.chorus = false
         configuration.polyphony = 16
         configuration.decodedFontFolder = nil   // no cache written for every mutation
         do {
-            let synthesizer = try Synthesizer(configuration: configuration)
+            let synthesizer = try FluidSynthesizer(configuration: configuration)
             body(.success((synthesizer, try synthesizer.loadSoundFont(path: path))))
         } catch {
             body(.failure(error))
@@ -113,9 +113,9 @@ enum SoundFontTarget {
     }
 
     /// Up to four of the font's presets played through the sampler node.
-    private static func play(_ synthesizer: Synthesizer, _ font: Synthesizer.SoundFontID) {
+    private static func play(_ synthesizer: FluidSynthesizer, _ font: FluidSynthesizer.SoundFontID) {
         let presets = synthesizer.presets(of: font)
-        let sampler = SamplerNode(synthesizer: synthesizer)
+        let sampler = FluidSynthNode(synthesizer: synthesizer)
         let block = 256
         sampler.prepare(format: AudioFormat(sampleRate: 48_000), maxFrames: block)
         let buffer = AudioBuffer(capacity: block)
@@ -148,7 +148,7 @@ enum SoundFontTarget {
         // would reap the child before it is waited for: it must be the default here.
         signal(SIGCHLD, SIG_DFL)
         let child = fork()
-        if child == 0 { _exit(Synthesizer.libraryReads(bytes) ? 0 : 1) }
+        if child == 0 { _exit(FluidSynthesizer.libraryReads(bytes) ? 0 : 1) }
         guard child > 0 else { return nil }
         var status: Int32 = 0
         var waited = waitpid(child, &status, 0)

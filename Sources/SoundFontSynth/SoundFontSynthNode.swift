@@ -3,7 +3,7 @@ import Engine
 
 /// Pianola's own synthesizer in the graph: plays MIDI scheduled at sample times, each event on
 /// its exact frame (the synthesizer renders up to the event, takes it, and goes on), so no
-/// lookahead and no block grid. Core Audio's sampler unit, as `SamplerNode` is for
+/// lookahead and no block grid. Core Audio's sampler unit, as `FluidSynthNode` is for
 /// libfluidsynth. Made on the control thread; rendered and scheduled on the render thread.
 public final class SoundFontSynthNode: AudioNode, MIDIDestination, @unchecked Sendable {
     // @unchecked Sendable: after `init` (control thread) every member is used by the render

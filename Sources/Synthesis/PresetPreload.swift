@@ -2,7 +2,7 @@ import Engine
 import FluidSynth
 import MIDI
 
-extension Synthesizer {
+extension FluidSynthesizer {
     /// Loads, off the render thread, every preset that `messages` (a song's events, in time
     /// order) can select, and pins it, so that with lazy sample loading the render thread
     /// never reads the font. The messages' program changes, bank selects and system exclusives

@@ -195,9 +195,9 @@ extension RealTimeTests {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("pianola-realtime-\(getpid()).dls").path
         try Data(SoundFontBook.sineBank().serialized()).write(to: URL(fileURLWithPath: path))
         defer { unlink(path) }
-        var configuration = Synthesizer.Configuration()
+        var configuration = FluidSynthesizer.Configuration()
         configuration.reverb = false
-        let synthesizer = try Synthesizer(configuration: configuration)
+        let synthesizer = try FluidSynthesizer(configuration: configuration)
         _ = try synthesizer.loadSoundFont(path: path)
         var left = [Float](repeating: 0, count: 256), right = left
         var allocations = 0, peak: Float = 0

@@ -40,7 +40,7 @@ struct SoundFontSwapTests {
         try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let original = harness.sampler.synthesizer
-        #expect(throws: SynthesizerError.self) { _ = try Synthesizer().loadSoundFont(path: path) }
+        #expect(throws: SynthesizerError.self) { _ = try FluidSynthesizer().loadSoundFont(path: path) }
         let after = harness.render(frames: 48_000)
         #expect(harness.sampler.synthesizer === original)
         #expect(after == untouched.render(frames: 48_000))
@@ -61,10 +61,10 @@ struct SoundFontSwapTests {
 
         let path = try Self.squareFont()
         defer { try? FileManager.default.removeItem(atPath: path) }
-        var configuration = Synthesizer.Configuration()
+        var configuration = FluidSynthesizer.Configuration()
         configuration.reverb = false
         configuration.chorus = false
-        let replacement = try Synthesizer(configuration: configuration)
+        let replacement = try FluidSynthesizer(configuration: configuration)
         _ = try replacement.loadSoundFont(path: path)
         weak let old = harness.sampler.synthesizer
         harness.sampler.replaceSynthesizer(with: replacement)

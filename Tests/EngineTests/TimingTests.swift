@@ -36,7 +36,7 @@ struct TimingTests {
         let mean = Double(errors.reduce(0, +)) / Double(errors.count)
         #expect(abs(mean) <= 4, "mean error \(mean)")
         // Every onset is on the 64-frame grid: the nearest block start, as documented.
-        #expect(zip(measured, expected).allSatisfy { Int64($0) == SamplerNode.nearestBlockStart(Int64($1)) })
+        #expect(zip(measured, expected).allSatisfy { Int64($0) == FluidSynthNode.nearestBlockStart(Int64($1)) })
     }
 
     @Test("each note's pitch is right (sine, equal temperament from A440)")

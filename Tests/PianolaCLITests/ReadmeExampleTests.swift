@@ -33,9 +33,9 @@ func readmeExamples() throws {
     
     // The graph: a sampler (libfluidsynth) into a mixer, pulled block by block; the player
     // schedules the sequence onto the sample clock.
-    let synth = try Synthesizer()                                   // 48 kHz, reverb and chorus on
+    let synth = try FluidSynthesizer()                                   // 48 kHz, reverb and chorus on
     _ = try synth.loadSoundFont(path: "soundfonts/pianola-gm.sf2")  // before it renders
-    let sampler = SamplerNode(synthesizer: synth)
+    let sampler = FluidSynthNode(synthesizer: synth)
     let mixer = MixerNode()
     let graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: 48_000))
     mixer.connect(sampler)

@@ -25,30 +25,30 @@ struct LazyLoadingTests {
     @Test("a whole offline render reads nothing from the font on the render thread; without the preload it would")
     func offlineRender() throws {
         let sequence = MusicSequence(file: try MIDIFile(contentsOf: Self.song))
-        let before = Synthesizer.fontReadsOnThisThread
+        let before = FluidSynthesizer.fontReadsOnThisThread
         var settings = SongGraph.Settings()
         settings.engine = .fluidsynth
         let renderer = try SongRenderer(sequence: sequence, soundFontPath: Self.font, settings: settings)
-        #expect(Synthesizer.fontReadsOnThisThread > before, "the font is read through the counted loader")
+        #expect(FluidSynthesizer.fontReadsOnThisThread > before, "the font is read through the counted loader")
         #expect(renderer.songGraph.synthesizer?.configuration.lazySampleLoading == true)
         nonisolated(unsafe) let shared = renderer
         let (reads, loudest) = onAnotherThread { () -> (Int, Float) in
-            let start = Synthesizer.fontReadsOnThisThread
+            let start = FluidSynthesizer.fontReadsOnThisThread
             var loudest: Float = 0
             shared.render { slice, _ in for i in 0..<slice.frames { loudest = max(loudest, abs(slice.left[i])) } }
-            return (Synthesizer.fontReadsOnThisThread - start, loudest)
+            return (FluidSynthesizer.fontReadsOnThisThread - start, loudest)
         }
         #expect(reads == 0)
         #expect(loudest > 0.05)
 
         // The same song through a synthesizer that was not preloaded reads on the render thread.
-        let bare = try Synthesizer()
+        let bare = try FluidSynthesizer()
         _ = try bare.loadSoundFont(path: Self.font)
         let unprepared = bare
         let unpreparedReads = onAnotherThread { () -> Int in
-            let start = Synthesizer.fontReadsOnThisThread
+            let start = FluidSynthesizer.fontReadsOnThisThread
             for program in [73, 32, 48] { unprepared.programChange(channel: 0, program: program) }
-            return Synthesizer.fontReadsOnThisThread - start
+            return FluidSynthesizer.fontReadsOnThisThread - start
         }
         #expect(unpreparedReads > 0)
     }
@@ -65,12 +65,12 @@ struct LazyLoadingTests {
         try soundtrack.play(first)
         let shared = soundtrack
         let reads = onAnotherThread { () -> Int in
-            let start = Synthesizer.fontReadsOnThisThread
+            let start = FluidSynthesizer.fontReadsOnThisThread
             var puller = Puller(shared)
             puller.pull(200_000)
             try? shared.play(second, at: .nextBar)
             puller.pull(400_000)
-            return Synthesizer.fontReadsOnThisThread - start
+            return FluidSynthesizer.fontReadsOnThisThread - start
         }
         #expect(reads == 0)
     }

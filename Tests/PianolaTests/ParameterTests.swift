@@ -23,7 +23,7 @@ struct ParameterTests {
         var pull = Puller(soundtrack)
         pull.slices = [64]
         pull.pull(9_984)
-        let synthesizer = try #require(soundtrack.state.withLock { $0.current?.node.sources.first as? SamplerNode }?.synthesizer)
+        let synthesizer = try #require(soundtrack.state.withLock { $0.current?.node.sources.first as? FluidSynthNode }?.synthesizer)
         let untouched = synthesizer.controller(channel: 2, 74)
         #expect(synthesizer.controller(channel: 0, 74) == 0 && synthesizer.controller(channel: 1, 74) == 0, "CC74 at the parameter's 0")
         let start = Int(soundtrack.clock.earliestUnrenderedTime)

@@ -49,7 +49,7 @@ struct SampleTouchingTests {
     /// The pages resident after a synthesizer for `messages` was made, touching as `touching` says.
     static func resident(after messages: [MIDIMessage], touching: SoundFontSynthesizer.Touching, font path: String) throws -> [(resident: Int, pages: Int)] {
         let font = try SoundFont(path: path)   // a mapping of its own: nothing of it resident yet
-        _ = try SoundFontSource.model(font).makeSongSynthesizer(configuration: Synthesizer.Configuration(), selectedBy: messages, touching: touching)
+        _ = try SoundFontSource.model(font).makeSongSynthesizer(configurations: EngineConfigurations(pianola: .init(), fluidSynth: .init()), selectedBy: messages, touching: touching)
         return try residentPages(font)
     }
 

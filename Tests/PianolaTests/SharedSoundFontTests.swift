@@ -31,9 +31,9 @@ struct SharedSoundFontTests {
             while true {
                 let index: Int = lock.withLock { defer { next += 1 }; return next }
                 guard index < sequences.count else { return }
-                let before = Synthesizer.fontReadsOnThisThread
+                let before = FluidSynthesizer.fontReadsOnThisThread
                 let rendered = (try? makeRenderer(sequences[index])).map(samples)
-                let read = Synthesizer.fontReadsOnThisThread - before
+                let read = FluidSynthesizer.fontReadsOnThisThread - before
                 lock.withLock {
                     results[index] = rendered
                     reads += read
@@ -53,9 +53,9 @@ struct SharedSoundFontTests {
             let renderer = try SongRenderer(sequence: MusicSequence(file: try MIDIFile(contentsOf: song)), soundFontPath: Self.font, settings: whole)
             return Self.samples(renderer)
         }
-        let before = Synthesizer.fontReadsOnThisThread
+        let before = FluidSynthesizer.fontReadsOnThisThread
         let shared = try SharedSoundFont(path: Self.font)
-        #expect(Synthesizer.fontReadsOnThisThread > before)
+        #expect(FluidSynthesizer.fontReadsOnThisThread > before)
         for threads in [2, 5] {
             let together = try Self.renderAll(threads: threads) { try SongRenderer(sequence: $0, soundFont: shared) }
             for (index, song) in Self.songs.enumerated() {

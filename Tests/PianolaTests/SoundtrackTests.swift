@@ -108,8 +108,8 @@ func waltzFrame(_ tick: Int) -> Int {
 func dryConfiguration() -> Soundtrack.Configuration {
     var c = Soundtrack.Configuration()
     c.limiter = false
-    c.synthesizer.reverb = false
-    c.synthesizer.chorus = false
+    (c.pianolaSynthesizer.reverb, c.pianolaSynthesizer.chorus) = (nil, nil)
+    (c.fluidSynthesizer.reverb, c.fluidSynthesizer.chorus) = (false, false)
     return c
 }
 

@@ -13,11 +13,11 @@ import TestSupport
 /// Passes everything to the sampler and keeps which keys are down, as gear on a MIDI cable
 /// would: the capture of what the player sends out.
 final class KeyWatcher: MIDIDestination, @unchecked Sendable {
-    let sampler: SamplerNode
+    let sampler: FluidSynthNode
     var down: [Int: Int] = [:]     // channel × 128 + key → note-ons not yet released
     var noteOns = 0
 
-    init(_ sampler: SamplerNode) { self.sampler = sampler }
+    init(_ sampler: FluidSynthNode) { self.sampler = sampler }
 
     func schedule(_ event: ScheduledMIDI) {
         let key = Int(event.status & 0x0F) * 128 + Int(event.data1)
@@ -74,12 +74,12 @@ struct HangingNotesTests {
           arguments: 0..<64)
     func noHangingNotes(seed: UInt64) throws {
         var random = SplitMix(seed: seed)
-        var configuration = Synthesizer.Configuration()
+        var configuration = FluidSynthesizer.Configuration()
         configuration.reverb = false
         configuration.chorus = false
-        let synth = try Synthesizer(configuration: configuration)
+        let synth = try FluidSynthesizer(configuration: configuration)
         _ = try synth.loadSoundFont(path: RenderHarness.testFont)
-        let sampler = SamplerNode(synthesizer: synth)
+        let sampler = FluidSynthNode(synthesizer: synth)
         let watcher = KeyWatcher(sampler)
         let mixer = MixerNode()
         let graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: 48_000), maxFrames: 4096)

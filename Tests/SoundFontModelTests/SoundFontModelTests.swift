@@ -104,11 +104,11 @@ struct SoundFontModelTests {
     func presetsAsLibfluidsynthReadsThem() throws {
         let fonts = ["soundfonts/pianola-test.sf2", "soundfonts/pianola-gm.sf2"].map { Self.root.appendingPathComponent($0).path }
             + ["/usr/share/sounds/sf3/MuseScore_General_Lite.sf3"]
-        var configuration = Synthesizer.Configuration()
+        var configuration = FluidSynthesizer.Configuration()
         configuration.reverb = false
         configuration.chorus = false
         for path in fonts {
-            let synthesizer = try Synthesizer(configuration: configuration)
+            let synthesizer = try FluidSynthesizer(configuration: configuration)
             let theirs = synthesizer.presets(of: try synthesizer.loadSoundFont(path: path)).map { "\($0.bank):\($0.program) \($0.name)" }.sorted()
             let font = try SoundFont(path: path)
             let ours = font.presets.map { "\($0.bank):\($0.program) \($0.name)" }.sorted()
@@ -160,7 +160,7 @@ struct SoundFontModelTests {
                 #expect(!error.description.contains("\n"))
                 ours = error.description
             }
-            let theirs = Synthesizer.libraryReads(bytes)
+            let theirs = FluidSynthesizer.libraryReads(bytes)
             if (ours == nil) != theirs { disagreements.append("trial \(trial): model \(ours ?? "reads it"), libfluidsynth \(theirs ? "reads it" : "refuses it")") }
         }
         #expect(disagreements.isEmpty, "\(disagreements.count) of 300: \(disagreements.prefix(5).joined(separator: "; "))")
@@ -182,7 +182,7 @@ struct SoundFontModelTests {
                     bytes[closing + column] = UInt8((index + change) & 0xFF)
                     bytes[closing + column + 1] = UInt8((index + change) >> 8)
                     let ours = (try? SoundFont(bytes: bytes, name: "changed.sf2")) != nil
-                    let theirs = Synthesizer.libraryReads(bytes)
+                    let theirs = FluidSynthesizer.libraryReads(bytes)
                     if !ours { refused += 1 }
                     if ours != theirs {
                         disagreements.append("\(table) \(what) index \(index)\(change > 0 ? "+" : "")\(change): model \(ours ? "reads it" : "refuses it"), libfluidsynth \(theirs ? "reads it" : "refuses it")")
@@ -204,7 +204,7 @@ struct SoundFontModelTests {
                 var bytes = good
                 bytes.replaceSubrange(at ..< at + 4, with: Array(replacement.utf8))
                 let ours = (try? SoundFont(bytes: bytes, name: "info.sf2")) != nil
-                let theirs = Synthesizer.libraryReads(bytes)
+                let theirs = FluidSynthesizer.libraryReads(bytes)
                 tried += 1
                 if ours != theirs { disagreements.append("\(id) as \(replacement): model \(ours ? "reads it" : "refuses it"), libfluidsynth \(theirs ? "reads it" : "refuses it")") }
             }
@@ -253,7 +253,7 @@ struct SoundFontModelTests {
         for (what, bytes) in variants {
             let ours: String?
             do { _ = try SoundFont(bytes: bytes, name: "lists.sf2"); ours = nil } catch { ours = error.description }
-            let theirs = Synthesizer.libraryReads(bytes)
+            let theirs = FluidSynthesizer.libraryReads(bytes)
             if (ours == nil) != theirs { disagreements.append("\(what): model \(ours ?? "reads it"), libfluidsynth \(theirs ? "reads it" : "refuses it")") }
             let check = bytes.withUnsafeBytes { SoundFontCheck.problem($0) }
             if (check == nil) != theirs { disagreements.append("\(what): the check \(check ?? "passes it"), libfluidsynth \(theirs ? "reads it" : "refuses it")") }

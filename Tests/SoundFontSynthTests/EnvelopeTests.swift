@@ -29,11 +29,11 @@ struct EnvelopeTests {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("envelope-\(UUID().uuidString).sf2").path
         try Data(font).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        var configuration = Synthesizer.Configuration()
+        var configuration = FluidSynthesizer.Configuration()
         configuration.sampleRate = Double(rate)
         configuration.reverb = false
         configuration.chorus = false
-        let synthesizer = try Synthesizer(configuration: configuration)
+        let synthesizer = try FluidSynthesizer(configuration: configuration)
         _ = try synthesizer.loadSoundFont(path: path)
         synthesizer.programChange(channel: 0, program: 0)
         synthesizer.noteOn(channel: 0, key: 60, velocity: 127)

@@ -30,12 +30,12 @@ struct SoundFontSynthesizerTests {
 
     /// The same through libfluidsynth, chorus off, reverb off unless asked.
     static func theirs(_ path: String, _ events: [(Int, Event)], frames: Int, reverb: Bool = false) throws -> [Float] {
-        var configuration = Synthesizer.Configuration()
+        var configuration = FluidSynthesizer.Configuration()
         configuration.sampleRate = 48_000
         configuration.reverb = reverb
         configuration.chorus = false
         configuration.lazySampleLoading = false
-        let synthesizer = try Synthesizer(configuration: configuration)
+        let synthesizer = try FluidSynthesizer(configuration: configuration)
         _ = try synthesizer.loadSoundFont(path: path)
         return play(synthesizer, events, frames: frames)
     }
@@ -298,14 +298,14 @@ struct SoundFontSynthesizerTests {
             } }
             return (left, right)
         }
-        var configuration = Synthesizer.Configuration()
+        var configuration = FluidSynthesizer.Configuration()
         configuration.sampleRate = 48_000
         configuration.reverb = false
         configuration.lazySampleLoading = false
-        let libfluidsynth = try Synthesizer(configuration: configuration)
+        let libfluidsynth = try FluidSynthesizer(configuration: configuration)
         _ = try libfluidsynth.loadSoundFont(path: Self.gmFont)
         configuration.chorus = false
-        let dryLibfluidsynth = try Synthesizer(configuration: configuration)
+        let dryLibfluidsynth = try FluidSynthesizer(configuration: configuration)
         _ = try dryLibfluidsynth.loadSoundFont(path: Self.gmFont)
         let ours = stereo(SoundFontSynthesizer(font: font, sampleRate: 48_000, chorus: Chorus.Settings())), ourDry = stereo(SoundFontSynthesizer(font: font, sampleRate: 48_000))
         let theirs = stereo(libfluidsynth), theirDry = stereo(dryLibfluidsynth)
@@ -489,6 +489,6 @@ extension SoundFontSynthesizer: EventPlayer {
     func sysex(_ bytes: [UInt8]) { bytes.withUnsafeBufferPointer { _ = systemExclusive($0) } }
 }
 
-extension Synthesizer: EventPlayer {
+extension FluidSynthesizer: EventPlayer {
     func sysex(_ bytes: [UInt8]) { bytes.withUnsafeBufferPointer { systemExclusive($0) } }
 }

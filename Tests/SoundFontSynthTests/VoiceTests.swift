@@ -37,11 +37,11 @@ struct VoiceTests {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("voice-\(UUID().uuidString).sf2").path
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        var configuration = Synthesizer.Configuration()
+        var configuration = FluidSynthesizer.Configuration()
         configuration.sampleRate = Double(rate)
         configuration.reverb = false
         configuration.chorus = false
-        let synthesizer = try Synthesizer(configuration: configuration)
+        let synthesizer = try FluidSynthesizer(configuration: configuration)
         _ = try synthesizer.loadSoundFont(path: path)
         synthesizer.programChange(channel: 0, program: 0)
         synthesizer.controlChange(channel: 0, controller: 7, value: Int(volume))

@@ -25,7 +25,7 @@ struct DLSTests {
 
     @Test("a DLS bank held in memory loads too (libinstpatch reads it as an anonymous file in memory), with its instrument as a preset")
     func fromMemory() throws {
-        let synthesizer = try Synthesizer()
+        let synthesizer = try FluidSynthesizer()
         let font = try synthesizer.loadSoundFont(SoundFontData(bytes: Self.sine, name: "sine.dls"))
         #expect(synthesizer.presets(of: font).map { "\($0.bank):\($0.program) \($0.name)" } == ["0:0 Sine"])
         var broken = Self.sine
@@ -39,7 +39,7 @@ struct DLSTests {
         let insh = bank.firstRange(of: Array("insh".utf8))!.lowerBound
         let name = bank[insh...].firstRange(of: Array("INAM".utf8))!.lowerBound   // the instrument's, after its header
         bank.replaceSubrange(name ..< name + 4, with: Array("ICMT".utf8))
-        let synthesizer = try Synthesizer()
+        let synthesizer = try FluidSynthesizer()
         let font = try synthesizer.loadSoundFont(path: try SF3Tests.write(bank, "unnamed.dls"))
         #expect(synthesizer.presets(of: font).map { "\($0.bank):\($0.program) '\($0.name)'" } == ["0:0 ''"])
     }
@@ -73,7 +73,7 @@ struct DLSTests {
         for (name, bytes, says) in cases {
             let path = try SF3Tests.write(bytes, "\(name).dls")
             do {
-                _ = try Synthesizer().loadSoundFont(path: path)
+                _ = try FluidSynthesizer().loadSoundFont(path: path)
                 Issue.record("\(name): loaded")
             } catch {
                 #expect(error.description == "\(path): cannot load SoundFont: \(says)", "\(name)")

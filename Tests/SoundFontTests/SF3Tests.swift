@@ -132,9 +132,9 @@ struct SF3Tests {
         #expect(SoundFontCheck.problem(copy) == nil)
         /// A note on each of four programs and a snare (those on `channels`), from `font`, and the font's presets.
         func play(_ font: String, only channels: [Int] = [0, 1, 2, 3, 9]) throws -> (presets: [String], audio: [Float]) {
-            var configuration = Synthesizer.Configuration()
+            var configuration = FluidSynthesizer.Configuration()
             configuration.decodedFontFolder = nil
-            let synth = try Synthesizer(configuration: configuration)
+            let synth = try FluidSynthesizer(configuration: configuration)
             let id = try synth.loadSoundFont(path: font)
             for (channel, program) in [(0, 0), (1, 24), (2, 48), (3, 73)] { synth.programChange(channel: channel, program: program) }
             for channel in channels { synth.noteOn(channel: channel, key: channel == 9 ? 38 : 60, velocity: 100) }

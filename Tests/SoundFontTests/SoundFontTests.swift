@@ -20,7 +20,7 @@ struct SoundFontTests {
 
     @Test("libfluidsynth loads both fonts with the presets they promise")
     func presets() throws {
-        let synth = try Synthesizer()
+        let synth = try FluidSynthesizer()
         let test = try synth.loadSoundFont(path: Self.testFontPath)
         #expect(synth.presets(of: test).map { "\($0.bank):\($0.program) \($0.name)" } == ["0:0 Sine", "0:1 Square", "0:2 Click", "128:0 Click Kit"])
         let gm = try synth.loadSoundFont(path: Self.gmFontPath)
@@ -32,7 +32,7 @@ struct SoundFontTests {
 
     @Test("a file that is not a SoundFont is refused with its path")
     func notASoundFont() throws {
-        let synth = try Synthesizer()
+        let synth = try FluidSynthesizer()
         let path = Self.root.appendingPathComponent("README.md").path
         #expect {
             _ = try synth.loadSoundFont(path: path)
@@ -64,7 +64,7 @@ struct SoundFontTests {
             let path = scratch.appendingPathComponent("broken-\(index).sf2").path
             try Data(bytes).write(to: URL(fileURLWithPath: path))
             #expect {
-                _ = try Synthesizer().loadSoundFont(path: path)
+                _ = try FluidSynthesizer().loadSoundFont(path: path)
             } throws: { error in
                 "\(error)".hasPrefix("\(path): cannot load SoundFont: \(says)")
             }
@@ -76,10 +76,10 @@ struct SoundFontTests {
     /// are decoded into `decodedFontFolder` (none: libfluidsynth decodes them itself).
     static func render(program: Int, key: Int, velocity: Int = 127, hold: Int, frames: Int, reverb: Bool = true,
                        font: String = testFontPath, decodedFontFolder: String? = nil) throws -> [Float] {
-        var configuration = Synthesizer.Configuration()
+        var configuration = FluidSynthesizer.Configuration()
         configuration.reverb = reverb
         configuration.decodedFontFolder = decodedFontFolder
-        let synth = try Synthesizer(configuration: configuration)
+        let synth = try FluidSynthesizer(configuration: configuration)
         _ = try synth.loadSoundFont(path: font)
         synth.programChange(channel: 0, program: program)
         var left = [Float](repeating: 0, count: frames), right = left

@@ -22,20 +22,20 @@ public struct RenderHarness {
     /// The player scheduling the sequence. Control thread.
     public let player: MusicPlayer
     /// The sampler the player plays. Control thread.
-    public let sampler: SamplerNode
+    public let sampler: FluidSynthNode
     /// Where each slice is rendered.
     public let buffer: AudioBuffer
 
     /// A started player of `sequence` on a sampler with the test font. Control thread.
     public init(_ sequence: MusicSequence, reverb: Bool = false, maxFrames: Int = 1000, sync: SyncDestinations = SyncDestinations()) throws {
-        var configuration = Synthesizer.Configuration()
+        var configuration = FluidSynthesizer.Configuration()
         configuration.sampleRate = Double(Self.rate)
         configuration.reverb = reverb
         configuration.chorus = reverb
-        let synth = try Synthesizer(configuration: configuration)
+        let synth = try FluidSynthesizer(configuration: configuration)
         _ = try synth.loadSoundFont(path: Self.testFont)
         synth.preloadPresets(selectedBy: sequence.messagesInTimeOrder)   // as the players' graphs do
-        sampler = SamplerNode(synthesizer: synth)
+        sampler = FluidSynthNode(synthesizer: synth)
         let mixer = MixerNode()
         graph = AudioGraph(root: mixer, format: AudioFormat(sampleRate: Self.rate), maxFrames: maxFrames)
         mixer.connect(sampler)

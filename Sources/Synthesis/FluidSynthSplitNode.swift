@@ -10,17 +10,17 @@ import Glibc
 /// others on threads of their own) and summed in a fixed order, so the output is the same on
 /// every run. Sysex and transport jumps reach every part. For offline rendering only: each
 /// cycle the render thread waits for the other parts. Render thread once connected.
-public final class SplitSampler: AudioNode, MIDIDestination, @unchecked Sendable {
+public final class FluidSynthSplitNode: AudioNode, MIDIDestination, @unchecked Sendable {
     // @unchecked Sendable: the parts are used by one thread at a time, handed over and back
     // through each worker's two semaphores; the rest is set before connecting.
 
     /// The parts, each a sampler playing its channels. Render thread once connected.
-    public let parts: [SamplerNode]
+    public let parts: [FluidSynthNode]
     private let router: ChannelSplitter
     private var workers: [Worker] = []
 
     /// Plays channel `c` (0-based) on `parts[channelParts[c]]`. Control thread.
-    public init(parts: [SamplerNode], channelParts: [Int]) {
+    public init(parts: [FluidSynthNode], channelParts: [Int]) {
         precondition(!parts.isEmpty)
         self.parts = parts
         router = ChannelSplitter(destinations: parts, channelDestinations: channelParts)
@@ -70,7 +70,7 @@ public final class SplitSampler: AudioNode, MIDIDestination, @unchecked Sendable
         private let cycle: Cycle
         private let thread: RenderWorker
 
-        init(part: SamplerNode, buffer: AudioBuffer) {
+        init(part: FluidSynthNode, buffer: AudioBuffer) {
             let cycle = Cycle(part: part, buffer: buffer)
             self.cycle = cycle
             thread = RenderWorker { cycle.render() }
@@ -97,12 +97,12 @@ public final class SplitSampler: AudioNode, MIDIDestination, @unchecked Sendable
     private final class Cycle: @unchecked Sendable {
         // @unchecked Sendable: `frames` and `time` are written before the thread starts and
         // the buffer is read after it finishes (RenderWorker orders them).
-        let part: SamplerNode
+        let part: FluidSynthNode
         let buffer: AudioBuffer
         var frames = 0
         var time: SampleTime = 0
 
-        init(part: SamplerNode, buffer: AudioBuffer) {
+        init(part: FluidSynthNode, buffer: AudioBuffer) {
             self.part = part
             self.buffer = buffer
         }

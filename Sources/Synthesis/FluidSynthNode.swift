@@ -10,19 +10,19 @@ import Glibc
 /// computes 64-frame blocks, so the node renders block by block on a fixed grid from sample
 /// time 0 and applies each event before the block whose start is *nearest* its time (halves to
 /// the even block): error within ±32 frames, no bias, no drift. Core Audio's sampler unit.
-public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable {
+public final class FluidSynthNode: AudioNode, MIDIDestination, @unchecked Sendable {
     // @unchecked Sendable: after `init` (control thread) every member is used by the render
     // thread alone; the synthesizer's own rule is the same.
 
     /// The synthesizer it plays now. Render thread only once rendering has started.
-    public private(set) var synthesizer: Synthesizer
-    private var fading: Synthesizer?                       // the replaced synth, releasing its notes
+    public private(set) var synthesizer: FluidSynthesizer
+    private var fading: FluidSynthesizer?                       // the replaced synth, releasing its notes
     private var fadingFrames = 0
     private var fadeBuffer: AudioBuffer?
-    private let incoming = SPSCQueue<Synthesizer>(capacity: 4)
-    private let retired = SPSCQueue<Synthesizer>(capacity: 8)
+    private let incoming = SPSCQueue<FluidSynthesizer>(capacity: 4)
+    private let retired = SPSCQueue<FluidSynthesizer>(capacity: 8)
     private var channelState: [Int16]                      // per channel: 128 CCs, program, pitch bend; -1 unknown
-    private static let block = Synthesizer.blockSize
+    private static let block = FluidSynthesizer.blockSize
     private var spill: AudioBuffer?                        // the part of the last block rendered past a pull's end
     private var spillStart = 0, spillEnd = 0               // unread frames of `spill`
     private var computed: SampleTime = 0                   // the synth has rendered every frame before this
@@ -35,7 +35,7 @@ public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable 
 
     /// A sampler playing `synthesizer`, with room for `capacity` scheduled events and
     /// `sysexCapacity` bytes of scheduled sysex. Control thread.
-    public init(synthesizer: Synthesizer, capacity: Int = 16_384, sysexCapacity: Int = 1 << 16) {
+    public init(synthesizer: FluidSynthesizer, capacity: Int = 16_384, sysexCapacity: Int = 1 << 16) {
         self.synthesizer = synthesizer
         scheduled = MIDISchedule(capacity: capacity, sysexCapacity: sysexCapacity)
         channelState = Array(repeating: -1, count: 16 * 130)
@@ -45,8 +45,8 @@ public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable 
     public func prepare(format: AudioFormat, maxFrames: Int) {
         precondition(Double(format.sampleRate) == synthesizer.configuration.sampleRate,
                      "the synthesizer renders at the graph's sample rate")
-        spill = AudioBuffer(capacity: SamplerNode.block)
-        fadeBuffer = AudioBuffer(capacity: maxFrames + SamplerNode.block)
+        spill = AudioBuffer(capacity: FluidSynthNode.block)
+        fadeBuffer = AudioBuffer(capacity: maxFrames + FluidSynthNode.block)
     }
 
     /// Plays `replacement` from the next render cycle on: a synthesizer built and loaded off
@@ -54,7 +54,7 @@ public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable 
     /// change is a new synth). The new one gets the bank, program, controllers and pitch bend
     /// each channel had; the old one releases its sounding notes and rings out (at most two
     /// seconds), then comes back through `collectRetired`. Rendering never waits. Control thread.
-    public func replaceSynthesizer(with replacement: Synthesizer) {
+    public func replaceSynthesizer(with replacement: FluidSynthesizer) {
         precondition(replacement.configuration.sampleRate == synthesizer.configuration.sampleRate,
                      "a replacement synthesizer renders at the same sample rate")
         while !incoming.push(replacement) {
@@ -72,7 +72,7 @@ public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable 
     /// earlier than t − 32) is computed; the node has computed up to the block boundary after
     /// the last frame pulled, up to 63 frames past it. So a scheduler that hands over events
     /// due before `end + lookahead` needs lookahead ≥ 95 frames. Any thread.
-    public var schedulingLookahead: Int { 2 * SamplerNode.block }
+    public var schedulingLookahead: Int { 2 * FluidSynthNode.block }
 
     /// Schedules a channel message. Render thread only.
     public func schedule(_ event: ScheduledMIDI) { scheduled.add(event) }
@@ -100,7 +100,7 @@ public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable 
     /// Render thread only.
     public func render(_ output: StereoSlice, at time: SampleTime) {
         if let replacement = incoming.pop() { swapIn(replacement) }
-        let block = SamplerNode.block
+        let block = FluidSynthNode.block
         var produced = 0
         // The synth has computed up to `time` plus what waits in the spill. A node that joins a
         // running graph (or missed cycles) takes up the graph's time, on the same 64-frame
@@ -130,7 +130,7 @@ public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable 
             let remaining = output.frames - produced
             var blocks = (remaining + block - 1) / block
             if let first = scheduled.first {
-                let next = SamplerNode.nearestBlockStart(first.time)
+                let next = FluidSynthNode.nearestBlockStart(first.time)
                 blocks = max(1, min(blocks, Int((next - computed) / SampleTime(block))))
             }
             if remaining >= block {
@@ -157,7 +157,7 @@ public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable 
 
     /// Makes `replacement` the playing synth: the channel state goes over, the old synth
     /// releases its notes and fades out through `mixFading`.
-    private func swapIn(_ replacement: Synthesizer) {
+    private func swapIn(_ replacement: FluidSynthesizer) {
         for channel in 0..<16 {
             let base = channel * 130
             func cc(_ n: Int) {
@@ -194,7 +194,7 @@ public final class SamplerNode: AudioNode, MIDIDestination, @unchecked Sendable 
 
     /// Sends libfluidsynth every scheduled event whose nearest block starts at `computed` or before.
     private func applyDueEvents() {
-        while let event = scheduled.first, SamplerNode.nearestBlockStart(event.time) <= computed {
+        while let event = scheduled.first, FluidSynthNode.nearestBlockStart(event.time) <= computed {
             apply(event)
             scheduled.removeFirst()
         }

@@ -12,7 +12,7 @@ import Glibc
 /// load its fonts on a control thread, then hand it to one render thread, which alone makes
 /// every MIDI and render call from then on. Loading a font takes the synth's time for the
 /// whole load, so a font change builds a fresh synthesizer and swaps it in.
-public final class Synthesizer: @unchecked Sendable {
+public final class FluidSynthesizer: @unchecked Sendable {
     // @unchecked Sendable: the instance moves between threads but is used by one at a time,
     // as the type's doc says; the synth itself is built single-threaded (threadsafe-api 0).
 
@@ -392,4 +392,4 @@ public struct SynthesizerError: Fault, Hashable, Sendable {
     }
 }
 
-extension Synthesizer: SoundFontPlayer {}
+extension FluidSynthesizer: SoundFontPlayer {}
