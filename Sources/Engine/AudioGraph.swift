@@ -51,7 +51,7 @@ public final class AudioGraph: @unchecked Sendable {
 
 /// Schedulers run one after another as one (a clock follower before the player it drives,
 /// where one scheduler is driven). Render thread only.
-public final class SchedulerChain: RenderScheduler, @unchecked Sendable {
+package final class SchedulerChain: RenderScheduler, @unchecked Sendable {
     // @unchecked Sendable: set up on the control thread, then called by the one render thread.
     private let schedulers: [any RenderScheduler]
 

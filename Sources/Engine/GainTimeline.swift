@@ -1,7 +1,7 @@
 import DSP
 
 /// A left and right gain. Any thread.
-public struct StereoGain: Hashable, Sendable {
+package struct StereoGain: Hashable, Sendable {
     /// Left gain, linear. Any thread.
     public var left: Float
     /// Right gain, linear. Any thread.

@@ -3,7 +3,7 @@ import DSP
 /// A node whose output lags what it was given (a bus with a look-ahead plugin on it): the
 /// mixer it feeds delays its other inputs by the difference, so parallel paths meet in time.
 /// Render thread only.
-public protocol LatencyReporting: AnyObject {
+package protocol LatencyReporting: AnyObject {
     /// Frames its output lags by now. Render thread only.
     var latencyFrames: Int { get }
 }

@@ -31,7 +31,7 @@ public final class MixerNode: AudioNode, ParameterDestination, LatencyReporting,
 
         /// The left and right gains these settings give, alone or beside a soloed input (pan
         /// keeps the near side at full level). Any thread.
-        public func gain(anySoloed: Bool = false) -> StereoGain {
+        package func gain(anySoloed: Bool = false) -> StereoGain {
             muted || (anySoloed && !soloed) ? .silent : StereoGain(left: volume * min(1, 1 - pan), right: volume * min(1, 1 + pan))
         }
     }

@@ -3,7 +3,7 @@ import Synchronization
 /// A key a synthesizer node pressed or released, on the frame its synthesizer actually
 /// applied it (libfluidsynth's sampler: the 64-frame block edge nearest the event's time;
 /// Pianola's own: the event's frame), with the channel's program and bank then. What a render's labels are made of. Any thread.
-public struct NoteEdge: Hashable, Sendable {
+package struct NoteEdge: Hashable, Sendable {
     /// The frame the synthesizer applied it on. Any thread.
     public var frame: SampleTime
     /// Channel, 0-based. Any thread.
@@ -23,7 +23,7 @@ public struct NoteEdge: Hashable, Sendable {
 
 /// The note edges a synthesizer node reports from the render thread, taken by a control thread.
 /// Render thread for `record`, one control thread for `take`.
-public final class NoteLog: Sendable {
+package final class NoteLog: Sendable {
     private let edges: SPSCQueue<NoteEdge>
     private let lost = Atomic<Int>(0)
 

@@ -4,7 +4,7 @@ import Glibc
 
 /// Whether a Unix socket exists at any of `paths`: a sound server's, a client would connect to
 /// it. A cheap look before loading a server's client library to ask it. Any thread.
-public func socketExists(atAnyOf paths: [String]) -> Bool {
+package func socketExists(atAnyOf paths: [String]) -> Bool {
     paths.contains { path in
         var status = stat()
         return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFSOCK
@@ -12,7 +12,7 @@ public func socketExists(atAnyOf paths: [String]) -> Bool {
 }
 
 /// The environment variable `name`, `nil` when unset or empty. Any thread.
-public func environment(_ name: String) -> String? {
+package func environment(_ name: String) -> String? {
     guard let value = getenv(name), value.pointee != 0 else { return nil }
     return String(cString: value)
 }

@@ -3,7 +3,7 @@
 /// messages (a GS reset, a drum part) to every one of them, once each however many routes pass
 /// the same message on (a track split over several by a `ChannelSplitter`). Render thread once
 /// connected.
-public final class SharedSysex: @unchecked Sendable {
+package final class SharedSysex: @unchecked Sendable {
     // @unchecked Sendable: `last` is the render thread's; the rest is set in init.
 
     private let synthesizers: [any MIDIDestination]

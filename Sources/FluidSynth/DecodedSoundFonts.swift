@@ -9,7 +9,7 @@ import Dispatch
 /// `pianola-bench sf3`), so the first load writes the font as an SF2 — the same headers, the
 /// samples as libsndfile decodes them, exactly what libfluidsynth would have made of them —
 /// into a cache folder, and later loads read that. Control thread.
-public enum DecodedSoundFonts {
+package enum DecodedSoundFonts {
     /// Where decoded fonts are kept: `$PIANOLA_CACHE`, else `$XDG_CACHE_HOME/pianola`, else
     /// `~/.cache/pianola`, each with `/soundfonts` added. Any thread.
     public static var folder: String? {

@@ -6,7 +6,7 @@ import DSP
 /// released: a kit loaded by the plugin's worker has had eight runs to arrive), its output
 /// looked at (an instrument's: how many frames after its notes' frame it first sounds). Meant for a child process,
 /// since a plugin may crash or hang its host. Control thread.
-public struct LV2Probe: Hashable, Sendable, CustomStringConvertible {
+package struct LV2Probe: Hashable, Sendable, CustomStringConvertible {
     /// The plugin's verdict. Any thread.
     public enum Verdict: String, Hashable, Sendable {
         /// It ran and gave finite output.

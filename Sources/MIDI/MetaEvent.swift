@@ -106,7 +106,7 @@ public enum MetaEvent: Hashable, Sendable {
 
 extension String {
     /// Decodes bytes as ISO-8859-1, where each byte is the code point of the same value. Any thread.
-    public init(latin1 bytes: [UInt8]) {
+    package init(latin1 bytes: [UInt8]) {
         var scalars = String.UnicodeScalarView()
         scalars.append(contentsOf: bytes.map { Unicode.Scalar($0) })
         self = String(scalars)

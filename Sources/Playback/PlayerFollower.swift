@@ -4,7 +4,7 @@ import Sequencing
 /// A graph scheduler that makes a player follow a master that owns the transport (an external
 /// MIDI clock, JACK's transport): it starts, pauses and moves the player, so the control
 /// thread leaves those to it. Render thread, except as noted.
-public protocol PlayerFollower: RenderScheduler {
+package protocol PlayerFollower: RenderScheduler {
     /// Whether the master is running (the player plays in step with it). Any thread.
     var isRunning: Bool { get }
     /// What the player waits for while the master stands still, for a status line. Any thread.

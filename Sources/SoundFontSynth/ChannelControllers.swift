@@ -3,7 +3,7 @@
 /// libfluidsynth's channels start (volume 100, pan and balance 64, expression 127 in both
 /// bytes, the sound controllers 70-79 at 64, the wheel centred, two semitones of
 /// sensitivity). Fixed storage, no heap: copied freely on the render thread.
-public struct ChannelControllers: Sendable {
+package struct ChannelControllers: Sendable {
     private var low = SIMD64<UInt8>(repeating: 0)
     private var high = SIMD64<UInt8>(repeating: 0)
     /// Channel pressure, 0-127. Any thread.

@@ -19,7 +19,7 @@ public final class SoundFontSynthNode: AudioNode, MIDIDestination, @unchecked Se
     public var droppedEvents: Int { scheduled.droppedEvents }
     /// Where key presses and releases are reported, on the frames they were applied. Set it
     /// before rendering starts. Control thread, then the render thread's.
-    public var noteLog: NoteLog?
+    package var noteLog: NoteLog?
 
     /// A node playing `synthesizer`, with room for `capacity` scheduled events. Control thread.
     public init(synthesizer: SoundFontSynthesizer, capacity: Int = 16_384) {

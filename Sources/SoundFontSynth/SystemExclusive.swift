@@ -4,7 +4,7 @@
 /// 7F), and the MIDI Tuning Standard's scale/octave and single-note tunings, as libfluidsynth
 /// reads them (a bulk tuning dump, which it ignores, is ignored too). Messages to any device
 /// are taken. Any thread.
-public enum SystemExclusive: Equatable, Sendable {
+package enum SystemExclusive: Equatable, Sendable {
     /// GM System On (or GM2's), Roland GS Reset, Yamaha XG System On. Any thread.
     case reset
     /// Roland GS "use for rhythm part" (address 40 1x 15): `channel` (0-based) plays drums or not. Any thread.

@@ -31,7 +31,7 @@ public final class FluidSynthNode: AudioNode, MIDIDestination, @unchecked Sendab
     public var droppedEvents: Int { scheduled.droppedEvents }
     /// Where key presses and releases are reported, on the frames they were applied. Set it
     /// before rendering starts. Control thread, then the render thread's.
-    public var noteLog: NoteLog?
+    package var noteLog: NoteLog?
 
     /// A sampler playing `synthesizer`, with room for `capacity` scheduled events and
     /// `sysexCapacity` bytes of scheduled sysex. Control thread.

@@ -18,7 +18,7 @@ public final class LV2InstrumentNode: AudioNode, MIDIDestination, @unchecked Sen
     private let programs = UnsafeMutablePointer<Int16>.allocate(capacity: 48)
     /// Where the keys it presses and releases are reported, on the frames the plugin gets
     /// them (`render --labels`); nil: not reported. Set on the control thread before rendering.
-    public var noteLog: NoteLog?
+    package var noteLog: NoteLog?
 
     /// A node playing `instrument`, which runs at most `maxFrames` at a time. Control thread.
     public init(instrument: LV2Instrument, maxFrames: Int) {
