@@ -5,7 +5,8 @@
 #   OUT/c/       Doxygen: pianola.h (Debian's doxygen);
 #   OUT/python/  pdoc: the pianola module (pdoc from PyPI, in a scratch venv, over libpianola
 #                installed by Tools/with-libpianola.sh).
-# Every guide's Swift code is compiled first, in a package that depends on Pianola. Any
+# Every guide's Swift code (the catalog's, the README's, docs/'s) is compiled first, in a
+# package that depends on Pianola. Any
 # warning from docc, Doxygen or pdoc fails the build.
 #   Tools/build-docs.sh [OUT]
 set -euo pipefail
@@ -27,6 +28,17 @@ for guide in "$catalog"/*.md; do
     printf '%s\n' "$code" > "$work/samples/Sources/$name/main.swift"
     targets+=".executableTarget(name: \"$name\", dependencies: [.product(name: \"Pianola\", package: \"pianola\")]),"
     samples=$((samples + $(grep -c '^```swift$' "$guide")))
+done
+# The Swift code of the README and the Swift guides in docs/, each file one program (a
+# package manifest is left to Tests/dependent-package.sh, which builds it).
+for page in README.md docs/swift-library.md docs/game-api.md; do
+    name=$(basename "$page" .md | tr -c 'A-Za-z0-9\n' '_')
+    code=$(awk '/^```swift$/ { on = 1; block = ""; next } on && /^```$/ { on = 0; if (block !~ /swift-tools-version/) print "// sample\n" block; next } on { block = block $0 "\n" }' "$page")
+    [ -n "$code" ] || { echo "build-docs: $page has no Swift code" >&2; exit 1; }
+    mkdir -p "$work/samples/Sources/$name"
+    printf '%s\n' "$code" > "$work/samples/Sources/$name/main.swift"
+    targets+=".executableTarget(name: \"$name\", dependencies: [.product(name: \"Pianola\", package: \"pianola\")]),"
+    samples=$((samples + $(grep -c '^// sample$' "$work/samples/Sources/$name/main.swift")))
 done
 ln -s "$PWD" "$work/pianola"   # a package's identity is its folder's name, whatever the checkout's is
 cat > "$work/samples/Package.swift" <<SWIFT

@@ -42,8 +42,11 @@ env -i PATH=/usr/bin:/bin LD_LIBRARY_PATH="$prefix/lib" valgrind --error-exitcod
     "$work/events_game" soundfonts/pianola-gm.sf2 songs/town.mid songs/battle.mid
 echo "valgrind: the C game loop reads nothing uninitialised"
 
-# The README's C quick start, compiled as the README says and run from the top folder.
-awk '/<!-- c quick start -->/ { grab = 1; next } grab && /^```c/ { next } grab && /^```/ { exit } grab' README.md > "$work/render.c"
+# The README's C quick start, compiled as the README says and run from the top folder; the C
+# guide's (docs/c-library.md) must be the same program.
+quick_start() { awk '/<!-- c quick start -->/ { grab = 1; next } grab && /^```c/ { next } grab && /^```/ { exit } grab' "$1"; }
+quick_start README.md > "$work/render.c"
+quick_start docs/c-library.md | cmp -s - "$work/render.c" || { echo "docs/c-library.md's C quick start is not the README's" >&2; exit 1; }
 (cd "$work" && cc render.c $(pkg-config --cflags --libs pianola) -o render)
 rm -f ode.wav
 env -i LD_LIBRARY_PATH="$prefix/lib" "$work/render"

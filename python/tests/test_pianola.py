@@ -314,3 +314,19 @@ def test_a_song_loads_with_its_own_effects_a_layers_and_an_lv2_instrument():
             music.load_song(SONG, FONT, effects=["lopass"])
         with pytest.raises(pianola.ArgumentError, match=r"instruments\[0\].plugin: 'mda delay'"):
             music.load_song(SONG, FONT, instruments={"Bass": "mda delay"})
+
+
+def test_the_python_guide_runs():
+    """Every block of docs/python.md, in order in one scope, its placeholders a song's path."""
+    guide = (ROOT / "docs" / "python.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", guide, re.S)
+    song = "songs/ode-to-joy.mid"
+    scope: dict = {"pm": song, "path": song, "paths": [song, "songs/town.mid"]}
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        for block in blocks:
+            exec(compile(block, "docs/python.md", "exec"), scope)
+    finally:
+        os.chdir(cwd)
+    assert len(blocks) >= 2 and scope["rendering"].audio.shape[1] == 2 and len(scope["results"]) == 2
