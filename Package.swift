@@ -145,7 +145,7 @@ let package = Package(
         .target(name: "AllocationCounter"),
         .target(name: "SoundServers"),
         // Benchmarks that print figures (never pass/fail): `swift run -c release pianola-bench`.
-        .executableTarget(name: "pianola-bench", dependencies: ["MIDI", "Pianola", "PianolaC", "CPianola", "AudioFile", "AllocationCounter", "SongBook", "SoundFontModel", "SoundServers"], path: "Sources/PianolaBench"),
+        .executableTarget(name: "pianola-bench", dependencies: ["MIDI", "Pianola", "PianolaC", "CPianola", "AudioFile", "AllocationCounter", "SF2", "SongBook", "SoundFontModel", "SoundServers"], path: "Sources/PianolaBench"),
 
         // The fuzz targets (Fuzz/run-fuzzers.sh builds them with libFuzzer); built plainly, it
         // replays inputs through a target and writes a target's seeds.

@@ -30,10 +30,6 @@ func batchBenchmark(corpus: String, font: String, rounds: Int = 1) throws -> [Fi
             cpus[contender.name, default: []].append(run.cpu)
         }
     }
-    func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-    }
     var figures = contenders.map { contender in
         Figure(measure: "batch wall (CPU): \(contender.name)",
                value: medianRange(walls[contender.name]!, "%.1f") + " s (" + medianRange(cpus[contender.name]!, "%.1f") + " s)")

@@ -66,11 +66,15 @@ struct BenchmarkFailure: Error, CustomStringConvertible {
     var description: String { message }
 }
 
+/// `values`' median (of an even count, the mean of the middle two).
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+}
+
 /// `values`' median with its range, as "m (lo–hi)" in `format`.
 func medianRange(_ values: [Double], _ format: String) -> String {
-    let sorted = values.sorted()
-    let median = sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-    return String(format: "\(format) (\(format)–\(format))", median, sorted.first ?? 0, sorted.last ?? 0)
+    String(format: "\(format) (\(format)–\(format))", median(values), values.min() ?? 0, values.max() ?? 0)
 }
 
 /// The time from process start to the first audible sample, for `pianola render` and `play`

@@ -15,6 +15,7 @@
 //   swift run -c release pianola-bench batch [DIR] [FONT] [ROUNDS]  a folder rendered by `pianola render DIR -o OUT/` against fluidsynth per file
 //   swift run -c release pianola-bench effects [SONG] [FONT]  each built-in effect's speed; the reverb and chorus of both synthesizers side by side
 //   swift run -c release pianola-bench sf3 SF2 SF3 [SONG]    an SF3 against the SF2 it was made from: load (direct, decoding into the cache, from it), RSS, render CPU
+//   swift run -c release pianola-bench voices                voices per core at 48 kHz and 90 % busy, Pianola's and libfluidsynth's; instructions a voice-frame
 //   swift run -c release pianola-bench preset-renders FONT DIR [BANK-PROGRAM…]  every preset's notes by both synthesizers, for Tools/preset-conformance.sh
 // With no argument: smf, render, font, allocations, c-render and play on ../shared/corpus and its densest
 // song with FluidR3_GM if installed, then one table of every figure.
@@ -378,6 +379,8 @@ do {
         printTable(try compressedFontBenchmark(sf2: arguments[1], sf3: arguments[2], song: arguments.count > 3 ? arguments[3] : "songs/ode-to-joy.mid"))
     case "preset-renders" where arguments.count >= 3:
         try presetRenders(font: arguments[1], into: arguments[2], only: Set(arguments.dropFirst(3)))
+    case "voices": printTable(try voicesBenchmark())
+    case "voices-child": try VoiceLoad.child(Array(arguments.dropFirst()))
     case "model-font-child": try modelFontChild(font: arguments[1])
     case "font-child": try fontChild(font: arguments[2], lazy: arguments[1] == "lazy", cache: arguments.count > 3 ? arguments[3] : nil)
     case nil:
@@ -389,7 +392,7 @@ do {
         figures += try playBenchmark(song: song, font: font)
         printTable(figures)
     default:
-        print("usage: pianola-bench [smf [DIR] | render [SONG] [FONT] | font [FONT] | allocations [SONG] [FONT] | c-render [SONG] [FONT] | first-sound [SONG] [FONT] | outputs [SONG] [FONT] | missed-cycles [SONG] [FONT] [SECONDS] | memory [SONG] [FONT] | batch [DIR] [FONT] [ROUNDS] | sf3 SF2 SF3 [SONG] | play [SONG] [FONT] | stream [MINUTES] | soak [MINUTES]]")
+        print("usage: pianola-bench [smf [DIR] | render [SONG] [FONT] | font [FONT] | allocations [SONG] [FONT] | c-render [SONG] [FONT] | first-sound [SONG] [FONT] | outputs [SONG] [FONT] | missed-cycles [SONG] [FONT] [SECONDS] | memory [SONG] [FONT] | batch [DIR] [FONT] [ROUNDS] | sf3 SF2 SF3 [SONG] | play [SONG] [FONT] | stream [MINUTES] | soak [MINUTES] | voices]")
         exit(2)
     }
 } catch {
