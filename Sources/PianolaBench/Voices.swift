@@ -54,14 +54,15 @@ enum VoiceLoad {
 
     /// Voices a note starts: the preset layers this many zones over every key.
     static let layers = 16
-    /// Keys 54...66 on the 15 channels but the percussion's 10th, each note `layers` voices.
-    static let keys = 54...66
+    /// Keys 24...107 on the 15 channels but the percussion's 10th, each note `layers` voices
+    /// (the keys 5 cents apart, so that every voice reads about one point a frame).
+    static let keys = 24...107
     static let channels = (0..<16).filter { $0 != 9 }
     /// The most voices the notes give.
     static let maxVoices = keys.count * channels.count * layers
 
     /// One preset: `layers` zones of a looped 100 Hz tone with 16 harmonics, each a little
-    /// detuned, its low-pass (1.5 kHz, 10 dB resonance) swept ±2 octaves by the modulation LFO at
+    /// detuned, 5 cents a key, its low-pass (1.5 kHz, 10 dB resonance) swept ±2 octaves by the modulation LFO at
     /// 6 Hz, a volume envelope (10 ms attack, 0.5 s decay to −6 dB) and 40 dB of attenuation.
     static func font() -> SF2File {
         var file = SF2File(name: "Voice load")
@@ -76,7 +77,7 @@ enum VoiceLoad {
             SF2Instrument.Zone(sample: sample, generators: [
                 .filterCutoff(9_000), .filterQ(100), .other(10, 2_400), .other(22, -500),
                 .attack(-7_973), .decay(-1_200), .sustain(60), .attenuation(400),
-                .other(52, Int16(layer * 3 - 24)),   // fine tune, cents
+                .other(52, Int16(layer * 3 - 24)), .scaleTuning(5),   // fine tune, cents
                 .sampleModes(1), .sampleID(sample),
             ])
         }
