@@ -188,19 +188,26 @@ struct LowPassFilter {
             let gliding = min(frames, glideFrames)
             let a1Step = self.a1Step, a2Step = self.a2Step, b02Step = self.b02Step, b1Step = self.b1Step
             // One frame at a time, each output back in place (a frame's history waits on the
-            // last), then put four at a time.
-            while i < gliding {
-                samples[i] = Self.biquad(samples[i], a1: a1, a2: a2, b02: b02, b1: b1, history1: &history1, history2: &history2)
-                let before = b02
-                a1 += a1Step
-                a2 += a2Step
-                b1 += b1Step
-                b02 += b02Step
-                if compensates && abs(b02) > 0.001 {
-                    history1 *= before / b02
-                    history2 *= before / b02
+            // last), then put four at a time. The loop that rescales the history is a loop of its
+            // own: in one loop the optimizer worked the rescaling's division out every frame and
+            // chose after it, which put the division in the history's path (3× the frame's time).
+            if compensates {
+                while i < gliding {
+                    samples[i] = Self.biquad(samples[i], a1: a1, a2: a2, b02: b02, b1: b1, history1: &history1, history2: &history2)
+                    let before = b02
+                    (a1, a2, b1, b02) = (a1 + a1Step, a2 + a2Step, b1 + b1Step, b02 + b02Step)
+                    if abs(b02) > 0.001 {
+                        history1 *= before / b02
+                        history2 *= before / b02
+                    }
+                    i += 1
                 }
-                i += 1
+            } else {
+                while i < gliding {
+                    samples[i] = Self.biquad(samples[i], a1: a1, a2: a2, b02: b02, b1: b1, history1: &history1, history2: &history2)
+                    (a1, a2, b1, b02) = (a1 + a1Step, a2 + a2Step, b1 + b1Step, b02 + b02Step)
+                    i += 1
+                }
             }
             output.put(samples, 0..<gliding)
             glideFrames -= gliding
