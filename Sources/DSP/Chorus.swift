@@ -37,11 +37,13 @@ public final class Chorus {
     /// The modulated centre of the read positions, how far the sines move them, how often, and
     /// the frames until they next move (0: on the next frame).
     private var centre = 0.0, depth = 0, rate = Chorus.lowRate, untilUpdate = 0
-    /// Per block: its sine's phase (in turns), where it reads, the fraction between frames, and
+    /// Per block: its sine's value and cosine (the LFO, turned on by `turn` at each update,
+    /// not worked out by `sin` each time), where it reads, the fraction between frames, and
     /// the all-pass interpolator's last output.
-    private let phases: UnsafeMutablePointer<Double>, reads: UnsafeMutablePointer<Int>
+    private let sines: UnsafeMutablePointer<SIMD2<Double>>, reads: UnsafeMutablePointer<Int>
     private let fractions: UnsafeMutablePointer<Double>, previous: UnsafeMutablePointer<Double>
-    private var phaseStep = 0.0
+    /// The sine and cosine of the angle the LFOs turn by at each update.
+    private var turn = SIMD2<Double>(0, 1)
     private var voices = 0
     private var wet1 = 0.0, wet2 = 0.0
     /// Frames of silent input in a row (up to the line's length, past which it holds only zeros).
@@ -55,8 +57,8 @@ public final class Chorus {
         self.sampleRate = sampleRate
         line = .allocate(capacity: Chorus.lineFrames + 1)
         line.initialize(repeating: 0, count: Chorus.lineFrames + 1)
-        phases = .allocate(capacity: 99)
-        phases.initialize(repeating: 0, count: 99)
+        sines = .allocate(capacity: 99)
+        sines.initialize(repeating: .zero, count: 99)
         reads = .allocate(capacity: 99)
         reads.initialize(repeating: 0, count: 99)
         fractions = .allocate(capacity: 99)
@@ -68,7 +70,7 @@ public final class Chorus {
 
     deinit {
         line.deallocate()
-        phases.deallocate()
+        sines.deallocate()
         reads.deallocate()
         fractions.deallocate()
         previous.deallocate()
@@ -84,8 +86,12 @@ public final class Chorus {
         if depth > Self.lowDepth { rate += (depth - Self.lowDepth) * (Self.highRate - Self.lowRate) / (Self.highDepth - Self.lowDepth) }
         centre = Double((lineIn - 1 - depth + size) % size)
         untilUpdate = 0
-        phaseStep = min(max(settings.speed, 0.1), 5) * Double(rate) / sampleRate
-        for voice in 0..<voices { phases[voice] = Double(voice) / Double(voices) }
+        let step = 2 * Double.pi * min(max(settings.speed, 0.1), 5) * Double(rate) / sampleRate
+        turn = SIMD2(sin(step), cos(step))
+        for voice in 0..<voices {
+            let phase = 2 * Double.pi * Double(voice) / Double(voices)
+            sines[voice] = SIMD2(sin(phase), cos(phase))
+        }
         let level = min(max(settings.level, 0), 10), width = 10.0
         if voices > 1 {
             let wet = level / (1 + width * 0.2)
@@ -108,7 +114,7 @@ public final class Chorus {
     /// moves the positions on: it adds nothing.
     public func process(_ input: UnsafePointer<Float>, addingTo left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, frames: Int) {
         let line = self.line, size = self.size, voices = self.voices, reads = self.reads
-        let fractions = self.fractions, previous = self.previous, phases = self.phases
+        let fractions = self.fractions, previous = self.previous, sines = self.sines, turn = self.turn
         let (depth, wet1, wet2) = (Double(self.depth), self.wet1, self.wet2)
         let lastFeedsBoth = voices & 1 == 1 && voices > 2   // an odd count's last block feeds both sides
         var frame = 0
@@ -116,9 +122,12 @@ public final class Chorus {
             if untilUpdate == 0 {
                 // Each block's read position: the centre moved by its sine.
                 for voice in 0..<voices {
-                    let position = centre + sin(2 * Double.pi * phases[voice]) * depth
-                    let next = phases[voice] + phaseStep
-                    phases[voice] = next - next.rounded(.down)
+                    let sine = sines[voice]
+                    let position = centre + sine.x * depth
+                    // Turned on by a step, and held to the unit circle (one Newton step), so an
+                    // hour of updates neither grows nor shrinks the sweep.
+                    let next = SIMD2(sine.x * turn.y + sine.y * turn.x, sine.y * turn.y - sine.x * turn.x)
+                    sines[voice] = next * (1.5 - 0.5 * (next * next).sum())
                     let whole = position >= 0 ? Int(position) : Int(position - 1)
                     reads[voice] = whole >= size ? whole - size : whole < 0 ? whole + size : whole
                     fractions[voice] = position - Double(whole)
