@@ -4,49 +4,6 @@ import Glibc
 import CBarrier
 import Locks
 
-/// Where `LowPassFilter.run` puts the frames it has filtered (back in place, or added to a
-/// voice's mix as it goes). Render thread only.
-protocol FilteredFrames {
-    /// Puts the output of frame `index`.
-    mutating func put(_ value: Float, at index: Int)
-    /// Puts the outputs of the four frames from frame `index` on.
-    mutating func put(_ values: SIMD4<Float>, at index: Int)
-    /// Puts the outputs `samples` holds for frames `range`.
-    mutating func put(_ samples: UnsafePointer<Float>, _ range: Range<Int>)
-}
-
-extension FilteredFrames {
-    /// Puts the outputs `samples` holds for frames `range`, four at a time while it can.
-    @inline(__always) mutating func put(_ samples: UnsafePointer<Float>, _ range: Range<Int>) {
-        var i = range.lowerBound
-        while i &+ 4 <= range.upperBound {
-            put(UnsafeRawPointer(samples + i).loadUnaligned(as: SIMD4<Float>.self), at: i)
-            i &+= 4
-        }
-        while i < range.upperBound {
-            put(samples[i], at: i)
-            i &+= 1
-        }
-    }
-}
-
-/// Filtered frames written back over the frames they came from. Render thread only.
-struct InPlace: FilteredFrames {
-    /// The frames filtered.
-    let samples: UnsafeMutablePointer<Float>
-
-    /// Writes `value` over frame `index`.
-    @inline(__always) func put(_ value: Float, at index: Int) { samples[index] = value }
-
-    /// Writes `values` over the four frames from `index` on.
-    @inline(__always) func put(_ values: SIMD4<Float>, at index: Int) {
-        UnsafeMutableRawPointer(samples + index).storeBytes(of: values, as: SIMD4<Float>.self)
-    }
-
-    /// Nothing: the outputs for `range` are in place already.
-    @inline(__always) func put(_ samples: UnsafePointer<Float>, _ range: Range<Int>) {}
-}
-
 /// The filter's cutoffs worked out once for an output rate: for each whole cent from 1,500 to
 /// 13,500, the sine and cosine of the cookbook's ω (the cutoff in hertz kept within
 /// 5 Hz...0.45 × the rate), which a voice whose cutoff moves would otherwise work out every
@@ -79,56 +36,24 @@ enum CutoffTable {
 /// rate, the Q in centibels over a non-resonant filter (0 cB is Q 0.707), and the passband
 /// scaled by 1/sqrt(Q) as SF2.01 asks. Applied after the voice's gain. Render thread only.
 struct LowPassFilter {
+    /// The coefficients: b0 (which is b2), b1, a1, a2.
     private var a1: Float = 0, a2: Float = 0, b02: Float = 0, b1: Float = 0
     private var history1: Float = 0, history2: Float = 0
     /// A change after the filter has started glides over one control block, the coefficients
     /// stepping each frame (libfluidsynth's way of keeping a moving cutoff from clicking).
     private var a1Step: Float = 0, a2Step: Float = 0, b02Step: Float = 0, b1Step: Float = 0
-    private var glideFrames = 0
+    /// Frames of the glide still to go (0 when steady).
+    private(set) var gliding = 0
     /// Whether the glide rescales the history at each step, as libfluidsynth's does when b0
     /// more than doubles or halves (a large jump of the cutoff would otherwise burst).
     private var compensates = false
     private var started = false
-    /// The steady coefficients four frames at a time (`Group`), worked out when first needed
-    /// after a glide (a cutoff that moves every block glides through every frame).
-    private var group = Group(a1: 0, a2: 0)
-    private var groupIsCurrent = true
-    /// A group of four frames a call ended inside: its inputs so far (zeros after them), how
-    /// many, and the history before the group; nil when the last call ended on a group's end.
-    private var open: (inputs: SIMD4<Float>, count: Int, history1: Float, history2: Float)?
     /// The cutoff and Q the coefficients are for.
     private var cutoff: Int32 = .min, q: Int32 = .min
     /// The output rate's `CutoffTable`.
     private let cutoffs: UnsafePointer<SIMD2<Double>>
     /// The Q as a ratio, and the passband's gain for it (kept: the Q rarely moves with the cutoff).
     private var qLinear = 0.0, passbandGain = 0.0
-
-    /// The inner signal of four frames as a sum of what each input and each history value
-    /// adds to it: each frame's inner signal is its input less a1 and a2 times the two inner
-    /// values before it, so a group's four are the inputs times the lower-triangular columns
-    /// of that recursion's impulse response (`inputs`), plus the history times its responses
-    /// to a unit in either (`history1`, `history2`). Worked out in double precision.
-    private struct Group {
-        let inputs: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>, SIMD4<Float>)
-        let history1: SIMD4<Float>, history2: SIMD4<Float>
-
-        /// The group's columns for these coefficients. Allocates nothing: any thread.
-        init(a1: Float, a2: Float) {
-            let (a1, a2) = (Double(a1), Double(a2))
-            /// The recursion's four inner values from the two before them and the first frame's input.
-            func response(first: Double, before1: Double, before2: Double) -> SIMD4<Float> {
-                let c0 = first - a2 * before2 - a1 * before1
-                let c1 = -a2 * before1 - a1 * c0
-                let c2 = -a2 * c0 - a1 * c1
-                let c3 = -a2 * c1 - a1 * c2
-                return SIMD4(Float(c0), Float(c1), Float(c2), Float(c3))
-            }
-            let g = response(first: 1, before1: 0, before2: 0)
-            inputs = (g, SIMD4(0, g[0], g[1], g[2]), SIMD4(0, 0, g[0], g[1]), SIMD4(0, 0, 0, g[0]))
-            history1 = response(first: 0, before1: 1, before2: 0)
-            history2 = response(first: 0, before1: 0, before2: 1)
-        }
-    }
 
     /// A filter at `cutoff` absolute cents with resonance `q` centibels, at the output rate
     /// whose `CutoffTable` is `cutoffs`.
@@ -154,13 +79,11 @@ struct LowPassFilter {
         let newB1 = Float((1 - cosine) * a0Inverse * gain), newB02 = newB1 * 0.5
         guard started else {
             (a1, a2, b1, b02) = (newA1, newA2, newB1, newB02)
-            group = Group(a1: a1, a2: a2)
             return
         }
-        open = nil
         let frames = Float(Units.controlBlock)
         (a1Step, a2Step, b1Step, b02Step) = ((newA1 - a1) / frames, (newA2 - a2) / frames, (newB1 - b1) / frames, (newB02 - b02) / frames)
-        glideFrames = Units.controlBlock
+        gliding = Units.controlBlock
         let quota = newB02 / b02
         compensates = abs(b02) > 0.0001 && (quota < 0.5 || quota > 2)
     }
@@ -171,130 +94,310 @@ struct LowPassFilter {
         return (entry[0], entry[1])
     }
 
-    /// Filters `frames` frames of `samples` (which it may overwrite) and puts them to `output`,
-    /// `position` the first frame's place in its group of four (the voice's frame count modulo
-    /// 4). While a glide lasts the frames go one by one, the coefficients stepping each frame,
-    /// and are put four at a time after; steady, they go four at a time
-    /// (`Group`), so that a group waits on the history once, not four times. A group a call
-    /// splits is worked out again whole when the call that ends it comes, so where calls
-    /// split the frames changes nothing. Render thread only.
-    mutating func run<Output: FilteredFrames>(_ samples: UnsafeMutablePointer<Float>, frames: Int, position: Int, into output: inout Output) {
-        guard frames > 0 else { return }
-        started = true
-        var history1 = self.history1, history2 = self.history2
-        var i = 0
-        if glideFrames > 0 {
-            var a1 = self.a1, a2 = self.a2, b02 = self.b02, b1 = self.b1
-            let gliding = min(frames, glideFrames)
-            let a1Step = self.a1Step, a2Step = self.a2Step, b02Step = self.b02Step, b1Step = self.b1Step
-            // One frame at a time, each output back in place (a frame's history waits on the
-            // last), then put four at a time. The loop that rescales the history is a loop of its
-            // own: in one loop the optimizer worked the rescaling's division out every frame and
-            // chose after it, which put the division in the history's path (3× the frame's time).
-            if compensates {
-                while i < gliding {
-                    samples[i] = Self.biquad(samples[i], a1: a1, a2: a2, b02: b02, b1: b1, history1: &history1, history2: &history2)
+    /// Four voices' filters run together, a voice a lane, so that each frame's four
+    /// recursions wait on the frame before once, not four times in turn; the coefficients
+    /// step each frame while a lane glides (every lane glides through all the frames of a
+    /// run or none: a voice's run ends where its glide does). Lanes no voice fills hold
+    /// zeros. Each lane's arithmetic is libfluidsynth's, frame by frame. The lanes are
+    /// gathered in memory of their own (`size` floats, a field's four lanes side by side) and
+    /// read into vectors once a run: a lane written into a vector in a register goes through
+    /// memory each time, and waits for it. Render thread only.
+    struct Lanes {
+        /// The fields: the coefficients, their steps, the history, which lanes rescale it, and
+        /// each lane's voice's gains for the mix at its block's start and their steps (a field
+        /// a lane, lanes as `MixPlanes`'s planes).
+        private enum Field: Int {
+            case a1, a2, b02, b1, a1Step, a2Step, b02Step, b1Step, history1, history2, compensating
+            case gains0, gains1, gains2, gains3, gainSteps0, gainSteps1, gainSteps2, gainSteps3
+        }
+
+        /// Floats of memory the lanes are gathered in.
+        static let size = 19 * 4
+        private let memory: UnsafeMutablePointer<Float>
+        private var anyGlides = false, anyCompensates = false
+        /// Whether some voice's gains ramp.
+        private var ramps = false
+
+        /// Empty lanes gathered in `memory` (`size` floats).
+        init(memory: UnsafeMutablePointer<Float>) {
+            self.memory = memory
+            for field in 0..<Self.size / 4 { storeFour(.zero, memory + 4 &* field) }
+        }
+
+        /// The float of `field` in `lane`.
+        @inline(__always) private func at(_ field: Field, _ lane: Int) -> UnsafeMutablePointer<Float> { memory + (field.rawValue &* 4 &+ lane) }
+
+        /// The four lanes of `field`.
+        @inline(__always) private func vector(_ field: Field) -> SIMD4<Float> { loadFour(memory + field.rawValue &* 4) }
+
+        /// Writes `values` to the four lanes of `field`.
+        @inline(__always) private func write(_ values: SIMD4<Float>, _ field: Field) { storeFour(values, memory + field.rawValue &* 4) }
+
+        /// Puts `filter` in `lane`, with its voice's `gains` for the mix.
+        @inline(__always) mutating func load(_ filter: LowPassFilter, lane: Int, gains: (start: SIMD4<Float>, step: SIMD4<Float>)) {
+            storeFour(gains.start, at(.gains0, lane &* 4))
+            storeFour(gains.step, at(.gainSteps0, lane &* 4))
+            if gains.step != .zero { ramps = true }
+            (at(.a1, lane).pointee, at(.a2, lane).pointee, at(.b02, lane).pointee, at(.b1, lane).pointee) = (filter.a1, filter.a2, filter.b02, filter.b1)
+            (at(.history1, lane).pointee, at(.history2, lane).pointee) = (filter.history1, filter.history2)
+            guard filter.gliding > 0 else { return }
+            (at(.a1Step, lane).pointee, at(.a2Step, lane).pointee) = (filter.a1Step, filter.a2Step)
+            (at(.b02Step, lane).pointee, at(.b1Step, lane).pointee) = (filter.b02Step, filter.b1Step)
+            anyGlides = true
+            if filter.compensates {
+                at(.compensating, lane).pointee = 1
+                anyCompensates = true
+            }
+        }
+
+        /// Puts `lane` back in `filter`, which has run `frames` frames.
+        @inline(__always) func store(lane: Int, into filter: inout LowPassFilter, frames: Int) {
+            (filter.a1, filter.a2, filter.b02, filter.b1) = (at(.a1, lane).pointee, at(.a2, lane).pointee, at(.b02, lane).pointee, at(.b1, lane).pointee)
+            (filter.history1, filter.history2) = (at(.history1, lane).pointee, at(.history2, lane).pointee)
+            filter.gliding = max(filter.gliding - frames, 0)
+            filter.started = true
+        }
+
+        /// Silences `lane` in the mix from here on (its voice's sample has ended).
+        mutating func silence(lane: Int) {
+            storeFour(.zero, at(.gains0, lane &* 4))
+            storeFour(.zero, at(.gainSteps0, lane &* 4))
+        }
+
+        /// Filters frames `range` of each lane's `samples` and adds them to the planes of `mix`
+        /// from its frame `offset` on (the range's first frame there), each times its voice's
+        /// gains, the buffers' first frame at `place` in the synthesizer's block.
+        func run(_ buffers: LaneBuffers, frames range: Range<Int>, into mix: MixPlanes, at offset: Int, place: Int) {
+            let (frames, first) = (range.count, range.lowerBound)
+            let samples = (buffers.0 + first, buffers.1 + first, buffers.2 + first, buffers.3 + first)
+            let (offset, place) = (offset + first, place + first)
+            var state = State(a1: vector(.a1), a2: vector(.a2), b02: vector(.b02), b1: vector(.b1),
+                              a1Step: vector(.a1Step), a2Step: vector(.a2Step), b02Step: vector(.b02Step), b1Step: vector(.b1Step),
+                              history1: vector(.history1), history2: vector(.history2), compensating: vector(.compensating) .> 0.5,
+                              anyCompensates: anyCompensates)
+            /// The run with the coefficients moving as `Glide` says, mixed to `Planes`.
+            func run<Glide: GlideMode, Planes: PlaneMode>(_: Glide.Type, _: Planes.Type) {
+                /// The gains (or their steps, `steps`) of plane `plane`, from the voices' fields.
+                func plane(_ plane: Int, steps: Bool) -> MixedLanes.PlaneGains {
+                    let first = (steps ? Field.gainSteps0 : Field.gains0).rawValue &* 4 &+ plane
+                    return MixedLanes.PlaneGains(memory[first], memory[first &+ 4], memory[first &+ 8], memory[first &+ 12])
+                }
+                let silent = MixedLanes.PlaneGains(0, 0, 0, 0)
+                let gains = (plane(0, steps: false), plane(1, steps: false), Planes.sends ? plane(2, steps: false) : silent, Planes.sends ? plane(3, steps: false) : silent)
+                let steps = Planes.ramps ? (plane(0, steps: true), plane(1, steps: true), Planes.sends ? plane(2, steps: true) : silent, Planes.sends ? plane(3, steps: true) : silent)
+                    : (silent, silent, silent, silent)
+                let output = MixedLanes(left: mix.left + offset, stride: mix.stride, gains: gains, steps: steps, place: place)
+                state.run(samples, frames: frames, Glide.self, into: output, Planes.self)
+            }
+            /// The run with the mix's planes and ramps as they are.
+            func run<Glide: GlideMode>(_: Glide.Type) {
+                switch (mix.sends, ramps) {
+                case (false, false): run(Glide.self, TwoPlanes.self)
+                case (true, false): run(Glide.self, FourPlanes.self)
+                case (false, true): run(Glide.self, TwoRampingPlanes.self)
+                case (true, true): run(Glide.self, FourRampingPlanes.self)
+                }
+            }
+            if anyGlides { run(Gliding.self) } else { run(Steady.self) }
+            write(state.a1, .a1)
+            write(state.a2, .a2)
+            write(state.b02, .b02)
+            write(state.b1, .b1)
+            write(state.history1, .history1)
+            write(state.history2, .history2)
+        }
+
+        /// The lanes in vectors while they run.
+        private struct State {
+            var a1, a2, b02, b1: SIMD4<Float>
+            let a1Step, a2Step, b02Step, b1Step: SIMD4<Float>
+            var history1, history2: SIMD4<Float>
+            let compensating: SIMDMask<SIMD4<Int32>>
+            let anyCompensates: Bool
+
+            /// `run` with the coefficients moving as `Glide` says, mixed to `Planes`.
+            @inline(__always) mutating func run<Glide: GlideMode, Planes: PlaneMode>(_ samples: LaneBuffers, frames: Int, _: Glide.Type,
+                                                                                  into output: MixedLanes, _: Planes.Type) {
+                var i = 0
+                while i &+ 4 <= frames {
+                    // Four frames of each lane, turned into four frames of all the lanes and back.
+                    // The outputs are kept where they are made (`barrier_float4_kept`), or the optimizer
+                    // moves their arithmetic past the turning and turns each of its terms.
+                    let (f0, f1, f2, f3) = transpose(loadFour(samples.0 + i), loadFour(samples.1 + i), loadFour(samples.2 + i), loadFour(samples.3 + i))
+                    let y0 = barrier_float4_kept(frame(f0, Glide.self)), y1 = barrier_float4_kept(frame(f1, Glide.self))
+                    let y2 = barrier_float4_kept(frame(f2, Glide.self)), y3 = barrier_float4_kept(frame(f3, Glide.self))
+                    output.put(transpose(y0, y1, y2, y3), at: i, Planes.self)
+                    i &+= 4
+                }
+                while i < frames {
+                    output.put(frame(SIMD4(samples.0[i], samples.1[i], samples.2[i], samples.3[i]), Glide.self), at: i, Planes.self)
+                    i &+= 1
+                }
+            }
+
+            /// One frame of the four filters: its outputs from its `inputs`, the history and the
+            /// coefficients moved on. (input − a2·h2) − a1·h1 is libfluidsynth's sum, ordered so
+            /// that only one multiply and one subtraction wait for the frame before.
+            @inline(__always) mutating func frame<Glide: GlideMode>(_ inputs: SIMD4<Float>, _: Glide.Type) -> SIMD4<Float> {
+                let centre = inputs - a2 * history2 - a1 * history1
+                let output = b02 * (centre + history2) + b1 * history1
+                history2 = history1
+                history1 = centre
+                if Glide.moves {
                     let before = b02
-                    (a1, a2, b1, b02) = (a1 + a1Step, a2 + a2Step, b1 + b1Step, b02 + b02Step)
-                    if abs(b02) > 0.001 {
-                        history1 *= before / b02
-                        history2 *= before / b02
+                    (a1, a2, b02, b1) = (a1 + a1Step, a2 + a2Step, b02 + b02Step, b1 + b1Step)
+                    if anyCompensates {
+                        let rescaled = compensating .& ((b02 .> 0.001) .| (b02 .< -0.001))   // |b0| > 0.001
+                        let ratio = before / b02
+                        history1.replace(with: history1 * ratio, where: rescaled)
+                        history2.replace(with: history2 * ratio, where: rescaled)
                     }
-                    i += 1
                 }
-            } else {
-                while i < gliding {
-                    samples[i] = Self.biquad(samples[i], a1: a1, a2: a2, b02: b02, b1: b1, history1: &history1, history2: &history2)
-                    (a1, a2, b1, b02) = (a1 + a1Step, a2 + a2Step, b1 + b1Step, b02 + b02Step)
-                    i += 1
-                }
-            }
-            output.put(samples, 0..<gliding)
-            glideFrames -= gliding
-            (self.a1, self.a2, self.b02, self.b1) = (a1, a2, b02, b1)
-            if glideFrames == 0 { groupIsCurrent = false }
-            open = nil
-        }
-        guard i < frames else {
-            (self.history1, self.history2) = (history1, history2)
-            return
-        }
-        if !groupIsCurrent {
-            group = Group(a1: a1, a2: a2)
-            groupIsCurrent = true
-        }
-        let (b02, b1, group) = (self.b02, self.b1, self.group)
-        let place = (position + i) & 3
-        if i < frames, place != 0 {
-            if let open = self.open, open.count == place {
-                // The rest of the group the last call ended inside, worked out again whole.
-                var inputs = open.inputs
-                let end = min(4, place + frames - i)
-                for k in place..<end { inputs[k] = samples[i + k - place] }
-                let (filtered, centre) = Self.filter(inputs, previous: SIMD4(0, 0, open.history2, open.history1), group: group, b02: b02, b1: b1)
-                for k in place..<end { output.put(filtered[k], at: i + k - place) }
-                i += end - place
-                self.open = end == 4 ? nil : (inputs, end, open.history1, open.history2)
-                (history1, history2) = (centre[end - 1], end >= 2 ? centre[end - 2] : open.history1)
-            } else {
-                // Entered inside a group with none open (after a glide that ended there): one by one to its end.
-                self.open = nil
-                let end = min(frames, i + 4 - place)
-                while i < end {
-                    output.put(Self.biquad(samples[i], a1: a1, a2: a2, b02: b02, b1: b1, history1: &history1, history2: &history2), at: i)
-                    i += 1
-                }
+                return output
             }
         }
-        if i &+ 4 <= frames {
-            var previous = SIMD4(0, 0, history2, history1)
-            repeat {
-                let inputs = UnsafeRawPointer(samples + i).loadUnaligned(as: SIMD4<Float>.self)
-                let (filtered, centre) = Self.filter(inputs, previous: previous, group: group, b02: b02, b1: b1)
-                output.put(filtered, at: i)
-                previous = centre
-                i &+= 4
-            } while i &+ 4 <= frames
-            (history1, history2) = (previous[3], previous[2])
+    }
+}
+
+/// Four voices' lane buffers, a control block each.
+typealias LaneBuffers = (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>)
+
+/// Whether the coefficients of `LowPassFilter.Lanes` move through a run, as a type, so that
+/// each kind of run is a loop of its own.
+protocol GlideMode {
+    /// Whether they step each frame.
+    static var moves: Bool { get }
+}
+
+/// No lane glides.
+enum Steady: GlideMode {
+    static var moves: Bool { false }
+}
+
+/// Some lane glides.
+enum Gliding: GlideMode {
+    static var moves: Bool { true }
+}
+
+/// Which planes `MixedLanes` adds to and whether their gains ramp, as a type, so that each
+/// kind of mix is a loop of its own.
+protocol PlaneMode {
+    /// Whether the sends are worked out (four planes, else two).
+    static var sends: Bool { get }
+    /// Whether some gain moves.
+    static var ramps: Bool { get }
+}
+
+/// The left and right planes, steady.
+enum TwoPlanes: PlaneMode {
+    static var sends: Bool { false }
+    static var ramps: Bool { false }
+}
+
+/// The four planes, steady.
+enum FourPlanes: PlaneMode {
+    static var sends: Bool { true }
+    static var ramps: Bool { false }
+}
+
+/// The left and right planes, some gain ramping.
+enum TwoRampingPlanes: PlaneMode {
+    static var sends: Bool { false }
+    static var ramps: Bool { true }
+}
+
+/// The four planes, some gain ramping.
+enum FourRampingPlanes: PlaneMode {
+    static var sends: Bool { true }
+    static var ramps: Bool { true }
+}
+
+/// Filtered frames of four voices added to the planes of a mix, each lane times its voice's
+/// gains, which ramp through the control block: a frame's gain is its voice's at the block's
+/// start plus its step times the frame's place there. A plane's four frames are loaded and
+/// stored once for the four voices. Render thread only.
+struct MixedLanes {
+    /// One plane's gains (or their steps) for the four lanes, each in every lane of a vector
+    /// of its own. Render thread only.
+    struct PlaneGains {
+        let spread: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>, SIMD4<Float>)
+
+        /// The gains of lanes 0...3, spread.
+        init(_ g0: Float, _ g1: Float, _ g2: Float, _ g3: Float) {
+            spread = (SIMD4(repeating: g0), SIMD4(repeating: g1), SIMD4(repeating: g2), SIMD4(repeating: g3))
         }
-        if i < frames {   // a group the next call ends
-            let count = frames - i
-            var inputs = SIMD4<Float>()
-            for k in 0..<count { inputs[k] = samples[i + k] }
-            let (filtered, centre) = Self.filter(inputs, previous: SIMD4(0, 0, history2, history1), group: group, b02: b02, b1: b1)
-            for k in 0..<count { output.put(filtered[k], at: i + k) }
-            open = (inputs, count, history1, history2)
-            (history1, history2) = (centre[count - 1], count >= 2 ? centre[count - 2] : history1)
-        }
-        (self.history1, self.history2) = (history1, history2)
+
+        /// The four lanes' gains as one vector.
+        var lanes: SIMD4<Float> { SIMD4(spread.0[0], spread.1[0], spread.2[0], spread.3[0]) }
     }
 
-    /// Four frames of the steady filter from their `inputs` and the inner signal before them
-    /// (`previous`: the frame before in lane 3, the one before that in lane 2): their outputs
-    /// and inner signals. The history's share is added last, so that the next group waits on
-    /// one multiply and two additions; the sums are kept where they are made
-    /// (`barrier_float4_kept`), or the optimizer takes the lanes apart into scalar arithmetic.
-    @inline(__always) private static func filter(_ inputs: SIMD4<Float>, previous: SIMD4<Float>, group: Group,
-                                                 b02: Float, b1: Float) -> (output: SIMD4<Float>, centre: SIMD4<Float>) {
-        /// `vector`'s `lane` in every lane.
-        @inline(__always) func spread(_ vector: SIMD4<Float>, _ lane: Int) -> SIMD4<Float> { SIMD4(repeating: vector[lane]) }
-        let fromInputs = barrier_float4_kept((spread(inputs, 0) * group.inputs.0 + spread(inputs, 1) * group.inputs.1)
-                                             + (spread(inputs, 2) * group.inputs.2 + spread(inputs, 3) * group.inputs.3))
-        let centre = barrier_float4_kept(fromInputs + (spread(previous, 3) * group.history1 + spread(previous, 2) * group.history2))
-        let before1 = barrier_float4_kept(SIMD4(previous[3], centre[0], centre[1], centre[2]))
-        let before2 = barrier_float4_kept(SIMD4(lowHalf: previous.highHalf, highHalf: centre.lowHalf))
-        return (b02 * (centre + before2) + b1 * before1, centre)
+    /// The left plane at the first frame, each next plane `stride` floats on.
+    private let left: UnsafeMutablePointer<Float>, stride: Int
+    /// Each plane's gains at the block's start, and their steps.
+    private let gains: (PlaneGains, PlaneGains, PlaneGains, PlaneGains), steps: (PlaneGains, PlaneGains, PlaneGains, PlaneGains)
+    /// The place in the block of the first frame.
+    private let place: Int
+
+    /// A mix from `left` (`stride` floats a plane) at each plane's `gains` and their `steps`
+    /// (planes as `MixPlanes`'s), the first frame at `place` in the block.
+    init(left: UnsafeMutablePointer<Float>, stride: Int, gains: (PlaneGains, PlaneGains, PlaneGains, PlaneGains),
+         steps: (PlaneGains, PlaneGains, PlaneGains, PlaneGains), place: Int) {
+        (self.left, self.stride, self.gains, self.steps, self.place) = (left, stride, gains, steps, place)
     }
 
-    /// One frame of the filter with these coefficients and history (moved on a frame).
-    @inline(__always) private static func biquad(_ input: Float, a1: Float, a2: Float, b02: Float, b1: Float,
-                                                 history1: inout Float, history2: inout Float) -> Float {
-        // (input − a2·h2) − a1·h1: the same sum as libfluidsynth's, ordered so that only one
-        // multiply and one subtraction wait for the last frame (rounding differs below −130 dB).
-        let centre = input - a2 * history2 - a1 * history1
-        let output = b02 * (centre + history2) + b1 * history1
-        history2 = history1
-        history1 = centre
-        return output
+    /// Adds the four lanes' frames from `index` on (a vector a lane), times their gains, to
+    /// the planes `Planes` says.
+    @inline(__always) func put<Planes: PlaneMode>(_ lanes: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>, SIMD4<Float>), at index: Int, _: Planes.Type) {
+        let places = SIMD4<Float>(0, 1, 2, 3) + Float(place &+ index)
+        /// Adds the lanes times `gains` (moving by `steps`) to the plane at `plane`.
+        @inline(__always) func add(_ gains: PlaneGains, _ steps: PlaneGains, _ plane: UnsafeMutablePointer<Float>) {
+            let (g0, g1, g2, g3) = Planes.ramps
+                ? (gains.spread.0 + steps.spread.0 * places, gains.spread.1 + steps.spread.1 * places,
+                   gains.spread.2 + steps.spread.2 * places, gains.spread.3 + steps.spread.3 * places)
+                : gains.spread
+            storeFour(loadFour(plane) + ((lanes.0 * g0 + lanes.1 * g1) + (lanes.2 * g2 + lanes.3 * g3)), plane)
+        }
+        add(gains.0, steps.0, left + index)
+        add(gains.1, steps.1, left + stride + index)
+        if Planes.sends {
+            add(gains.2, steps.2, left + 2 &* stride + index)
+            add(gains.3, steps.3, left + 3 &* stride + index)
+        }
     }
+
+    /// Adds the lanes' frame `index` (a lane a voice), times their gains, to the planes
+    /// `Planes` says: the same sums as the four frames' `put`.
+    @inline(__always) func put<Planes: PlaneMode>(_ frame: SIMD4<Float>, at index: Int, _: Planes.Type) {
+        let place = Float(self.place &+ index)
+        /// Adds the lanes times `gains` (moving by `steps`), summed, to `value`.
+        @inline(__always) func add(_ gains: PlaneGains, _ steps: PlaneGains, _ value: inout Float) {
+            let products = frame * (Planes.ramps ? gains.lanes + steps.lanes * place : gains.lanes)
+            value += (products[0] + products[1]) + (products[2] + products[3])
+        }
+        add(gains.0, steps.0, &left[index])
+        add(gains.1, steps.1, &left[stride + index])
+        if Planes.sends {
+            add(gains.2, steps.2, &left[2 &* stride + index])
+            add(gains.3, steps.3, &left[3 &* stride + index])
+        }
+    }
+}
+
+/// Four floats from `pointer`.
+@inline(__always) private func loadFour(_ pointer: UnsafeMutablePointer<Float>) -> SIMD4<Float> {
+    UnsafeRawPointer(pointer).loadUnaligned(as: SIMD4<Float>.self)
+}
+
+/// `values` written to the four floats at `pointer`.
+@inline(__always) private func storeFour(_ values: SIMD4<Float>, _ pointer: UnsafeMutablePointer<Float>) {
+    UnsafeMutableRawPointer(pointer).storeBytes(of: values, as: SIMD4<Float>.self)
+}
+
+/// The 4×4 matrix whose rows are `r0`...`r3`, turned so that they are its columns.
+@inline(__always) private func transpose(_ r0: SIMD4<Float>, _ r1: SIMD4<Float>, _ r2: SIMD4<Float>, _ r3: SIMD4<Float>)
+    -> (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>, SIMD4<Float>) {
+    let low01 = SIMD4(r0[0], r1[0], r0[1], r1[1]), low23 = SIMD4(r2[0], r3[0], r2[1], r3[1])
+    let high01 = SIMD4(r0[2], r1[2], r0[3], r1[3]), high23 = SIMD4(r2[2], r3[2], r2[3], r3[3])
+    return (SIMD4(lowHalf: low01.lowHalf, highHalf: low23.lowHalf), SIMD4(lowHalf: low01.highHalf, highHalf: low23.highHalf),
+            SIMD4(lowHalf: high01.lowHalf, highHalf: high23.lowHalf), SIMD4(lowHalf: high01.highHalf, highHalf: high23.highHalf))
 }

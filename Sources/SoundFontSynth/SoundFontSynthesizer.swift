@@ -4,7 +4,8 @@ import SoundFontModel
 /// Pianola's own SoundFont synthesizer: sixteen MIDI channels playing a `SoundFont`'s presets
 /// through a fixed pool of voices. Events take effect where they are given between render
 /// calls, so a caller that renders up to each event's frame and then gives it puts every note
-/// on its exact frame (each voice counts its control blocks from its own first frame). Made on
+/// on its exact frame (each voice counts its own control blocks from its own first frame; its
+/// mix and cutoff move on the synthesizer's blocks, which all voices share). Made on
 /// the control thread, which also reads the presets' regions (all of them at the start, or
 /// each as a song's preload selects it); everything else is render thread only and allocates
 /// nothing.
@@ -27,6 +28,9 @@ public final class SoundFontSynthesizer {
     /// stop here; it grows as voices start and shrinks after each pass. Render thread only.
     var slotsInUse = 0
     private var serial = 0
+    /// Frames rendered so far, modulo a control block: where the synthesizer is in its
+    /// control blocks, on which every voice's mix and cutoff move. Render thread only.
+    private var framesRendered = 0
     /// The samples whose pages `touchSamples` has read. Control thread.
     private var touched = Set<Int>()
     /// Each sample's `Voice.loopPeak`, worked out as `touchSamples` reads it (0 until then: a
@@ -101,7 +105,7 @@ public final class SoundFontSynthesizer {
         }
         let left = UnsafeMutablePointer<Float>.allocate(capacity: Units.controlBlock), right = UnsafeMutablePointer<Float>.allocate(capacity: Units.controlBlock)
         let planes = UnsafeMutablePointer<Float>.allocate(capacity: 4 * Units.controlBlock)
-        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: Voice.scratchSize)
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: VoiceQuad.scratchSize)
         defer { left.deallocate(); right.deallocate(); planes.deallocate(); scratch.deallocate() }
         left.initialize(repeating: 0, count: Units.controlBlock)
         right.initialize(repeating: 0, count: Units.controlBlock)
@@ -110,10 +114,12 @@ public final class SoundFontSynthesizer {
         reverbSend.initialize(repeating: 0, count: Units.controlBlock)
         chorusSend.initialize(repeating: 0, count: Units.controlBlock)
         if let preset = regionsByPreset.firstIndex(where: { !$0.isEmpty }), let region = regionsByPreset[preset].first,
-           var voice = Voice(region: region, font: font, key: Int(region.keyRange.lowerBound), velocity: 64, sampleRate: sampleRate, cutoffs: cutoffs, gain: 0) {
-            voice.render(into: mix, frames: Units.controlBlock, scratch: scratch)
-            voice.release()
-            voice.render(into: mix, frames: Units.controlBlock, scratch: scratch)
+           let voice = Voice(region: region, font: font, key: Int(region.keyRange.lowerBound), velocity: 64, sampleRate: sampleRate, cutoffs: cutoffs, gain: 0) {
+            var slot = VoiceSlot()
+            slot.voice = voice
+            VoiceQuad.render(&slot, count: 1, into: mix, frames: Units.controlBlock, place: 0, scratch: scratch)
+            slot.voice?.release()
+            VoiceQuad.render(&slot, count: 1, into: mix, frames: Units.controlBlock, place: 0, scratch: scratch)
         }
         if let reverb {
             reverb.process(reverbSend, addingTo: left, right, frames: Units.controlBlock)
@@ -362,6 +368,7 @@ public final class SoundFontSynthesizer {
     /// Writes `frames` frames of every sounding voice into `left` and `right`, with the
     /// reverb and the chorus of their sends where they are on. Render thread only.
     public func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
+        defer { framesRendered = (framesRendered + frames) % Units.controlBlock }
         left.update(repeating: 0, count: frames)
         right.update(repeating: 0, count: frames)
         let sends = reverb == nil && chorus == nil ? nil : (reverb: reverbSend, chorus: chorusSend)
@@ -369,23 +376,24 @@ public final class SoundFontSynthesizer {
         while done < frames {
             let count = min(frames - done, VoiceGroups.capacity)
             guard let sends else {
-                renderVoices(left: left + done, right: right + done, sends: nil, frames: count)
+                renderVoices(left: left + done, right: right + done, sends: nil, frames: count, place: (framesRendered + done) % Units.controlBlock)
                 done += count
                 continue
             }
             sends.reverb.update(repeating: 0, count: count)
             sends.chorus.update(repeating: 0, count: count)
-            renderVoices(left: left + done, right: right + done, sends: sends, frames: count)
+            renderVoices(left: left + done, right: right + done, sends: sends, frames: count, place: (framesRendered + done) % Units.controlBlock)
             reverb?.process(sends.reverb, addingTo: left + done, right + done, frames: count)
             chorus?.process(sends.chorus, addingTo: left + done, right + done, frames: count)
             done += count
         }
     }
 
-    /// One pass of the voices; then the slots in use end after the last sounding voice.
+    /// One pass of the voices, its first frame at `place` in the control block; then the
+    /// slots in use end after the last sounding voice.
     private func renderVoices(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
-                              sends: (reverb: UnsafeMutablePointer<Float>, chorus: UnsafeMutablePointer<Float>)?, frames: Int) {
-        voices.render(left: left, right: right, sends: sends, frames: frames, slotsInUse: slotsInUse)
+                              sends: (reverb: UnsafeMutablePointer<Float>, chorus: UnsafeMutablePointer<Float>)?, frames: Int, place: Int) {
+        voices.render(left: left, right: right, sends: sends, frames: frames, place: place, slotsInUse: slotsInUse)
         while slotsInUse > 0 && slots[slotsInUse - 1].voice == nil { slotsInUse -= 1 }
     }
 }

@@ -6,8 +6,10 @@ import Glibc
 /// One sounding note of one region: its sample played at the note's pitch (four-point
 /// interpolation), shaped by the volume envelope, attenuated and panned as libfluidsynth does
 /// it, through its resonant low-pass filter; the modulation envelope and the two LFOs move its
-/// pitch, cutoff and volume once per control block; the blocks are counted from the note's own
-/// first frame so that it starts on the exact frame it is given. Its modulators are read when
+/// pitch, cutoff and volume once per control block. Its blocks are counted from the note's own
+/// first frame so that it starts on the exact frame it is given; its mix's ramps and its cutoff
+/// move on the synthesizer's blocks, which every voice shares, so that four voices filter and
+/// mix side by side (`VoiceQuad`). Its modulators are read when
 /// it starts and again whenever its channel's controllers move. Made on any thread; rendered on
 /// the render thread only, where it allocates nothing.
 struct Voice {
@@ -17,6 +19,7 @@ struct Voice {
     private var modulationLFO: LFO, vibratoLFO: LFO
     /// Frames played before the current control block (the LFOs' delays count them).
     private var elapsed = 0
+    /// Its filter, which `LowPassFilter.Lanes` runs with three other voices'.
     private var filter: LowPassFilter
     /// The pitch in cents and the cutoff in absolute cents before the envelope and the LFOs
     /// move them; the filter's Q in centibels.
@@ -55,21 +58,25 @@ struct Voice {
     private var tuning: Double
     /// The mix's gains, lanes (left, right, reverb send, chorus send): output gain and pan on
     /// each side, and the sends' (the output gain times generators 16 and 15, unpanned, as
-    /// libfluidsynth feeds its effects); where the mix is on its way to them, and its step a
-    /// frame: like libfluidsynth's mixer, each change (the voice's start from silence included)
-    /// ramps over one control block.
-    private var mixTarget = SIMD4<Float>(), mix = SIMD4<Float>(), mixStep = SIMD4<Float>()
-    /// The envelope gain reached at the end of the last whole block, and the ramp of this one.
+    /// libfluidsynth feeds its effects); where the mix is at the start of the synthesizer's
+    /// block, and its step a frame: like libfluidsynth's mixer, each change (the voice's start
+    /// from silence included) ramps over one block (over the rest of it when the voice starts
+    /// inside one), a frame's gains worked out from its place in the block (so that where a
+    /// render call splits a block changes nothing): `mixOrigin` plus the step times the place.
+    private var mixTarget = SIMD4<Float>(), mix = SIMD4<Float>(), mixStep = SIMD4<Float>(), mixOrigin = SIMD4<Float>()
+    /// Whether it has yet to take its first of the synthesizer's blocks.
+    private var sharedBlockPending = true
+    /// The envelope gain reached at the end of the last block, and the ramp of this one.
     private var amplitude: Float = 0, step: Float = 0
-    /// Where the mix's ramp is inside the block (kept between calls, so that where a render
-    /// call splits a block changes nothing).
-    private var rampMix = SIMD4<Float>()
-    private var frameInBlock = 0
+    /// Its place in its own control block (counted from its first frame, as libfluidsynth
+    /// counts a note's: the envelopes, the LFOs and the pitch move there), and whether the
+    /// next frame starts one.
+    private var frameInBlock = 0, blockPending = true
     /// The interpolation's coefficients and the gain table, kept here: each read of the lazy
     /// globals goes through `swift_once`, and a block read them three times.
     private let coefficients = Interpolation.coefficients, gains = Units.gains
     /// Whether it has nothing more to play.
-    private(set) var isFinished = false
+    private var isFinished = false
     /// Its exclusive class (generator 57): a note of the same class on its channel cuts it; 0 for none.
     private(set) var exclusiveClass: Int32
 
@@ -250,28 +257,33 @@ struct Voice {
         modLFOToCutoff = amount(.modLFOToFilterCutoff)
         modEnvToCutoff = amount(.modEnvToFilterCutoff)
         modLFOToVolume = amount(.modLFOToVolume)
-        modulate(moved: true)
+        modulate()
         // The file's attenuation takes the EMU factor; what modulators add does not.
         attenuation = min(max(Float(region[.initialAttenuation]) * Self.attenuationFactor + modulated[Int(Generator.initialAttenuation.rawValue)], 0), 1_440)
         let pan = min(max(value(.pan), -500), 500)
         mixTarget = SIMD4(gain * Self.panGain(-pan), gain * Self.panGain(pan), gain * amount(.reverbSend) / 1_000, gain * amount(.chorusSend) / 1_000)
     }
 
-    /// The pitch and the cutoff where the modulation envelope and the LFOs put them now, each
-    /// worked out again only when `moved` (the generators or the glide have) or something
-    /// moves it (the cutoff then stays where `moved` last put it).
-    private mutating func modulate(moved: Bool = false) {
-        let pitchMoves = moved || glide != 0 || modLFOToPitch != 0 || vibLFOToPitch != 0 || modEnvToPitch != 0
-        guard pitchMoves || modLFOToCutoff != 0 || modEnvToCutoff != 0 else { return }
-        let envelopeValue = modulationEnvelope.modulation, lfoValue = modulationLFO.value
-        if pitchMoves {
-            let swing = modLFOToPitch * lfoValue + vibLFOToPitch * vibratoLFO.value + modEnvToPitch * envelopeValue
-            let cents = pitch + glide + Double(swing)
-            // libfluidsynth turns cents into hertz by a table of whole cents: the pitch's
-            // fraction is dropped; below 0 cents (8.18 Hz) it works the hertz out whole.
-            player.increment = SamplePlayer.fixedPoint(exp2(((cents < 0 ? cents : cents.rounded(.down)) - rootPitch) / 1_200) * rateRatio)
-        }
-        let cutoffCents = cutoff + modLFOToCutoff * lfoValue + modEnvToCutoff * envelopeValue
+    /// The pitch and the cutoff where the modulation envelope and the LFOs put them now.
+    private mutating func modulate() {
+        modulatePitch(moved: true)
+        modulateCutoff()
+    }
+
+    /// The pitch where the modulation envelope and the LFOs put it now, worked out again only
+    /// when `moved` (the generators or the glide have) or something moves it.
+    private mutating func modulatePitch(moved: Bool) {
+        guard moved || glide != 0 || modLFOToPitch != 0 || vibLFOToPitch != 0 || modEnvToPitch != 0 else { return }
+        let swing = modLFOToPitch * modulationLFO.value + vibLFOToPitch * vibratoLFO.value + modEnvToPitch * modulationEnvelope.modulation
+        let cents = pitch + glide + Double(swing)
+        // libfluidsynth turns cents into hertz by a table of whole cents: the pitch's
+        // fraction is dropped; below 0 cents (8.18 Hz) it works the hertz out whole.
+        player.increment = SamplePlayer.fixedPoint(exp2(((cents < 0 ? cents : cents.rounded(.down)) - rootPitch) / 1_200) * rateRatio)
+    }
+
+    /// The filter's cutoff where the modulation envelope and the modulation LFO put it now.
+    private mutating func modulateCutoff() {
+        let cutoffCents = cutoff + modLFOToCutoff * modulationLFO.value + modEnvToCutoff * modulationEnvelope.modulation
         filter.set(cutoff: Int32(cutoffCents.rounded(.down)), q: resonance)
     }
 
@@ -288,76 +300,113 @@ struct Voice {
         return Float(sin(Double(pan + 500) * Double.pi / 2 / 1_001))
     }
 
-    /// Floats of scratch space a voice renders with: a control block's points and the span of
-    /// sample points they read.
-    static let scratchSize = Units.controlBlock + SamplePlayer.spanCapacity
+    /// How many of the next `frames` frames its filter runs alike: up to the end of a glide
+    /// a controller started inside a block. Render thread only.
+    mutating func alike(frames: Int) -> Int {
+        filter.gliding > 0 ? min(filter.gliding, frames) : frames
+    }
 
-    /// Adds `frames` frames of the voice to `mix`, using `scratch` (room for `scratchSize`
-    /// floats). Render thread only.
-    mutating func render(into mix: MixPlanes, frames: Int, scratch: UnsafeMutablePointer<Float>) {
-        var done = 0
-        while done < frames, !isFinished {
-            if frameInBlock == 0 {
-                envelope.step()
-                modulationEnvelope.step()
-                modulationLFO.step(elapsed: elapsed)
-                vibratoLFO.step(elapsed: elapsed)
-                let target = envelope.gain(attenuation: attenuation, tremolo: -modLFOToVolume * modulationLFO.value, gains: gains)
-                modulate(moved: glided)
-                // The glide moves on after the block's pitch is set, as libfluidsynth's does
-                // (measured: a block earlier ran 4 cents ahead of it all the way).
-                glided = glide != 0
-                if glided {
-                    glide += glideStep
-                    if (glideStep > 0) == (glide > 0) { (glide, glideStep) = (0, 0) }   // arrived
-                }
-                step = (target - amplitude) / Float(Units.controlBlock)
-                mixStep = (mixTarget - self.mix) / Float(Units.controlBlock)
-                rampMix = self.mix
-                if envelope.stage == .finished || (envelope.stage.rawValue >= Envelope.Stage.hold.rawValue && loudest * envelope.value < (player.hasLooped ? silentBelowInLoop : silentBelow)) {
-                    isFinished = true
-                    return
-                }
+    /// The start of a stretch of frames at `place` in the synthesizer's control block: at the
+    /// block's start (or the voice's first), the mix's ramp over it and the cutoff, from the
+    /// modulation of its own block there (started now when it has played nothing ahead,
+    /// `caughtUp`, and its block starts here). Render thread only.
+    private mutating func startStretch(place: Int, caughtUp: Bool) {
+        if caughtUp, blockPending { startBlock() }
+        guard place == 0 || sharedBlockPending else { return }
+        sharedBlockPending = false
+        mixStep = (mixTarget - mix) / Float(Units.controlBlock - place)
+        mixOrigin = mix - mixStep * Float(place)
+        if modLFOToCutoff != 0 || modEnvToCutoff != 0 { modulateCutoff() }   // (else it stays where the generators put it)
+    }
+
+    /// Plays the rest of its own control block, up to `limit` frames, into `output`: its
+    /// sample times the envelope's gain (`span` room for `SamplePlayer.spanCapacity` points;
+    /// zeros while the envelope's delay lasts, when it has ended and past the sample's end),
+    /// the block's envelopes, LFOs and pitch worked out at its start. Returns the frames it
+    /// wrote and how many it played before it ended (fewer than it wrote, or none at all,
+    /// once it has; nil while delayed).
+    private mutating func playBlock(into output: UnsafeMutablePointer<Float>, limit: Int, span: UnsafeMutablePointer<Float>) -> (frames: Int, played: Int?) {
+        if blockPending { startBlock() }
+        guard !isFinished else { return (0, 0) }
+        let count = min(Units.controlBlock - frameInBlock, limit)
+        guard envelope.stage != .delay else {   // a delayed voice does not move through its sample yet
+            output.update(repeating: 0, count: count)
+            moveOn(count)
+            return (count, nil)
+        }
+        let played = player.render(into: output, frames: count, table: coefficients, span: span, ramp: GainRamp(start: amplitude, step: step, frame: frameInBlock))
+        if player.finished { isFinished = true } else { moveOn(count) }
+        return (count, played)
+    }
+
+    /// Its lane of a `VoiceQuad` for a stretch of `stretch` frames at `place` in the
+    /// synthesizer's block: the stretch started (`startStretch`), its blocks played
+    /// (`playBlock`) into `buffer` until they cover the stretch, it ends or `limit` frames
+    /// (the render call's rest) are played, `progress` moved on; then, when it is heard in
+    /// the stretch, its filter and its gains for the mix put in `lane` of `filters`, and true.
+    /// Render thread only.
+    mutating func fill(_ buffer: UnsafeMutablePointer<Float>, progress p: UnsafeMutablePointer<LaneProgress>, stretch: Int, limit: Int, place: Int,
+                       span: UnsafeMutablePointer<Float>, filters: inout LowPassFilter.Lanes, lane: Int) -> Bool {
+        startStretch(place: place, caughtUp: p.pointee.filled == 0)
+        while p.pointee.filled < stretch, p.pointee.ended == .max {
+            let (written, played) = playBlock(into: buffer + p.pointee.filled, limit: limit - p.pointee.filled, span: span)
+            if let played {
+                p.pointee.heard = min(p.pointee.heard, p.pointee.filled)
+                if played < written || written == 0 { p.pointee.ended = p.pointee.filled + played }
             }
-            let count = min(Units.controlBlock - frameInBlock, frames - done)
-            if envelope.stage != .delay {   // a delayed voice does not move through its sample yet
-                let written = player.render(into: scratch, frames: count, table: coefficients, span: scratch + Units.controlBlock,
-                                            ramp: GainRamp(start: amplitude, step: step, frame: frameInBlock))
-                if mixStep != .zero {
-                    var filtered = InPlace(samples: scratch)
-                    filter.run(scratch, frames: written, position: frameInBlock & 3, into: &filtered)
-                    addRamping(scratch, frames: written, to: mix, at: done)
-                } else if mix.sends {
-                    var planes = FourPlanes(left: mix.left + done, stride: mix.stride, gains: rampMix)
-                    filter.run(scratch, frames: written, position: frameInBlock & 3, into: &planes)
-                } else {
-                    var planes = TwoPlanes(left: mix.left + done, stride: mix.stride, gains: rampMix)
-                    filter.run(scratch, frames: written, position: frameInBlock & 3, into: &planes)
-                }
-                if player.finished { isFinished = true; return }
-            }
-            done += count
-            frameInBlock += count
-            if frameInBlock == Units.controlBlock {
-                frameInBlock = 0
-                elapsed += Units.controlBlock
-                amplitude += step * Float(Units.controlBlock)
-                self.mix = mixTarget
-            }
+            p.pointee.filled += written
+        }
+        if p.pointee.filled < stretch {   // ended: silence after it (a lane's frames are always numbers)
+            (buffer + p.pointee.filled).update(repeating: 0, count: stretch - p.pointee.filled)
+            p.pointee.filled = stretch
+        }
+        guard p.pointee.heard < stretch else { return false }
+        filters.load(filter, lane: lane, gains: (mixOrigin, mixStep))
+        p.pointee.end = min(p.pointee.ended, stretch)
+        return true
+    }
+
+    /// The end of a stretch of `frames` frames that ends at `place` in the synthesizer's
+    /// block: its filter taken back from `lane` of `filters` when it ran (`filtered`), and its
+    /// mix where the block's ramp took it. Render thread only.
+    mutating func endStretch(frames: Int, place: Int, filters: LowPassFilter.Lanes, lane: Int, filtered: Bool) {
+        if filtered { filters.store(lane: lane, into: &filter, frames: frames) }
+        if place == Units.controlBlock { mix = mixTarget }
+    }
+
+    /// Moves on `frames` frames through its own control block.
+    private mutating func moveOn(_ frames: Int) {
+        frameInBlock += frames
+        if frameInBlock == Units.controlBlock {
+            frameInBlock = 0
+            blockPending = true
+            elapsed += Units.controlBlock
+            amplitude += step * Float(Units.controlBlock)
         }
     }
 
-    /// Adds `frames` filtered frames from `samples` to `mix` from its frame `offset`, times
-    /// the mix's gains (left, right and, when `mix` has them, the sends) stepping on each frame
-    /// while they ramp (steady, the filter adds its frames itself: `TwoPlanes`, `FourPlanes`).
-    private mutating func addRamping(_ samples: UnsafeMutablePointer<Float>, frames: Int, to mix: MixPlanes, at offset: Int) {
-        let planes = mix.sends ? 4 : 2
-        var gains = rampMix
-        for i in 0..<frames {
-            for plane in 0..<planes { mix.left[plane * mix.stride + offset + i] += samples[i] * gains[plane] }
-            gains += mixStep
+    /// The start of one of its own control blocks: the envelopes and the LFOs step, the pitch
+    /// and the envelope's ramp for the block are worked out, and the voice ends when its
+    /// envelope is done or it can no longer be heard.
+    private mutating func startBlock() {
+        blockPending = false
+        envelope.step()
+        modulationEnvelope.step()
+        modulationLFO.step(elapsed: elapsed)
+        vibratoLFO.step(elapsed: elapsed)
+        let target = envelope.gain(attenuation: attenuation, tremolo: -modLFOToVolume * modulationLFO.value, gains: gains)
+        modulatePitch(moved: glided)
+        // The glide moves on after the block's pitch is set, as libfluidsynth's does
+        // (measured: a block earlier ran 4 cents ahead of it all the way).
+        glided = glide != 0
+        if glided {
+            glide += glideStep
+            if (glideStep > 0) == (glide > 0) { (glide, glideStep) = (0, 0) }   // arrived
         }
-        rampMix = gains
+        step = (target - amplitude) / Float(Units.controlBlock)
+        if envelope.stage == .finished || (envelope.stage.rawValue >= Envelope.Stage.hold.rawValue && loudest * envelope.value < (player.hasLooped ? silentBelowInLoop : silentBelow)) {
+            isFinished = true
+        }
     }
 
     /// Glides from `fromKey`'s pitch to the note's over `milliseconds` (portamento, as
@@ -385,53 +434,4 @@ struct Voice {
         modulationEnvelope.release()
         player.release()
     }
-}
-
-/// A voice's filtered frames added to the left and right planes of a mix, times the voice's
-/// steady gains for them (lanes 0 and 1). Render thread only.
-struct TwoPlanes: FilteredFrames {
-    /// The left plane at the first frame, the right `stride` floats on.
-    let left: UnsafeMutablePointer<Float>, stride: Int
-    /// The gains, lanes as `MixPlanes`'s planes.
-    let gains: SIMD4<Float>
-
-    /// Adds `value` times the gains to frame `index` of the planes.
-    @inline(__always) func put(_ value: Float, at index: Int) {
-        left[index] += value * gains[0]
-        left[stride + index] += value * gains[1]
-    }
-
-    /// Adds `values` times the gains to the four frames from `index` on of the planes.
-    @inline(__always) func put(_ values: SIMD4<Float>, at index: Int) {
-        accumulate(values * gains[0], into: left + index)
-        accumulate(values * gains[1], into: left + stride + index)
-    }
-}
-
-/// A voice's filtered frames added to the four planes of a mix (left, right, reverb and
-/// chorus sends), times the voice's steady gains for them. Render thread only.
-struct FourPlanes: FilteredFrames {
-    /// The left plane at the first frame, each next plane `stride` floats on.
-    let left: UnsafeMutablePointer<Float>, stride: Int
-    /// The gains, lanes as `MixPlanes`'s planes.
-    let gains: SIMD4<Float>
-
-    /// Adds `value` times the gains to frame `index` of the planes.
-    @inline(__always) func put(_ value: Float, at index: Int) {
-        for plane in 0..<4 { left[plane &* stride + index] += value * gains[plane] }
-    }
-
-    /// Adds `values` times the gains to the four frames from `index` on of the planes.
-    @inline(__always) func put(_ values: SIMD4<Float>, at index: Int) {
-        accumulate(values * gains[0], into: left + index)
-        accumulate(values * gains[1], into: left + stride + index)
-        accumulate(values * gains[2], into: left + 2 &* stride + index)
-        accumulate(values * gains[3], into: left + 3 &* stride + index)
-    }
-}
-
-/// Adds `values` to the four floats at `plane`.
-@inline(__always) private func accumulate(_ values: SIMD4<Float>, into plane: UnsafeMutablePointer<Float>) {
-    let pointer = UnsafeMutableRawPointer(plane)
-    pointer.storeBytes(of: pointer.loadUnaligned(as: SIMD4<Float>.self) + values, as: SIMD4<Float>.self)
 }

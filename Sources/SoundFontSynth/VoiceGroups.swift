@@ -13,8 +13,9 @@ struct MixPlanes {
     let sends: Bool
 }
 
-/// A synthesizer's voices rendered in a fixed number of groups (slot `i` in group
-/// `i % count`), each into a buffer of its own, then added to the output in group order: the
+/// A synthesizer's voices rendered in a fixed number of groups of quads (slot `i` in quad
+/// `i / 4`, quad `q` in group `q % count`: the voices, packed in the lowest slots, fill whole
+/// quads), each into a buffer of its own, then added to the output in group order: the
 /// output is the same bit for bit whichever threads render which groups, so a render on one
 /// thread and on several agree exactly. With `threads` above 1, the render thread and the
 /// workers take the groups in turn, each the next one nobody has taken (so a thread whose
@@ -49,11 +50,13 @@ final class VoiceGroups {
     }
 
     /// Adds `frames` (at most `capacity`) frames of every voice sounding in the first
-    /// `slotsInUse` slots to `left` and `right` and their effect sends to `sends`, freeing the
-    /// slots of the voices that end. Render thread only.
+    /// `slotsInUse` slots to `left` and `right` and their effect sends to `sends`, the first
+    /// frame at `place` in the synthesizer's control block, freeing the slots of the voices
+    /// that end. Render thread only.
     func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
-                sends: (reverb: UnsafeMutablePointer<Float>, chorus: UnsafeMutablePointer<Float>)?, frames: Int, slotsInUse: Int) {
+                sends: (reverb: UnsafeMutablePointer<Float>, chorus: UnsafeMutablePointer<Float>)?, frames: Int, place: Int, slotsInUse: Int) {
         pass.frames = frames
+        pass.place = place
         pass.sends = sends != nil
         pass.slotsInUse = slotsInUse
         if workers.isEmpty || frames < Self.parallelFrames {
@@ -82,16 +85,16 @@ final class VoiceGroups {
         let sounded: UnsafeMutablePointer<Bool>   // per group: whether it had a voice this pass
         /// The next group of the pass that no thread has taken.
         let untaken = Atomic<Int>(0)
-        /// The frames of the pass being rendered, whether it works out the sends, and the slots
-        /// it looks at (those after are free).
-        var frames = 0, sends = false, slotsInUse = 0
+        /// The frames of the pass being rendered, the first's place in the control block,
+        /// whether it works out the sends, and the slots it looks at (those after are free).
+        var frames = 0, place = 0, sends = false, slotsInUse = 0
 
         init(slots: UnsafeMutablePointer<VoiceSlot>) {
             self.slots = slots
             buffers = .allocate(capacity: VoiceGroups.count * 4 * VoiceGroups.capacity)
             buffers.initialize(repeating: 0, count: VoiceGroups.count * 4 * VoiceGroups.capacity)
-            scratch = .allocate(capacity: VoiceGroups.count * Voice.scratchSize)
-            scratch.initialize(repeating: 0, count: VoiceGroups.count * Voice.scratchSize)
+            scratch = .allocate(capacity: VoiceGroups.count * VoiceQuad.scratchSize)
+            scratch.initialize(repeating: 0, count: VoiceGroups.count * VoiceQuad.scratchSize)
             sounded = .allocate(capacity: VoiceGroups.count)
             sounded.initialize(repeating: false, count: VoiceGroups.count)
         }
@@ -134,13 +137,15 @@ final class VoiceGroups {
         func renderGroup(_ group: Int) {
             var any = false
             let mix = MixPlanes(left: buffers + group * 4 * VoiceGroups.capacity, stride: VoiceGroups.capacity, sends: sends)
-            for i in stride(from: group, to: slotsInUse, by: VoiceGroups.count) where slots[i].voice != nil {
+            let quads = (slotsInUse + VoiceQuad.lanes - 1) / VoiceQuad.lanes
+            for quad in stride(from: group, to: quads, by: VoiceGroups.count) {
+                let first = quad * VoiceQuad.lanes, count = min(VoiceQuad.lanes, slotsInUse - first)
+                guard (first..<first + count).contains(where: { slots[$0].voice != nil }) else { continue }
                 if !any {
                     any = true
                     for plane in 0..<(sends ? 4 : 2) { (mix.left + plane * VoiceGroups.capacity).update(repeating: 0, count: frames) }
                 }
-                slots[i].voice!.render(into: mix, frames: frames, scratch: scratch + group * Voice.scratchSize)
-                if slots[i].voice!.isFinished { slots[i] = VoiceSlot() }
+                VoiceQuad.render(slots + first, count: count, into: mix, frames: frames, place: place, scratch: scratch + group * VoiceQuad.scratchSize)
             }
             sounded[group] = any
         }

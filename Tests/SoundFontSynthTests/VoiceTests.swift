@@ -62,14 +62,14 @@ struct VoiceTests {
         var controllers = ChannelControllers()
         controllers[7] = volume
         controllers.pitchWheel = wheel
-        var voice = try #require(Voice(region: region, font: font, key: key, velocity: velocity, controllers: controllers,
-                                       sampleRate: Double(rate), cutoffs: CutoffTable.table(sampleRate: Double(rate)), gain: Float(configuration.gain), loopPeak: Voice.loopPeak(ofSample: region.sample, in: font)))
+        var voice = SoloVoice(try #require(Voice(region: region, font: font, key: key, velocity: velocity, controllers: controllers,
+                                       sampleRate: Double(rate), cutoffs: CutoffTable.table(sampleRate: Double(rate)), gain: Float(configuration.gain), loopPeak: Voice.loopPeak(ofSample: region.sample, in: font))))
         var mix = [Float](repeating: 0, count: 4 * rate)
-        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: Voice.scratchSize)
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: VoiceQuad.scratchSize)
         defer { scratch.deallocate() }
         mix.withUnsafeMutableBufferPointer { m in
             var done = 0
-            for slice in [100, 7, 64, 333, 1000] { // uneven slices: the control blocks follow the note, not the calls
+            for slice in [100, 7, 64, 333, 1000] { // uneven slices: the control blocks follow the note and the synthesizer, not the calls
                 voice.render(into: MixPlanes(left: m.baseAddress! + done, stride: rate, sends: true), frames: slice, scratch: scratch)
                 done += slice
             }
@@ -247,9 +247,9 @@ struct VoiceAllocationTests {
     func noAllocations() throws {
         let font = try SoundFont(bytes: VoiceTests.font([.attack(-6000), .decay(-1200), .sustain(300), .release(-2400), .filterQ(60)]), name: "voice.sf2")
         let region = try #require(font.regions(of: font.presets[0], key: 64, velocity: 90).first)
-        var voice = try #require(Voice(region: region, font: font, key: 64, velocity: 90, sampleRate: 48_000, cutoffs: CutoffTable.table(sampleRate: 48_000), gain: 0.2))
+        var voice = SoloVoice(try #require(Voice(region: region, font: font, key: 64, velocity: 90, sampleRate: 48_000, cutoffs: CutoffTable.table(sampleRate: 48_000), gain: 0.2)))
         let planes = UnsafeMutablePointer<Float>.allocate(capacity: 4 * 512)
-        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: Voice.scratchSize)
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: VoiceQuad.scratchSize)
         defer { planes.deallocate(); scratch.deallocate() }
         planes.initialize(repeating: 0, count: 4 * 512)
         let mix = MixPlanes(left: planes, stride: 512, sends: true)
@@ -268,8 +268,9 @@ struct VoiceAllocationTests {
     }
 }
 
-/// Where the render calls split a voice's frames changes none of its samples: the filter's
-/// groups of four frames and the envelope's ramp are counted from the note, not the call.
+/// Where the render calls split a voice's frames changes none of its samples: its control
+/// blocks and its envelope's ramp are counted from the note, its mix's ramp and its cutoff
+/// from the synthesizer's blocks, not the call.
 @Suite("A voice renders the same samples however its calls split")
 struct VoiceSplitTests {
     @Test("a note whose cutoff glides (the modulation envelope's attack and decay) then rests, in one call and in calls of 1 to 333 frames: the same bits")
@@ -280,9 +281,9 @@ struct VoiceSplitTests {
         let frames = 48_000
         /// The note rendered in calls of `sizes` frames, cycled, released after 40,000 frames.
         func render(_ sizes: [Int]) throws -> [Float] {
-            var voice = try #require(Voice(region: region, font: font, key: 67, velocity: 100, sampleRate: 48_000, cutoffs: CutoffTable.table(sampleRate: 48_000), gain: 0.2))
+            var voice = SoloVoice(try #require(Voice(region: region, font: font, key: 67, velocity: 100, sampleRate: 48_000, cutoffs: CutoffTable.table(sampleRate: 48_000), gain: 0.2)))
             var planes = [Float](repeating: 0, count: 4 * frames)
-            let scratch = UnsafeMutablePointer<Float>.allocate(capacity: Voice.scratchSize)
+            let scratch = UnsafeMutablePointer<Float>.allocate(capacity: VoiceQuad.scratchSize)
             defer { scratch.deallocate() }
             planes.withUnsafeMutableBufferPointer { p in
                 var done = 0, call = 0
@@ -323,11 +324,11 @@ struct BrokenSampleHeaderTests {
         for k in 0..<4 { bytes.swapAt(shdr + 28 + k, shdr + 32 + k) }
         let font = try SoundFont(bytes: bytes, name: "inverted-loop.sf2")
         let region = try #require(font.regions(of: font.presets[0], key: 60, velocity: 100).first)
-        var voice = try #require(Voice(region: region, font: font, key: 60, velocity: 100, sampleRate: 48_000, cutoffs: CutoffTable.table(sampleRate: 48_000), gain: 0.2,
-                                       loopPeak: Voice.loopPeak(ofSample: region.sample, in: font)))
+        var voice = SoloVoice(try #require(Voice(region: region, font: font, key: 60, velocity: 100, sampleRate: 48_000, cutoffs: CutoffTable.table(sampleRate: 48_000), gain: 0.2,
+                                       loopPeak: Voice.loopPeak(ofSample: region.sample, in: font))))
         let frames = 9_600
         var planes = [Float](repeating: 0, count: 4 * frames)
-        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: Voice.scratchSize)
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: VoiceQuad.scratchSize)
         defer { scratch.deallocate() }
         planes.withUnsafeMutableBufferPointer { p in
             voice.render(into: MixPlanes(left: p.baseAddress!, stride: frames, sends: true), frames: frames, scratch: scratch)
@@ -336,4 +337,26 @@ struct BrokenSampleHeaderTests {
         #expect(planes[8_000..<frames].contains { abs($0) > 0.01 }, "and goes on past its end, round the loop")
         #expect(!voice.isFinished)
     }
+}
+
+/// A voice alone in a quad, rendered as the synthesizer renders it, from the start of its
+/// control block.
+struct SoloVoice {
+    private var slot = VoiceSlot()
+    private var rendered = 0
+
+    /// `voice`, before it renders.
+    init(_ voice: Voice) { slot.voice = voice }
+
+    /// Adds `frames` frames of the voice to `mix`, `scratch` `VoiceQuad.scratchSize` floats.
+    mutating func render(into mix: MixPlanes, frames: Int, scratch: UnsafeMutablePointer<Float>) {
+        VoiceQuad.render(&slot, count: 1, into: mix, frames: frames, place: rendered % Units.controlBlock, scratch: scratch)
+        rendered += frames
+    }
+
+    /// Note-off.
+    mutating func release() { slot.voice?.release() }
+
+    /// Whether it has ended.
+    var isFinished: Bool { slot.voice == nil }
 }
