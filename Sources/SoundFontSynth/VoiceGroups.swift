@@ -59,6 +59,7 @@ final class VoiceGroups {
         pass.place = place
         pass.sends = sends != nil
         pass.slotsInUse = slotsInUse
+        pass.findSoundingGroups()
         if workers.isEmpty || frames < Self.parallelFrames {
             for group in 0..<Self.count { pass.renderGroup(group) }
         } else {
@@ -82,7 +83,7 @@ final class VoiceGroups {
         /// reverb send, chorus send).
         let buffers: UnsafeMutablePointer<Float>
         let scratch: UnsafeMutablePointer<Float>
-        let sounded: UnsafeMutablePointer<Bool>   // per group: whether it had a voice this pass
+        let sounded: UnsafeMutablePointer<Bool>   // per group: whether it has a voice this pass (the render thread finds out)
         /// The next group of the pass that no thread has taken.
         let untaken = Atomic<Int>(0)
         /// The frames of the pass being rendered, the first's place in the control block,
@@ -133,21 +134,29 @@ final class VoiceGroups {
             }
         }
 
-        /// Renders the voices of `group` into its buffer, silenced first when a voice sounds.
+        /// Finds the groups with a voice to render (voices start only between passes), before
+        /// the workers start, so that they only read which. Render thread only.
+        func findSoundingGroups() {
+            sounded.update(repeating: false, count: VoiceGroups.count)
+            for quad in 0..<(slotsInUse + VoiceQuad.lanes - 1) / VoiceQuad.lanes where hasVoice(quad) { sounded[quad % VoiceGroups.count] = true }
+        }
+
+        /// Whether quad `quad` has a voice.
+        private func hasVoice(_ quad: Int) -> Bool {
+            let first = quad * VoiceQuad.lanes
+            return (first..<min(first + VoiceQuad.lanes, slotsInUse)).contains { slots[$0].voice != nil }
+        }
+
+        /// Renders the voices of `group` into its buffer, silenced first, when it has any.
         func renderGroup(_ group: Int) {
-            var any = false
+            guard sounded[group] else { return }
             let mix = MixPlanes(left: buffers + group * 4 * VoiceGroups.capacity, stride: VoiceGroups.capacity, sends: sends)
-            let quads = (slotsInUse + VoiceQuad.lanes - 1) / VoiceQuad.lanes
-            for quad in stride(from: group, to: quads, by: VoiceGroups.count) {
-                let first = quad * VoiceQuad.lanes, count = min(VoiceQuad.lanes, slotsInUse - first)
-                guard (first..<first + count).contains(where: { slots[$0].voice != nil }) else { continue }
-                if !any {
-                    any = true
-                    for plane in 0..<(sends ? 4 : 2) { (mix.left + plane * VoiceGroups.capacity).update(repeating: 0, count: frames) }
-                }
-                VoiceQuad.render(slots + first, count: count, into: mix, frames: frames, place: place, scratch: scratch + group * VoiceQuad.scratchSize)
+            for plane in 0..<(sends ? 4 : 2) { (mix.left + plane * VoiceGroups.capacity).update(repeating: 0, count: frames) }
+            for quad in stride(from: group, to: (slotsInUse + VoiceQuad.lanes - 1) / VoiceQuad.lanes, by: VoiceGroups.count) where hasVoice(quad) {
+                let first = quad * VoiceQuad.lanes
+                VoiceQuad.render(slots + first, count: min(VoiceQuad.lanes, slotsInUse - first), into: mix, frames: frames, place: place,
+                                 scratch: scratch + group * VoiceQuad.scratchSize)
             }
-            sounded[group] = any
         }
     }
 }
