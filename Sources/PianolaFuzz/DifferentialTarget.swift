@@ -54,8 +54,12 @@ enum DifferentialTarget {
             // last two while it works the modulators out, so what they add depends on order.
             var destination = UInt16(ranges[Int(input.next(1)) % ranges.count].generator)
             if [46, 47, 54].contains(destination) { destination = 48 }
-            // Into the pitch, no more than two octaves, as the generators' depths.
-            let reach: Int16? = destination == 51 ? 24 : [5, 6, 7, 52].contains(destination) ? 2_400 : nil
+            // Into the pitch, no more than two octaves, as the generators' depths. Into the
+            // sample offsets, 20 points a modulator, so that four of them and the generators
+            // together keep every offset within the tone: libfluidsynth 2.3.1 reads outside its
+            // sample (SIGSEGV) when modulators move the offsets thousands of points past its ends.
+            let reach: Int16? = destination == 51 ? 24 : [5, 6, 7, 52].contains(destination) ? 2_400
+                : (0...3).contains(destination) ? 20 : nil
             let amount = Int16(bitPattern: UInt16(input.next(2)))
             modulators.append(SF2Modulator(source: source, destination: destination, amount: reach.map { amount % ($0 + 1) } ?? amount,
                                            amountSource: amountSource))
