@@ -44,8 +44,9 @@ struct SamplePlayer {
         self.increment = Self.fixedPoint(increment)
     }
 
-    /// Points per frame in 32.32 fixed point.
-    static func fixedPoint(_ increment: Double) -> UInt64 { UInt64(min(max(increment, 0), 4_294_967_295) * 4_294_967_296) }
+    /// Points per frame in 32.32 fixed point, at most 2³¹ − 1: a phase within a sample's 2³¹
+    /// points plus one step then stays under 2³², where the fixed point would wrap to 0.
+    static func fixedPoint(_ increment: Double) -> UInt64 { UInt64(min(max(increment, 0), 2_147_483_647) * 4_294_967_296) }
 
     /// The point at `index`: within the loop when looping (so the points past its end are
     /// its start's), else 0 outside the sample.
@@ -77,8 +78,11 @@ struct SamplePlayer {
             guard done < frames else { break }
             // Near an end or the loop's: points outside read as the file's zeros or across the loop.
             var index = Int(phase >> 32)
-            while looping, index >= loopEnd {
-                phase -= UInt64(loopEnd - loopStart) << 32
+            if looping, index >= loopEnd {
+                // As many whole loops back as it takes: a pitch far above the sample's moves
+                // the phase millions of loops a frame, and one at a time would hang the render.
+                let length = loopEnd - loopStart
+                phase -= UInt64((index - loopEnd) / length + 1) * UInt64(length) << 32
                 index = Int(phase >> 32)
                 hasLooped = true
             }

@@ -337,6 +337,30 @@ struct BrokenSampleHeaderTests {
         #expect(planes[8_000..<frames].contains { abs($0) > 0.01 }, "and goes on past its end, round the loop")
         #expect(!voice.isFinished)
     }
+
+    @Test("a note 127 octaves above a 48-point loop (root key 0, 1200 cents a key: 2³¹ points a frame, the most a voice steps) plays its loop, wrapped in one step a frame, not a loop at a time (the differential fuzz target's hang)")
+    func pitchFarAboveTheSample() throws {
+        var sf2 = SF2File(name: "far above")
+        let sine = (0..<4_800).map { Int16((sin(2 * Double.pi * Double($0) / 48) * 20_000).rounded()) }
+        let sample = sf2.add(SF2Sample(name: "sine", data: sine, sampleRate: 48_000, rootKey: 60, loop: (1_000, 1_048)))
+        let zone = SF2Instrument.Zone(sample: sample, generators: [.scaleTuning(1_200), .sampleModes(1), .rootKey(0)])
+        let instrument = sf2.add(SF2Instrument(name: "sine", zones: [zone]))
+        sf2.presets.append(SF2Preset(name: "sine", bank: 0, program: 0, zones: [.init(instrument: instrument)]))
+        let font = try SoundFont(bytes: sf2.serialized(), name: "far-above.sf2")
+        let region = try #require(font.regions(of: font.presets[0], key: 127, velocity: 100).first)
+        var voice = SoloVoice(try #require(Voice(region: region, font: font, key: 127, velocity: 100, sampleRate: 48_000, cutoffs: CutoffTable.table(sampleRate: 48_000), gain: 0.2,
+                                       loopPeak: Voice.loopPeak(ofSample: region.sample, in: font))))
+        let frames = 4_800
+        var planes = [Float](repeating: 0, count: 4 * frames)
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: VoiceQuad.scratchSize)
+        defer { scratch.deallocate() }
+        planes.withUnsafeMutableBufferPointer { p in
+            voice.render(into: MixPlanes(left: p.baseAddress!, stride: frames, sends: true), frames: frames, scratch: scratch)
+        }
+        #expect(planes.allSatisfy { $0.isFinite })
+        #expect(planes[2_400..<frames].contains { abs($0) > 0.001 }, "the loop sounds")
+        #expect(!voice.isFinished, "a looped note at any pitch holds until released")
+    }
 }
 
 /// A voice alone in a quad, rendered as the synthesizer renders it, from the start of its
