@@ -142,15 +142,21 @@ public final class AudioFileWriter {
     /// Appends `frames` frames from two channel buffers. Control thread.
     public func write(left: UnsafePointer<Float>, right: UnsafePointer<Float>, frames: Int) throws(AudioFileError) {
         if interleaved.count < frames * 2 { interleaved = [Float](repeating: 0, count: frames * 2) }
-        let written = interleaved.withUnsafeMutableBufferPointer { buffer in
+        try interleaved.withUnsafeMutableBufferPointer { (buffer) throws(AudioFileError) in
             let out = buffer.baseAddress!
             for i in 0..<frames {
                 out[2 * i] = left[i]
                 out[2 * i + 1] = right[i]
             }
-            return sf_writef_float(file, out, sf_count_t(frames))
+            try write(interleaved: out, frames: frames)
         }
-        guard written == frames else { throw AudioFileError(path: path, reason: failure ?? sndfileMessage(sf_strerror(file))) }
+    }
+
+    /// Appends `frames` frames of interleaved stereo (left, right, left, …). Control thread.
+    public func write(interleaved frames: UnsafePointer<Float>, frames count: Int) throws(AudioFileError) {
+        guard sf_writef_float(file, frames, sf_count_t(count)) == count else {
+            throw AudioFileError(path: path, reason: failure ?? sndfileMessage(sf_strerror(file)))
+        }
     }
 
     /// Why the buffered file's last read or write failed, if one did.

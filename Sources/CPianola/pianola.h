@@ -81,6 +81,15 @@ enum {
     Valid until the next Pianola call on the same thread. Any thread. */
 const char *pianola_last_error(void);
 
+/** The path of the SoundFont that plays when a config's soundfont names none (its path and
+    data both NULL), the same rule as `pianola` and the Python module: $PIANOLA_SOUNDFONT, else
+    the system's General MIDI font (/usr/share/sounds/sf2/default-GM.sf2, FluidR3_GM.sf2), else
+    the project's own pianola-gm.sf2 beside or above the library (share/pianola/soundfonts/).
+    Writes it NUL-terminated into `path` when `capacity` holds it, and its length (without
+    the NUL) to `length`; PIANOLA_ERROR_FILE when no font is found (the error says where it
+    looked). Any thread. */
+pianola_status pianola_default_soundfont(char *path, size_t capacity, size_t *length);
+
 /* ---------------------------------------------------------------- Handles */
 
 /** A game's music: songs, transitions, layers, effects, events, and the audio they make. */
@@ -98,7 +107,7 @@ typedef struct pianola_soundfont pianola_soundfont;
 /* ---------------------------------------------------------------- Files and bytes */
 
 /** A file given by its path, or by bytes in memory (an asset pack). Set exactly one of
-    `path` and `data`. */
+    `path` and `data` (for a SoundFont, neither is the default: pianola_default_soundfont). */
 typedef struct pianola_source {
     /** The file's path, or NULL. */
     const char *path;
@@ -195,7 +204,8 @@ typedef struct pianola_song_config {
     uint32_t struct_size;
     /** The Standard MIDI File. */
     pianola_source midi;
-    /** The SoundFont (.sf2, .sf3) it plays through. */
+    /** The SoundFont (.sf2, .sf3) it plays through; path and data both NULL: the default
+        (pianola_default_soundfont). */
     pianola_source soundfont;
     /** Audio stems, `stem_count` of them (NULL when 0). */
     const pianola_stem *stems;
@@ -647,7 +657,8 @@ pianola_status pianola_output_stop(pianola_soundtrack *soundtrack);
 
 /* ---------------------------------------------------------------- Offline: one song */
 
-/** Loads the SoundFont at `source`'s path (bytes are refused: give a path) once, for the
+/** Loads the SoundFont at `source`'s path (bytes are refused: give a path; neither: the
+    default, pianola_default_soundfont) once, for the
     engine `synth`, to share between renders (pianola_render_config.loaded_soundfont), which
     may run on several threads at once. Any thread. */
 pianola_status pianola_soundfont_load(const pianola_source *source, pianola_synth synth, pianola_soundfont **soundfont);
@@ -661,7 +672,8 @@ typedef struct pianola_render_config {
     uint32_t struct_size;
     /** The Standard MIDI File. */
     pianola_source midi;
-    /** The SoundFont it plays through. */
+    /** The SoundFont it plays through; path and data both NULL: the default
+        (pianola_default_soundfont). */
     pianola_source soundfont;
     /** Sample rate, 8000 to 384000 (default 48000). */
     int32_t sample_rate;
@@ -741,6 +753,15 @@ pianola_status pianola_render_config_init(pianola_render_config *config);
     died (at most tail_seconds). An existing file is refused unless `overwrite` is nonzero.
     Blocks until done. Any thread. */
 pianola_status pianola_render_file(const pianola_render_config *config, const char *output_path, int32_t overwrite);
+
+/** Writes `frames` frames of interleaved stereo float audio (left, right, …) at
+    `sample_rate` to `output_path` in the type its name gives (.wav, .flac, .ogg, .opus, .mp3),
+    with `bits` 16, 24 or 32 (float, WAV only), under a hidden name beside it renamed into
+    place when whole, so an interrupted write leaves no half file. An existing file is refused
+    (PIANOLA_ERROR_FILE) unless `overwrite`. For audio the caller holds (a render's stems,
+    normalized audio). Any thread. */
+pianola_status pianola_write_audio(const char *output_path, const float *interleaved, size_t frames, int32_t sample_rate, int32_t bits,
+                                   int32_t overwrite);
 
 /** Plays a song once through `device` on `driver` (NULL: the driver's default, as
     pianola_output_start_driver) at the output's rate, and returns when it has ended.

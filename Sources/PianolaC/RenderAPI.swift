@@ -1,5 +1,8 @@
 import CPianola
 import Pianola
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // The real-time pull renders, and the offline calls: a song to a file, to a device, or read
 // out in pieces. Each only translates (see pianola.h).
@@ -134,7 +137,7 @@ func request(_ config: UnsafePointer<pianola_render_config>?) throws -> RenderRe
     guard let encoding = encodings[c.bits] else { throw APIError.argument("bits \(c.bits): use 16, 24 or 32 (float)") }
     let midi = try c.midi.fileSource("midi")
     let sequence = try midi.musicSequence()
-    guard isCurrent else { return RenderRequest(sequence: sequence, font: .file(try c.soundfont.fileSource("soundfont")), settings: settings, encoding: encoding, labels: false) }
+    guard isCurrent else { return RenderRequest(sequence: sequence, font: .file(try c.soundfont.soundFontSource("soundfont")), settings: settings, encoding: encoding, labels: false) }
     let font: RenderRequest.Font
     if let handle = c.loaded_soundfont {
         let loaded = try object(handle, .soundFont, as: LoadedSoundFont.self, "pianola_soundfont")
@@ -142,7 +145,7 @@ func request(_ config: UnsafePointer<pianola_render_config>?) throws -> RenderRe
         font = .loaded(loaded)
     } else {
         settings.engine = try engine(c.synth)
-        font = .file(try c.soundfont.fileSource("soundfont"))
+        font = .file(try c.soundfont.soundFontSource("soundfont"))
     }
     settings.transpose = try inRange(c.transpose, -48...48, "transpose")
     let name = midi.name
@@ -172,7 +175,7 @@ public func pianolaSoundFontLoad(_ source: UnsafePointer<pianola_source>?, _ syn
     status {
         let source = try required(source, "source").pointee
         let out = try required(out, "soundfont")
-        guard case .path(let path) = try source.fileSource("source") else {
+        guard case .path(let path) = try source.soundFontSource("source") else {
             throw APIError.argument("source: a SoundFont shared between renders is read from a path; give path, not data")
         }
         let loaded: LoadedSoundFont
@@ -200,6 +203,40 @@ public func pianolaRenderFile(_ config: UnsafePointer<pianola_render_config>?, _
         }
         let request = try request(config)
         _ = try request.makeRenderer().write(to: path, container: container, encoding: request.encoding, overwrite: overwrite != 0)
+    }
+}
+
+/// pianola_write_audio: audio the caller holds into a file, whole or not at all. Any thread.
+@_cdecl("pianola_write_audio")
+public func pianolaWriteAudio(_ outputPath: UnsafePointer<CChar>?, _ interleaved: UnsafePointer<Float>?, _ frames: Int, _ sampleRate: Int32,
+                              _ bits: Int32, _ overwrite: Int32) -> pianola_status {
+    status {
+        let path = try string(outputPath, "output_path")
+        guard let container = AudioFileWriter.Container(path: path), container != .raw else {
+            throw APIError.argument("\(path): unknown audio file type; name it .wav, .flac, .ogg, .opus or .mp3")
+        }
+        let encodings: [Int32: AudioFileWriter.Encoding] = [16: .int16, 24: .int24, 32: .float32]
+        guard let encoding = encodings[bits] else { throw APIError.argument("bits \(bits): use 16, 24 or 32 (float)") }
+        let rate = try inRange(sampleRate, 8_000...384_000, "sample_rate")
+        guard frames >= 0, frames == 0 || interleaved != nil else { throw APIError.argument("interleaved is NULL for \(frames) frames") }
+        if overwrite == 0 && access(path, F_OK) == 0 { throw APIError(PIANOLA_ERROR_FILE, "\(path): already exists") }
+        // Written under a hidden name beside it and renamed when whole: an interrupted
+        // write leaves no half file where the file goes.
+        let slash = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
+        let partial = "\(path[..<slash]).\(path[slash...]).\(getpid()).partial"
+        do throws(AudioFileError) {
+            let writer = try AudioFileWriter(path: partial, container: container, encoding: encoding, sampleRate: rate, overwrite: true)
+            if let interleaved, frames > 0 { try writer.write(interleaved: interleaved, frames: frames) }
+            try writer.close()
+        } catch {
+            unlink(partial)
+            throw APIError(PIANOLA_ERROR_FILE, error.description.split(separator: partial).joined(separator: path))
+        }
+        guard rename(partial, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(partial)
+            throw APIError(PIANOLA_ERROR_FILE, "\(path): cannot write: \(reason)")
+        }
     }
 }
 

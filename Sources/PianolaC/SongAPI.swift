@@ -39,7 +39,7 @@ public func pianolaSongLoad(_ handle: OpaquePointer?, _ config: UnsafePointer<pi
         let firstRelease = MemoryLayout<pianola_song_config>.offset(of: \pianola_song_config.effects)!
         let hasEffects = Int(c.struct_size) != firstRelease
         if hasEffects { try checkSize(c.struct_size, of: "pianola_song_config", is: MemoryLayout<pianola_song_config>.size) }
-        var description = Soundtrack.SongDescription(midi: try c.midi.fileSource("midi"), soundFont: try c.soundfont.fileSource("soundfont"))
+        var description = Soundtrack.SongDescription(midi: try c.midi.fileSource("midi"), soundFont: try c.soundfont.soundFontSource("soundfont"))
         guard c.stem_count == 0 || c.stems != nil, c.stem_count >= 0, c.stem_count <= 256 else { throw APIError.argument("stems: give stem_count (0 to 256) stems") }
         for i in 0..<c.stem_count {
             let stem = c.stems![i]

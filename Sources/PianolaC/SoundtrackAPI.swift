@@ -49,6 +49,17 @@ public func pianolaVersion() -> UnsafePointer<CChar> { versionString }
 @_cdecl("pianola_last_error")
 public func pianolaLastError() -> UnsafePointer<CChar> { UnsafePointer(LastError.buffer) }
 
+/// pianola_default_soundfont: the SoundFont that plays when none is given. Any thread.
+@_cdecl("pianola_default_soundfont")
+public func pianolaDefaultSoundFont(_ path: UnsafeMutablePointer<CChar>?, _ capacity: Int, _ length: UnsafeMutablePointer<Int>?) -> pianola_status {
+    status {
+        let length = try required(length, "length")
+        let chosen = try defaultSoundFont()
+        length.pointee = chosen.utf8.count
+        if let path, capacity > chosen.utf8.count { copy(chosen, into: path, capacity: capacity) }
+    }
+}
+
 /// pianola_soundtrack_config_init: the defaults. Any thread.
 @_cdecl("pianola_soundtrack_config_init")
 public func pianolaSoundtrackConfigInit(_ config: UnsafeMutablePointer<pianola_soundtrack_config>?) -> pianola_status {

@@ -158,6 +158,13 @@ func inRange(_ value: Double, _ range: ClosedRange<Double>, _ what: String) thro
 }
 
 extension pianola_source {
+    /// The SoundFont it names, or, when it names none, the one `SoundFontChoice` chooses (the
+    /// CLI's default): a file error when there is none.
+    func soundFontSource(_ what: String) throws(APIError) -> FileSource {
+        guard path == nil, data == nil else { return try fileSource(what) }
+        return .path(try defaultSoundFont())
+    }
+
     /// The file or bytes it names; `what` names it in errors. Exactly one of path and data.
     func fileSource(_ what: String) throws(APIError) -> FileSource {
         switch (path, data) {
@@ -180,4 +187,10 @@ func engine(_ synth: pianola_synth) throws(APIError) -> SynthesisEngine {
     case pianola_synth(PIANOLA_SYNTH_FLUIDSYNTH): return .fluidsynth
     default: throw .argument("synth \(synth): use PIANOLA_SYNTH_DEFAULT, PIANOLA_SYNTH_PIANOLA or PIANOLA_SYNTH_FLUIDSYNTH")
     }
+}
+
+/// The SoundFont a render plays when given none, or a file error saying where it looked.
+func defaultSoundFont() throws(APIError) -> String {
+    guard let choice = SoundFontChoice.choose(explicit: nil) else { throw APIError(PIANOLA_ERROR_FILE, SoundFontChoice.notFound()) }
+    return choice.path
 }

@@ -54,7 +54,7 @@ struct Record: ParsableCommand {
     @Flag(help: "No messages but errors.")
     var quiet = false
 
-    @Option(help: "SoundFont for the song (default: $PIANOLA_SOUNDFONT, the system GM font, then Pianola's own).")
+    @Option(help: "SoundFont for the song (default: \(SoundFontChoice.rule)).")
     var soundfont: String?
 
     @Option(help: ArgumentHelp("Synthesizer for the song and what --thru sends to the synth: pianola (Pianola's own, every note on its exact frame) or fluidsynth.", valueName: "engine"))

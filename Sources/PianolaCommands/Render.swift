@@ -115,7 +115,7 @@ struct Render: ParsableCommand {
         let plan = try BatchPlan(arguments: songs, output: naming, extension: container.rawValue, labels: labelNaming,
                                  shard: try shard.map(Shard.init), force: force, skipExisting: skipExisting)
         guard let font = SoundFontChoice.choose(explicit: options.soundfont) else {
-            throw fail("no SoundFont found: give --soundfont PATH or install fluid-soundfont-gm")
+            throw fail(SoundFontChoice.notFound())
         }
         print("SoundFont: \(font.path) (\(font.source))")
         let shared: LoadedSoundFont

@@ -7,7 +7,7 @@ import Pianola
 
 /// The options `render` and `play` share: the SoundFont, synthesis and what of the song to play.
 struct SongOptions: ParsableArguments {
-    @Option(help: "SoundFont (.sf2, .sf3) or DLS bank (default: $PIANOLA_SOUNDFONT, the system GM font, then Pianola's own).")
+    @Option(help: "SoundFont (.sf2, .sf3) or DLS bank (default: \(SoundFontChoice.rule)).")
     var soundfont: String?
 
     @Option(help: ArgumentHelp("Synthesizer: pianola (Pianola's own: every note on its exact frame; a DLS bank goes to libfluidsynth) or fluidsynth (libfluidsynth: notes on 64-frame block edges).", valueName: "engine"))
@@ -72,7 +72,7 @@ struct SongOptions: ParsableArguments {
         let sequence = MusicSequence(file: try read(song))
         let settings = try settings(for: sequence, song: song)
         guard let font = SoundFontChoice.choose(explicit: soundfont) else {
-            throw fail("no SoundFont found: give --soundfont PATH or install fluid-soundfont-gm")
+            throw fail(SoundFontChoice.notFound())
         }
         return (sequence, font, settings)
     }

@@ -42,6 +42,37 @@ void offline(void) {
     FAILS(pianola_play_file_driver(&config, -1, "null"), PIANOLA_ERROR_ARGUMENT, "driver -1");
     OK(pianola_play_file_driver(&config, PIANOLA_DRIVER_ALSA, "null"));
 
+    /* The default SoundFont, as `pianola` and Python choose it, plays when the config names none. */
+    char chosen[4096];
+    size_t length = 0;
+    FAILS(pianola_default_soundfont(chosen, sizeof chosen, NULL), PIANOLA_ERROR_ARGUMENT, "length is NULL");
+    CHECK(setenv("PIANOLA_SOUNDFONT", font, 1) == 0);
+    OK(pianola_default_soundfont(NULL, 0, &length));
+    CHECK(length == strlen(font));
+    OK(pianola_default_soundfont(chosen, sizeof chosen, &length));
+    CHECK(strcmp(chosen, font) == 0);
+    config.soundfont = (pianola_source){0};
+    OK(pianola_render_file(&config, out, 1));
+    CHECK(unsetenv("PIANOLA_SOUNDFONT") == 0);
+    OK(pianola_default_soundfont(chosen, sizeof chosen, &length));
+    CHECK(length == strlen(chosen) && access(chosen, R_OK) == 0);
+    config.soundfont = path_source(font);
+
+    /* Audio the caller holds, written whole. */
+    float tone[2 * 480];
+    for (int i = 0; i < 480; i++) tone[2 * i] = -(tone[2 * i + 1] = 0.5f * sinf(6.2831853f * i / 48));
+    char written[4096];
+    struct stat status;
+    snprintf(written, sizeof written, "%s/written.wav", scratch);
+    FAILS(pianola_write_audio(bad, tone, 480, 48000, 32, 0), PIANOLA_ERROR_ARGUMENT, "unknown audio file type");
+    FAILS(pianola_write_audio(written, tone, 480, 48000, 12, 0), PIANOLA_ERROR_ARGUMENT, "bits 12");
+    FAILS(pianola_write_audio(written, NULL, 480, 48000, 32, 0), PIANOLA_ERROR_ARGUMENT, "interleaved is NULL");
+    OK(pianola_write_audio(written, tone, 480, 48000, 32, 0));
+    CHECK(stat(written, &status) == 0 && status.st_size >= 44 + 480 * 8);
+    FAILS(pianola_write_audio(written, tone, 480, 48000, 32, 0), PIANOLA_ERROR_FILE, "already exists");
+    OK(pianola_write_audio(written, tone, 480, 48000, 16, 1));
+    CHECK(stat(written, &status) == 0 && status.st_size >= 44 + 480 * 4 && status.st_size < 44 + 480 * 8);
+
     FAILS(pianola_renderer_create(&config, NULL), PIANOLA_ERROR_ARGUMENT, "renderer is NULL");
     FAILS(pianola_renderer_create(NULL, &renderer), PIANOLA_ERROR_ARGUMENT, "config is NULL");
     config.tail_seconds = -1;
