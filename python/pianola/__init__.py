@@ -25,11 +25,12 @@ from ._errors import (ArgumentError, BusyError, Data, DeviceError, FileError, Ha
                       integer as _integer, number as _number, synth as _synth)
 from ._events import (Bar, Beat, Jumped, LoopWrapped, Marker, Meters, Position, SongEnded, SongLoaded, SongLoadFailed, SongStarted,
                       SongStopped, SoundLoaded, SoundLoadFailed, Transitioned)
+from ._batch import BatchSummary, render_iter, render_many
 from ._offline import (LABEL_DTYPE, LOUDNESS_TARGET, MidiPort, Rendering, default_soundfont, loudness, midi_ports, play_file, render,
-                       render_file, render_many)
+                       render_file)
 
 __all__ = [
-    "__version__", "version", "render", "render_file", "play_file", "render_many", "Rendering", "LABEL_DTYPE", "loudness",
+    "__version__", "version", "render", "render_file", "play_file", "render_many", "render_iter", "BatchSummary", "Rendering", "LABEL_DTYPE", "loudness",
     "LOUDNESS_TARGET", "default_soundfont", "midi_ports", "MidiPort", "Meters", "Soundtrack", "Song", "Sound", "BusEffect",
     "PianolaError", "ArgumentError", "HandleError", "StateError", "FileError", "DeviceError", "BusyError",
     "Beat", "Bar", "Marker", "LoopWrapped", "Jumped", "Transitioned", "SongStarted", "SongStopped", "SongEnded", "Position", "SongLoaded", "SongLoadFailed", "SoundLoaded", "SoundLoadFailed",

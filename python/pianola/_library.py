@@ -187,6 +187,7 @@ _c = ctypes
 _signatures = {
     "pianola_version": (_c.c_char_p, []),
     "pianola_last_error": (_c.c_char_p, []),
+    "pianola_default_soundfont": (_status, [_c.c_char_p, _c.c_size_t, _c.POINTER(_c.c_size_t)]),
     "pianola_soundtrack_config_init": (_status, [_c.POINTER(SoundtrackConfig)]),
     "pianola_soundtrack_create": (_status, [_c.POINTER(SoundtrackConfig), _out_handle]),
     "pianola_soundtrack_destroy": (_status, [_handle]),
@@ -234,6 +235,7 @@ _signatures = {
     "pianola_output_stop": (_status, [_handle]),
     "pianola_render_config_init": (_status, [_c.POINTER(RenderConfig)]),
     "pianola_render_file": (_status, [_c.POINTER(RenderConfig), _c.c_char_p, _c.c_int32]),
+    "pianola_write_audio": (_status, [_c.c_char_p, _c.POINTER(_c.c_float), _c.c_size_t, _c.c_int32, _c.c_int32, _c.c_int32]),
     "pianola_play_file_driver": (_status, [_c.POINTER(RenderConfig), _c.c_int32, _c.c_char_p]),
     "pianola_renderer_create": (_status, [_c.POINTER(RenderConfig), _out_handle]),
     "pianola_renderer_max_frames": (_status, [_handle, _c.POINTER(_c.c_int64)]),

@@ -1,12 +1,10 @@
-"""Songs rendered offline for data work: one song with its stems and note labels, or many on
-every core with one SoundFont load; songs given as paths, bytes, file objects or the objects
-of pretty_midi, mido and symusic; the audio shaped and normalized as asked."""
-import concurrent.futures
+"""Songs rendered offline for data work: one song with its stems and note labels; songs given
+as paths, bytes, file objects or the objects of pretty_midi, mido and symusic; the audio
+shaped and normalized as asked. Many songs at once are _batch's."""
 import ctypes
 import os
-import sys
 import tempfile
-import time
+import threading
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Union
 
@@ -29,20 +27,15 @@ _NORMALIZE = (None, "peak", "loudness")
 
 
 def default_soundfont() -> str:
-    """The project's own General MIDI SoundFont (pianola-gm.sf2), which plays when none is given:
-    the copy in this package, else the installed library's share/pianola/soundfonts. Raises a
-    FileError (FileNotFoundError) naming where it looked."""
-    places = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "pianola-gm.sf2")]
-    libdir = os.path.dirname(_c.path())
-    if libdir:   # PREFIX/lib or PREFIX/lib/MULTIARCH
-        places += [os.path.join(up, "share", "pianola", "soundfonts", "pianola-gm.sf2") for up in (os.path.dirname(libdir), os.path.dirname(os.path.dirname(libdir)))]
-    places.append("/usr/share/pianola/soundfonts/pianola-gm.sf2")
-    for place in places:
-        if os.path.isfile(place):
-            return place
-    from ._errors import PianolaFileNotFoundError
-    raise PianolaFileNotFoundError(_c.ERROR_FILE, f"no soundfont given, and the project's own pianola-gm.sf2 is in none of {', '.join(places)}; "
-                                                  "give soundfont=")
+    """The SoundFont that plays when none is given, by the rule `pianola` and the C library
+    follow too: $PIANOLA_SOUNDFONT, else the system's General MIDI font
+    (/usr/share/sounds/sf2/default-GM.sf2), else the project's own pianola-gm.sf2 (the wheel
+    carries it beside the library). Raises a FileError (FileNotFoundError) saying where it looked."""
+    length = ctypes.c_size_t()
+    _check(_c.lib.pianola_default_soundfont(None, 0, ctypes.byref(length)))
+    path = ctypes.create_string_buffer(length.value + 1)
+    _check(_c.lib.pianola_default_soundfont(path, len(path), ctypes.byref(length)))
+    return os.fsdecode(path.value)
 
 
 def _song_data(midi: Song) -> Data:
@@ -161,12 +154,15 @@ class _Renderer:
     def __exit__(self, *_) -> None:
         _c.lib.pianola_renderer_destroy(self.handle)
 
-    def read(self, progress: Optional[Callable[[float], None]] = None) -> np.ndarray:
+    def read(self, progress: Optional[Callable[[float], None]] = None, stop: Optional[threading.Event] = None) -> np.ndarray:
+        """The whole render; raises Stopped, between pieces of a second or so, once `stop` is set."""
         most = ctypes.c_int64()
         _check(_c.lib.pianola_renderer_max_frames(self.handle, ctypes.byref(most)))
         audio = np.empty((most.value, 2), dtype=np.float32)
         done, got = 0, ctypes.c_size_t()
         while done < most.value:
+            if stop is not None and stop.is_set():
+                raise Stopped()
             chunk = min(1 << 16, most.value - done)
             _check(_c.lib.pianola_renderer_read(self.handle, audio[done:].ctypes.data, chunk, ctypes.byref(got)))
             if got.value == 0:
@@ -242,15 +238,20 @@ def _gain(audio: np.ndarray, normalize: Optional[str], sample_rate: int) -> floa
     return 1.0
 
 
+class Stopped(Exception):
+    """A render given up because its batch was interrupted (Ctrl-C)."""
+
+
 def _render_one(midi: Song, soundfont, request: _Request, stems, labels: bool, channels_first: bool, mono: bool,
-                normalize: Optional[str], progress: Optional[Callable[[float], None]] = None):
-    """One song rendered as `render` describes; `soundfont` may be a loaded handle."""
+                normalize: Optional[str], progress: Optional[Callable[[float], None]] = None, stop: Optional[threading.Event] = None):
+    """One song rendered as `render` describes; `soundfont` may be a loaded handle. Raises
+    Stopped soon after `stop` is set."""
     if stems not in (False, True, "tracks", "channels"):
         raise ArgumentError(_c.ERROR_ARGUMENT, f"stems must be True, 'tracks', 'channels' or False, not {stems!r}")
     data, name = _song_data(midi), _name_of(midi)
     keep: list = []
     with _Renderer(request.config(data, name, soundfont, keep, labels=labels)) as renderer:
-        mix = renderer.read(progress)
+        mix = renderer.read(progress, stop)
         label_array = renderer.labels() if labels else None
         tracks = renderer.tracks() if stems else []
     parts: Dict[int, np.ndarray] = {}
@@ -260,7 +261,7 @@ def _render_one(midi: Song, soundfont, request: _Request, stems, labels: bool, c
             if info.notes == 0 or number_ in request.mute or (request.solo and number_ not in request.solo):
                 continue
             with _Renderer(request.config(data, name, soundfont, keep, solo=[number_], mute=[], solo_channels=0)) as alone:
-                parts[number_] = _fit(alone.read(), len(mix))
+                parts[number_] = _fit(alone.read(stop=stop), len(mix))
             names[number_] = info.name.decode("utf-8", "replace")
     elif stems == "channels":
         silenced = sorted(set(request.mute) | ({t for t in range(1, len(tracks) + 1)} - set(request.solo) if request.solo else set()))
@@ -272,7 +273,7 @@ def _render_one(midi: Song, soundfont, request: _Request, stems, labels: bool, c
             if not used & bit or request.mute_channels & bit or (request.solo_channels and not request.solo_channels & bit):
                 continue
             with _Renderer(request.config(data, name, soundfont, keep, solo=[], mute=silenced, solo_channels=bit)) as alone:
-                parts[channel] = _fit(alone.read(), len(mix))
+                parts[channel] = _fit(alone.read(stop=stop), len(mix))
             names[channel] = f"channel {channel}"
     gain = _gain(mix, normalize, request.sample_rate)
     shaped = _shape(mix * np.float32(gain) if gain != 1 else mix, channels_first, mono)
@@ -289,7 +290,7 @@ def render(midi: Song, soundfont: Optional[Data] = None, sample_rate: int = 4800
            chorus: bool = True, gain: float = 0.2):
     """Renders a song through a SoundFont, faster than real time: the music (from `start` to
     `end`: seconds, or "bar:beat" text), then until its notes have died (at most
-    `tail_seconds`). `soundfont` None is the project's own (default_soundfont()). Tracks
+    `tail_seconds`). `soundfont` None is the default (default_soundfont()). Tracks
     (from 1, as `pianola info` counts) and channels (1-16) can be muted or soloed; `transpose`
     moves every channel but 10. Returns float32 audio shaped (frames, 2), or (2, frames) with
     `channels_first`, or (frames,) with `mono`, scaled by `normalize` ("peak" or "loudness").
@@ -301,77 +302,11 @@ def render(midi: Song, soundfont: Optional[Data] = None, sample_rate: int = 4800
                        bool(channels_first), bool(mono), normalize)
 
 
-class _Bar:
-    """A tqdm-style progress line on stderr: count, bar, rate and time left."""
-
-    def __init__(self, total: int):
-        self.total, self.started = total, time.monotonic()
-
-    def __call__(self, done: int, total: int, song) -> None:
-        elapsed = time.monotonic() - self.started
-        width = 30
-        filled = int(width * done / max(1, total))
-        left = elapsed / done * (total - done) if done else 0
-        sys.stderr.write(f"\rrender_many: {done}/{total} [{'#' * filled}{'.' * (width - filled)}] {elapsed:.1f} s, {left:.1f} s left ")
-        if done == total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
-
-
-def render_many(songs: Sequence[Song], soundfont: Optional[Data] = None, sample_rate: int = 48000, *, workers: Optional[int] = None,
-                progress: Union[bool, Callable[[int, int, Song], None], None] = None, errors: str = "raise", **options) -> list:
-    """Renders every song as `render` does (the same keyword options), loading the SoundFont
-    once and rendering on `workers` threads (default: every core). Returns the results in the
-    songs' order. `progress` is called as progress(done, total, song) after each song, or, when
-    True, draws a bar on stderr. With errors="return", a song that fails gives its exception in
-    its place instead of raising once the others are done."""
-    if errors not in ("raise", "return"):
-        raise ArgumentError(_c.ERROR_ARGUMENT, f"errors must be 'raise' or 'return', not {errors!r}")
-    songs = list(songs)
-    workers = integer("workers", workers if workers is not None else (os.cpu_count() or 1), 1, 1024)
-    known = {"start", "end", "transpose", "mute", "solo", "mute_channels", "solo_channels", "stems", "labels", "channels_first",
-             "mono", "normalize", "synth", "tail_seconds", "reverb", "chorus", "gain"}
-    if set(options) - known:
-        raise TypeError(f"render_many() got an unexpected keyword argument {sorted(set(options) - known)[0]!r}")
-    shaping = {key: options.pop(key) for key in ("stems", "labels", "channels_first", "mono", "normalize") if key in options}
-    request = _Request.checked(sample_rate, options.get("start"), options.get("end"), options.get("transpose", 0), options.get("mute", ()),
-                               options.get("solo", ()), options.get("mute_channels", ()), options.get("solo_channels", ()),
-                               options.get("tail_seconds", 5.0), options.get("reverb", True), options.get("chorus", True),
-                               options.get("gain", 0.2), options.get("synth"))
-    report = _Bar(len(songs)) if progress is True else (progress or None)
-    source = _source(default_soundfont() if soundfont is None else soundfont, [], "soundfont")
-    if not source.path:
-        raise ArgumentError(_c.ERROR_ARGUMENT, "render_many loads the SoundFont once from a path: give its path, not bytes")
-    font = ctypes.c_void_p()
-    _check(_c.lib.pianola_soundfont_load(ctypes.byref(source), request.synth, ctypes.byref(font)))
-    try:
-        results: list = [None] * len(songs)
-        with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = {pool.submit(_render_one, song, font, request, shaping.get("stems", False), bool(shaping.get("labels", False)),
-                                   bool(shaping.get("channels_first", False)), bool(shaping.get("mono", False)),
-                                   shaping.get("normalize")): i for i, song in enumerate(songs)}
-            first_error = None
-            for done, future in enumerate(concurrent.futures.as_completed(futures), start=1):
-                i = futures[future]
-                try:
-                    results[i] = future.result()
-                except Exception as problem:   # a song's own error: kept in its place, or raised after the rest
-                    results[i] = problem
-                    first_error = first_error or problem
-                if report:
-                    report(done, len(songs), songs[i])
-        if first_error is not None and errors == "raise":
-            raise first_error
-        return results
-    finally:
-        _c.lib.pianola_soundfont_destroy(font)
-
-
 def render_file(midi: Song, soundfont: Optional[Data], output: Union[str, os.PathLike], *, overwrite: bool = False, bits: int = 16,
                 sample_rate: int = 48000, tail_seconds: float = 5.0, reverb: bool = True, chorus: bool = True, gain: float = 0.2) -> None:
     """Renders a song into an audio file (.wav, .flac, .ogg, .opus, .mp3 by its name), with
     `bits` 16, 24 or 32 (float). An existing file is refused unless `overwrite`; `soundfont`
-    None is the project's own."""
+    None is the default (default_soundfont())."""
     request = _Request.checked(sample_rate, None, None, 0, (), (), (), (), tail_seconds, reverb, chorus, gain, None)
     keep: list = []
     config = request.config(_song_data(midi), _name_of(midi), default_soundfont() if soundfont is None else soundfont, keep,

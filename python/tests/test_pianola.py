@@ -316,12 +316,13 @@ def test_a_song_loads_with_its_own_effects_a_layers_and_an_lv2_instrument():
             music.load_song(SONG, FONT, instruments={"Bass": "mda delay"})
 
 
-def test_the_python_guide_runs():
-    """Every block of docs/python.md, in order in one scope, its placeholders a song's path."""
+def test_the_python_guide_runs(tmp_path):
+    """Every block of docs/python.md, in order in one scope, its placeholders a song's path and
+    a folder to write to."""
     guide = (ROOT / "docs" / "python.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", guide, re.S)
     song = "songs/ode-to-joy.mid"
-    scope: dict = {"pm": song, "path": song, "paths": [song, "songs/town.mid"]}
+    scope: dict = {"pm": song, "path": song, "paths": [song, "songs/town.mid"], "folder": str(tmp_path)}
     cwd = os.getcwd()
     os.chdir(ROOT)
     try:
@@ -329,4 +330,7 @@ def test_the_python_guide_runs():
             exec(compile(block, "docs/python.md", "exec"), scope)
     finally:
         os.chdir(cwd)
-    assert len(blocks) >= 2 and scope["rendering"].audio.shape[1] == 2 and len(scope["results"]) == 2
+    assert len(blocks) >= 3 and scope["rendering"].audio.shape[1] == 2 and len(scope["results"]) == 2
+    names = ["battle", "greensleeves", "ode-to-joy", "town", "twinkle"]
+    assert sorted(os.listdir(tmp_path)) == sorted([f"{n}.npz" for n in names] + [f"{n}.wav" for n in names]
+                                                  + [f"{n}.{ext}" for n in names[0::2] for ext in ("csv", "flac")])
