@@ -310,6 +310,22 @@ struct VoiceSplitTests {
 /// Sample headers a voice must survive (found by the soundfont fuzz target).
 @Suite("A voice of a broken sample header")
 struct BrokenSampleHeaderTests {
+    /// `key` at velocity 100 on `font`'s first preset, alone, for `frames` frames: the four mix
+    /// planes (left, right and the two sends, `frames` apart) and the voice after them.
+    static func play(_ font: SoundFont, key: Int, frames: Int) throws -> (planes: [Float], voice: SoloVoice) {
+        let region = try #require(font.regions(of: font.presets[0], key: UInt8(key), velocity: 100).first)
+        var voice = SoloVoice(try #require(Voice(region: region, font: font, key: key, velocity: 100, sampleRate: 48_000,
+                                                 cutoffs: CutoffTable.table(sampleRate: 48_000), gain: 0.2,
+                                                 loopPeak: Voice.loopPeak(ofSample: region.sample, in: font))))
+        var planes = [Float](repeating: 0, count: 4 * frames)
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: VoiceQuad.scratchSize)
+        defer { scratch.deallocate() }
+        planes.withUnsafeMutableBufferPointer { p in
+            voice.render(into: MixPlanes(left: p.baseAddress!, stride: frames, sends: true), frames: frames, scratch: scratch)
+        }
+        return (planes, voice)
+    }
+
     @Test("a sample whose loop ends before it starts loops between the two, as libfluidsynth swaps them (its render of this font sounds to the note's release, five times the sample's length), without a trap")
     func loopEndingBeforeItStarts() throws {
         var sf2 = SF2File(name: "inverted loop")
@@ -323,16 +339,8 @@ struct BrokenSampleHeaderTests {
         let shdr = try #require((0..<bytes.count - 4).first { bytes[$0..<$0 + 4].elementsEqual("shdr".utf8) }) + 8
         for k in 0..<4 { bytes.swapAt(shdr + 28 + k, shdr + 32 + k) }
         let font = try SoundFont(bytes: bytes, name: "inverted-loop.sf2")
-        let region = try #require(font.regions(of: font.presets[0], key: 60, velocity: 100).first)
-        var voice = SoloVoice(try #require(Voice(region: region, font: font, key: 60, velocity: 100, sampleRate: 48_000, cutoffs: CutoffTable.table(sampleRate: 48_000), gain: 0.2,
-                                       loopPeak: Voice.loopPeak(ofSample: region.sample, in: font))))
         let frames = 9_600
-        var planes = [Float](repeating: 0, count: 4 * frames)
-        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: VoiceQuad.scratchSize)
-        defer { scratch.deallocate() }
-        planes.withUnsafeMutableBufferPointer { p in
-            voice.render(into: MixPlanes(left: p.baseAddress!, stride: frames, sends: true), frames: frames, scratch: scratch)
-        }
+        let (planes, voice) = try Self.play(font, key: 60, frames: frames)
         #expect(planes[1_000..<4_000].contains { abs($0) > 0.01 }, "the sample sounds")
         #expect(planes[8_000..<frames].contains { abs($0) > 0.01 }, "and goes on past its end, round the loop")
         #expect(!voice.isFinished)
@@ -347,16 +355,8 @@ struct BrokenSampleHeaderTests {
         let instrument = sf2.add(SF2Instrument(name: "sine", zones: [zone]))
         sf2.presets.append(SF2Preset(name: "sine", bank: 0, program: 0, zones: [.init(instrument: instrument)]))
         let font = try SoundFont(bytes: sf2.serialized(), name: "far-above.sf2")
-        let region = try #require(font.regions(of: font.presets[0], key: 127, velocity: 100).first)
-        var voice = SoloVoice(try #require(Voice(region: region, font: font, key: 127, velocity: 100, sampleRate: 48_000, cutoffs: CutoffTable.table(sampleRate: 48_000), gain: 0.2,
-                                       loopPeak: Voice.loopPeak(ofSample: region.sample, in: font))))
         let frames = 4_800
-        var planes = [Float](repeating: 0, count: 4 * frames)
-        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: VoiceQuad.scratchSize)
-        defer { scratch.deallocate() }
-        planes.withUnsafeMutableBufferPointer { p in
-            voice.render(into: MixPlanes(left: p.baseAddress!, stride: frames, sends: true), frames: frames, scratch: scratch)
-        }
+        let (planes, voice) = try Self.play(font, key: 127, frames: frames)
         #expect(planes.allSatisfy { $0.isFinite })
         #expect(planes[2_400..<frames].contains { abs($0) > 0.001 }, "the loop sounds")
         #expect(!voice.isFinished, "a looped note at any pitch holds until released")
