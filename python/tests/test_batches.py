@@ -4,6 +4,7 @@ within a second keeping whole files, failures that keep what finished, any
 concurrent.futures executor with the font loaded once a process, and one default font for
 the CLI and the module."""
 import concurrent.futures
+import logging
 import os
 import re
 import signal
@@ -219,15 +220,18 @@ def test_the_cli_and_the_module_play_the_same_default_font(tmp_path, monkeypatch
 
 
 def test_a_dask_local_cluster_of_two_worker_processes_renders_the_corpus_as_a_local_render(tmp_path):
+    # Each song's first 20 seconds (the whole corpus twice is 5 GB of npz; Tests/cluster/run.sh
+    # renders it whole, four ways, and compares).
     import distributed   # run-tests.sh installs dask[distributed]
     started = time.monotonic()
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  silence_logs=logging.CRITICAL) as cluster, \
             distributed.Client(cluster) as client:
-        on_dask = pianola.render_many(CORPUS, FONT, output=tmp_path / "dask", errors="return", executor=client.get_executor())
+        on_dask = pianola.render_many(CORPUS, FONT, end=20, output=tmp_path / "dask", errors="return", executor=client.get_executor())
         loads = client.run(lambda: len(__import__("pianola")._batch._process_fonts))
     dask_seconds = time.monotonic() - started
     started = time.monotonic()
-    local = pianola.render_many(CORPUS, FONT, output=tmp_path / "local", errors="return")
+    local = pianola.render_many(CORPUS, FONT, end=20, output=tmp_path / "local", errors="return")
     print(f"corpus on Dask (2 worker processes): {dask_seconds:.1f} s with the cluster's start; here: {time.monotonic() - started:.1f} s")
     assert sorted(on_dask.rendered) == sorted(local.rendered) and len(local.rendered) > 100
     assert sorted(on_dask.failed) == sorted(local.failed)
