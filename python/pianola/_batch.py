@@ -363,8 +363,8 @@ def render_many(songs: Union[Sequence[Song], str, os.PathLike], soundfont: Optio
     """Renders every song as `render` does (the same keyword options). `songs` are paths,
     bytes, file or pretty_midi/mido/symusic objects, and folders, whose songs (.mid, .midi,
     .kar, .smf, .rmi, .mus, .xmi, .hmp, .hmi, at any depth) come in the order `pianola render
-    FOLDER` takes them. On this process's threads (`workers`, default every core) the
-    SoundFont is loaded once; with `executor` (any concurrent.futures.Executor: a
+    FOLDER` takes them. `soundfont` None is the default (default_soundfont(), as `pianola`
+    chooses). On this process's threads (`workers`, default every core) the SoundFont is loaded once; with `executor` (any concurrent.futures.Executor: a
     ProcessPoolExecutor, Dask's client.get_executor()) each worker process loads it once.
 
     Without `output`, returns the results in the songs' order (each held in memory). With

@@ -170,7 +170,9 @@ class _Renderer:
             done += got.value
             if progress:
                 progress(done / most.value)
-        return audio[:done].copy() if done < most.value else audio
+        if done < most.value:
+            audio.resize((done, 2), refcheck=False)   # shrunk in place: no second copy of a long song
+        return audio
 
     def labels(self) -> np.ndarray:
         count = ctypes.c_size_t()
@@ -218,10 +220,9 @@ def _shape(audio: np.ndarray, channels_first: bool, mono: bool) -> np.ndarray:
 
 
 def _fit(audio: np.ndarray, frames: int) -> np.ndarray:
-    """`audio` cut or padded with silence to `frames` frames."""
-    if len(audio) >= frames:
-        return audio[:frames]
-    return np.concatenate([audio, np.zeros((frames - len(audio), 2), dtype=np.float32)])
+    """`audio` (a render's own array) cut or padded with silence to `frames` frames, in place."""
+    audio.resize((frames, 2), refcheck=False)
+    return audio
 
 
 def _gain(audio: np.ndarray, normalize: Optional[str], sample_rate: int) -> float:
