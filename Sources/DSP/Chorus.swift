@@ -147,17 +147,20 @@ public final class Chorus {
                 continue
             }
             for i in frame ..< frame + run {
-                var sides = SIMD2<Double>(), last = 0.0
+                // The sides' sums in scalars (a side picked by a vector's lane at run time
+                // goes through memory each time), each block added in turn.
+                var even = 0.0, odd = 0.0, last = 0.0
                 for voice in 0..<voices {
                     // First-order all-pass interpolation between this frame and the next.
                     let here = reads[voice], after = here + 1 == size ? 0 : here + 1
                     let out = line[here] + fractions[voice] * (line[after] - previous[voice])
                     previous[voice] = out
                     reads[voice] = after
-                    sides[voice & 1] += out
+                    if voice & 1 == 0 { even += out } else { odd += out }
                     last = out
                 }
-                if lastFeedsBoth { sides[1] += last }
+                if lastFeedsBoth { odd += last }
+                let sides = SIMD2(even, odd)
                 let sample = input[i]
                 line[lineIn] = Double(sample)
                 lineIn = lineIn + 1 == size ? 0 : lineIn + 1
