@@ -88,20 +88,21 @@ public final class Reverb {
     private let memorySize: Int
     private let layout: Layout
     private var lineStart = SIMD8<Int>(), lineSize = SIMD8<Int>(), lineIn = SIMD8<Int>(), lineOut = SIMD8<Int>()
-    /// Per line: the centre of its read position, the fraction between frames it reads at, and
-    /// the interpolator's last output; the damping filter's last output and coefficients.
-    private var centre = SIMD8<Double>(), fraction = SIMD8<Double>(), interpolated = SIMD8<Double>()
-    private var damped = SIMD8<Double>(), dampingGain = SIMD8<Double>(), dampingFeedback = SIMD8<Double>()
+    /// Per line: the centre of its read position and the fraction between frames it reads at;
+    /// the damping filter's coefficients.
+    private var centre = SIMD8<Double>(), fraction = SIMD8<Double>()
+    private var dampingGain = SIMD8<Double>(), dampingFeedback = SIMD8<Double>()
+    /// What each frame carries to the next.
+    private var state = FrameState()
     /// Per line: the sine's last two values (a two-pole oscillator), its coefficient and the value it restarts from at a peak.
     private var sine1 = SIMD8<Double>(), sine2 = SIMD8<Double>(), sineCoefficient = 0.0, sineRestart = 0.0
     /// Frames before the sines next move the read positions (0: on the next frame).
     private var untilModulation = 0
-    /// The tone corrector's coefficients and last input.
-    private var toneCurrent = 1.0, tonePrevious = 0.0, toneInput = 0.0
-    private var wetSame = 0.0, wetCrossed = 0.0
-    /// Frames in a row of silent input and a quiet output (from `gateFrames` on, none is added),
-    /// and the longest line's size.
-    private var quietFrames = 0
+    /// The tone corrector's coefficients.
+    private var toneCurrent = 1.0, tonePrevious = 0.0
+    /// The wet gain of each side's own sum, and the share of the other side's added to it.
+    private var wetSame = 0.0, crossed = 0.0
+    /// The longest line's size: frames of silent input and quiet output after which none is added.
     private let gateFrames: Int
     private let sampleRate: Double
     /// The settings in force. Render thread only.
@@ -142,7 +143,7 @@ public final class Reverb {
         let alpha = alphaSquared.squareRoot(), beta = (1 - alpha) / (1 + alpha)
         toneCurrent = 1 / (1 - beta)
         tonePrevious = beta * toneCurrent
-        toneInput = 0
+        state.toneInput = 0
         for line in 0..<8 {
             let gain = pow(10, -3 * Double(layout.dampedLength(line)) / (sampleRate * decay))
             let feedback = 0.25 * Double(logf(Float(gain))) * (1 - 1 / alphaSquared)
@@ -152,7 +153,8 @@ public final class Reverb {
         let width = min(max(settings.width, 0), 1), level = min(max(settings.level, 0), 1)
         let wet = level * Self.wetScale / (1 + width * Self.widthCompensation)
         wetSame = wet * (width / 2 + 0.5)
-        wetCrossed = wet * ((1 - width) / 2)
+        let wetCrossed = wet * ((1 - width) / 2)
+        crossed = wetSame > 0 ? wetCrossed / wetSame : wetCrossed
     }
 
     /// Empties the tail and starts the sines again. Render thread only.
@@ -161,9 +163,9 @@ public final class Reverb {
         lineIn = SIMD8(repeating: 0)
         lineOut = SIMD8(repeating: 1)
         centre = SIMD8(repeating: 1 + layout.exactDepth)
-        (fraction, interpolated, damped) = (SIMD8(repeating: 0), SIMD8(repeating: 0), SIMD8(repeating: 0))
+        fraction = SIMD8(repeating: 0)
+        state = FrameState(toneInput: state.toneInput, quietFrames: gateFrames)
         untilModulation = 0
-        quietFrames = gateFrames
         let step = 2 * Double.pi * Self.modulationHertz * Double(Self.modulationRate) / sampleRate
         for line in 0..<8 {
             let phase = 2 * Double.pi * Double(line) / 8
@@ -227,10 +229,13 @@ public final class Reverb {
         let r4 = memory + reads[4], r5 = memory + reads[5], r6 = memory + reads[6], r7 = memory + reads[7]
         let w0 = memory + writes[0], w1 = memory + writes[1], w2 = memory + writes[2], w3 = memory + writes[3]
         let w4 = memory + writes[4], w5 = memory + writes[5], w6 = memory + writes[6], w7 = memory + writes[7]
+        // The state in a local, which the lines' writes cannot touch: in the object, each frame stores it and loads it back.
+        var state = self.state
+        defer { self.state = state }
         for k in 0..<count {
             let read = SIMD8(r0[k], r1[k], r2[k], r3[k], r4[k], r5[k], r6[k], r7[k])
             let following = SIMD8(r0[k + 1], r1[k + 1], r2[k + 1], r3[k + 1], r4[k + 1], r5[k + 1], r6[k + 1], r7[k + 1])
-            let back = frame(read, following, input[k], left + k, right + k)
+            let back = frame(read, following, input[k], left + k, right + k, &state)
             (w0[k], w1[k], w2[k], w3[k]) = (back[0], back[1], back[2], back[3])
             (w4[k], w5[k], w6[k], w7[k]) = (back[4], back[5], back[6], back[7])
         }
@@ -249,32 +254,42 @@ public final class Reverb {
             following[line] = memory[lineStart[line] + out[line]]
         }
         lineOut = out
-        let back = frame(read, following, input[0], left, right)
+        let back = frame(read, following, input[0], left, right, &state)
         for line in 0..<8 {
             memory[lineStart[line] + lineIn[line]] = back[line]
             lineIn[line] = lineIn[line] + 1 == lineSize[line] ? 0 : lineIn[line] + 1
         }
     }
 
-    /// One frame's work on the lines' two reads (`read`, `following`) and the input `x`: the
-    /// interpolation, the damping, the outputs added to `left` and `right`; returns what goes
-    /// back into the lines.
+    /// What a frame leaves for the next: per line, the interpolator's and the damping
+    /// filter's last outputs; the tone corrector's last input; and the frames in a row of
+    /// silent input and quiet output (from `gateFrames` on, none is added). Render thread only.
+    private struct FrameState {
+        var interpolated = SIMD8<Double>(), damped = SIMD8<Double>()
+        var toneInput = 0.0
+        var quietFrames = 0
+    }
+
+    /// One frame's work on the lines' two reads (`read`, `following`) and the input `x`, moving
+    /// `state` on: the interpolation, the damping, the outputs added to `left` and `right`;
+    /// returns what goes back into the lines.
     @inline(__always)
-    private func frame(_ read: SIMD8<Double>, _ following: SIMD8<Double>, _ x: Float, _ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>) -> SIMD8<Double> {
+    private func frame(_ read: SIMD8<Double>, _ following: SIMD8<Double>, _ x: Float, _ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>,
+                       _ state: inout FrameState) -> SIMD8<Double> {
         let scaled = Double(x) * Self.inputGain + Self.offset
-        let toned = scaled * toneCurrent - tonePrevious * toneInput
-        toneInput = scaled
+        let toned = scaled * toneCurrent - tonePrevious * state.toneInput
+        state.toneInput = scaled
         // Each line read between its frames (first-order all-pass), then damped.
-        interpolated = read + fraction * (following - interpolated)
-        damped = interpolated * dampingGain + damped * dampingFeedback
+        state.interpolated = read + fraction * (following - state.interpolated)
+        state.damped = state.interpolated * dampingGain + state.damped * dampingFeedback
+        let damped = state.damped
         // The Householder matrix (less 2/8 of the sum each) with the lines permuted by one.
         let share = damped.sum() * (-2.0 / 8) + toned
         let back = SIMD8(damped[1], damped[2], damped[3], damped[4], damped[5], damped[6], damped[7], damped[0]) + share
         let l = (damped * Self.leftSigns).sum() * wetSame - Self.offset, r = (damped * Self.rightSigns).sum() * wetSame - Self.offset
-        let crossed = wetSame > 0 ? wetCrossed / wetSame : wetCrossed
         let outLeft = l + r * crossed, outRight = r + l * crossed
-        quietFrames = x == 0 && abs(outLeft) < Self.quiet && abs(outRight) < Self.quiet ? min(quietFrames + 1, gateFrames) : 0
-        if quietFrames < gateFrames {
+        state.quietFrames = x == 0 && abs(outLeft) < Self.quiet && abs(outRight) < Self.quiet ? min(state.quietFrames + 1, gateFrames) : 0
+        if state.quietFrames < gateFrames {
             left.pointee += Float(outLeft)
             right.pointee += Float(outRight)
         }
