@@ -40,6 +40,13 @@ enum Units {
         return UnsafePointer(table)
     }()
 
+    /// The largest whole number not above `value` (within ±2³¹), as `rounded(.down)` gives it
+    /// but without libm's call: truncated, then one less where that rounded up.
+    @inline(__always) static func floor(_ value: Float) -> Int32 {
+        let truncated = Int32(value)
+        return Float(truncated) > value ? truncated &- 1 : truncated
+    }
+
     /// The whole number of control blocks nearest `seconds` at `sampleRate`.
     static func nearestBlocks(_ seconds: Double, sampleRate: Double) -> Int32 {
         Int32(clamping: Int(sampleRate * seconds / Double(controlBlock) + 0.5))

@@ -284,7 +284,7 @@ struct Voice {
     /// The filter's cutoff where the modulation envelope and the modulation LFO put it now.
     private mutating func modulateCutoff() {
         let cutoffCents = cutoff + modLFOToCutoff * modulationLFO.value + modEnvToCutoff * modulationEnvelope.modulation
-        filter.set(cutoff: Int32(cutoffCents.rounded(.down)), q: resonance)
+        filter.set(cutoff: Units.floor(cutoffCents), q: resonance)
     }
 
     /// Makes the tables voices read (interpolation, the curves, the modulator left out), so that
@@ -302,7 +302,7 @@ struct Voice {
 
     /// How many of the next `frames` frames its filter runs alike: up to the end of a glide
     /// a controller started inside a block. Render thread only.
-    mutating func alike(frames: Int) -> Int {
+    func alike(frames: Int) -> Int {
         filter.gliding > 0 ? min(filter.gliding, frames) : frames
     }
 
@@ -314,8 +314,12 @@ struct Voice {
         if caughtUp, blockPending { startBlock() }
         guard place == 0 || sharedBlockPending else { return }
         sharedBlockPending = false
-        mixStep = (mixTarget - mix) / Float(Units.controlBlock - place)
-        mixOrigin = mix - mixStep * Float(place)
+        if mixTarget == mix {   // (what the ramp below gives, without its division)
+            (mixStep, mixOrigin) = (.zero, mix)
+        } else {
+            mixStep = (mixTarget - mix) / Float(Units.controlBlock - place)
+            mixOrigin = mix - mixStep * Float(place)
+        }
         if modLFOToCutoff != 0 || modEnvToCutoff != 0 { modulateCutoff() }   // (else it stays where the generators put it)
     }
 
