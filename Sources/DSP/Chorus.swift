@@ -141,8 +141,9 @@ public final class Chorus {
             var quiet = silentFrames > size
             if quiet { for i in frame ..< frame + run where input[i] != 0 { quiet = false; break } }
             if quiet {
-                for voice in 0..<voices { reads[voice] = (reads[voice] + run) % size }
-                lineIn = (lineIn + run) % size
+                // (A run is far shorter than the line: one subtraction wraps a position, not a division.)
+                for voice in 0..<voices { reads[voice] = reads[voice] + run >= size ? reads[voice] + run - size : reads[voice] + run }
+                lineIn = lineIn + run >= size ? lineIn + run - size : lineIn + run
                 frame += run
                 continue
             }

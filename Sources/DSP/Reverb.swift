@@ -59,9 +59,6 @@ public final class Reverb {
     private static let offset = 1e-8
     /// Below this (−140 dBFS) for `gateFrames` frames of silent input, the output is not added.
     private static let quiet = 1e-7
-    /// The signs of each line in the left and the right sums.
-    private static let leftSigns = SIMD8<Double>(1, -1, 1, -1, 1, -1, 1, -1)
-    private static let rightSigns = SIMD8<Double>(1, 1, -1, -1, 1, 1, -1, -1)
 
     /// libfluidsynth's line sizes: made for the larger of 96 kHz and the rate (its synthesizer's
     /// highest rate), read at the delay the rate asks.
@@ -232,12 +229,14 @@ public final class Reverb {
         // The state in a local, which the lines' writes cannot touch: in the object, each frame stores it and loads it back.
         var state = self.state
         defer { self.state = state }
+        // A frame's second reads are the next frame's first.
+        var read = SIMD8(r0[0], r1[0], r2[0], r3[0], r4[0], r5[0], r6[0], r7[0])
         for k in 0..<count {
-            let read = SIMD8(r0[k], r1[k], r2[k], r3[k], r4[k], r5[k], r6[k], r7[k])
             let following = SIMD8(r0[k + 1], r1[k + 1], r2[k + 1], r3[k + 1], r4[k + 1], r5[k + 1], r6[k + 1], r7[k + 1])
             let back = frame(read, following, input[k], left + k, right + k, &state)
             (w0[k], w1[k], w2[k], w3[k]) = (back[0], back[1], back[2], back[3])
             (w4[k], w5[k], w6[k], w7[k]) = (back[4], back[5], back[6], back[7])
+            read = following
         }
         lineOut &+= count
         lineIn &+= count
@@ -286,7 +285,11 @@ public final class Reverb {
         // The Householder matrix (less 2/8 of the sum each) with the lines permuted by one.
         let share = damped.sum() * (-2.0 / 8) + toned
         let back = SIMD8(damped[1], damped[2], damped[3], damped[4], damped[5], damped[6], damped[7], damped[0]) + share
-        let l = (damped * Self.leftSigns).sum() * wetSame - Self.offset, r = (damped * Self.rightSigns).sum() * wetSame - Self.offset
+        // The left and right sums: the lines with two orthogonal sets of signs (+−+−+−+− and
+        // ++−−++−−), added in turn as a sum of the lines times their signs adds them.
+        let (d0, d1, d2, d3, d4, d5, d6, d7) = (damped[0], damped[1], damped[2], damped[3], damped[4], damped[5], damped[6], damped[7])
+        let l = ((((((d0 - d1) + d2) - d3) + d4) - d5) + d6 - d7) * wetSame - Self.offset
+        let r = ((((((d0 + d1) - d2) - d3) + d4) + d5) - d6 - d7) * wetSame - Self.offset
         let outLeft = l + r * crossed, outRight = r + l * crossed
         state.quietFrames = x == 0 && abs(outLeft) < Self.quiet && abs(outRight) < Self.quiet ? min(state.quietFrames + 1, gateFrames) : 0
         if state.quietFrames < gateFrames {
