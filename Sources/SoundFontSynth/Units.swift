@@ -40,6 +40,24 @@ enum Units {
         return UnsafePointer(table)
     }()
 
+    /// How many whole cents either way of 0 `centsRatios` holds (ten octaves).
+    static let tabledCents = 12_000
+
+    /// 2^(n/1200) for each whole number of cents n within ±`tabledCents`, from n = −`tabledCents`,
+    /// each exactly what `exp2` gives for it, tabled once (on first use, which a voice's making
+    /// does off the render thread): a voice whose pitch moves looks its step up every block.
+    nonisolated(unsafe) static let centsRatios: UnsafePointer<Double> = {
+        let table = UnsafeMutablePointer<Double>.allocate(capacity: 2 * tabledCents + 1)
+        for cents in -tabledCents...tabledCents { table[cents + tabledCents] = exp2(Double(cents) / 1_200) }
+        return UnsafePointer(table)
+    }()
+
+    /// 2^(`cents`/1200) for a whole number of cents: from `table` (`centsRatios`, kept by a
+    /// caller on the render path) within its range, else worked out; the same value either way.
+    @inline(__always) static func ratio(wholeCents cents: Int, in table: UnsafePointer<Double>) -> Double {
+        abs(cents) <= tabledCents ? table[cents + tabledCents] : exp2(Double(cents) / 1_200)
+    }
+
     /// The largest whole number not above `value` (within ±2³¹), as `rounded(.down)` gives it
     /// but without libm's call: truncated, then one less where that rounded up.
     @inline(__always) static func floor(_ value: Float) -> Int32 {

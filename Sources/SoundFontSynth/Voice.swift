@@ -72,9 +72,9 @@ struct Voice {
     /// counts a note's: the envelopes, the LFOs and the pitch move there), and whether the
     /// next frame starts one.
     private var frameInBlock = 0, blockPending = true
-    /// The interpolation's coefficients and the gain table, kept here: each read of the lazy
-    /// globals goes through `swift_once`, and a block read them three times.
-    private let coefficients = Interpolation.coefficients, gains = Units.gains
+    /// The interpolation's coefficients, the gain table and the pitch ratios, kept here: each
+    /// read of the lazy globals goes through `swift_once`, and a block read them three times.
+    private let coefficients = Interpolation.coefficients, gains = Units.gains, ratios = Units.centsRatios
     /// Whether it has nothing more to play.
     private var isFinished = false
     /// Its exclusive class (generator 57): a note of the same class on its channel cuts it; 0 for none.
@@ -277,8 +277,10 @@ struct Voice {
         let swing = modLFOToPitch * modulationLFO.value + vibLFOToPitch * vibratoLFO.value + modEnvToPitch * modulationEnvelope.modulation
         let cents = pitch + glide + Double(swing)
         // libfluidsynth turns cents into hertz by a table of whole cents: the pitch's
-        // fraction is dropped; below 0 cents (8.18 Hz) it works the hertz out whole.
-        player.increment = SamplePlayer.fixedPoint(exp2(((cents < 0 ? cents : cents.rounded(.down)) - rootPitch) / 1_200) * rateRatio)
+        // fraction is dropped; below 0 cents (8.18 Hz) it works the hertz out whole. (The
+        // root pitch is whole cents too, so the whole cents' ratio comes from a table.)
+        let ratio = cents >= 0 && cents < 1e15 ? Units.ratio(wholeCents: Int(cents) - Int(rootPitch), in: ratios) : exp2((cents - rootPitch) / 1_200)
+        player.increment = SamplePlayer.fixedPoint(ratio * rateRatio)
     }
 
     /// The filter's cutoff where the modulation envelope and the modulation LFO put it now.
@@ -290,7 +292,7 @@ struct Voice {
     /// Makes the tables voices read (interpolation, the curves, the modulator left out), so that
     /// no render thread is the first to ask. Control thread.
     static func prepareTables() {
-        _ = (Interpolation.coefficients, ModulatorSources.concave, ModulatorSources.convex, ModulatorSources.velocityToFilter, Units.gains)
+        _ = (Interpolation.coefficients, ModulatorSources.concave, ModulatorSources.convex, ModulatorSources.velocityToFilter, Units.gains, Units.centsRatios)
     }
 
     /// libfluidsynth's pan law: a quarter sine over 1,002 steps from hard left to hard right.
