@@ -112,7 +112,13 @@ if ! pgrep -x munged > /dev/null; then
     started_munge=yes
 fi
 stop_slurm() {
-    for daemon in slurmd slurmctld; do [ -s "$slurm/$daemon.pid" ] && kill "$(cat "$slurm/$daemon.pid")" 2> /dev/null || true; done
+    for daemon in slurmd slurmctld; do
+        [ -s "$slurm/$daemon.pid" ] || continue
+        pid=$(cat "$slurm/$daemon.pid")
+        kill "$pid" 2> /dev/null || continue
+        # A daemon writes its state as it goes down: the folder goes once it has (up to 10 s).
+        for _ in $(seq 100); do kill -0 "$pid" 2> /dev/null || break; sleep 0.1; done
+    done
     [ -z "$started_munge" ] || pkill -x munged || true
     rm -rf "$work"
 }
