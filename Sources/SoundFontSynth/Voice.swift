@@ -302,10 +302,14 @@ struct Voice {
         return Float(sin(Double(pan + 500) * Double.pi / 2 / 1_001))
     }
 
-    /// How many of the next `frames` frames its filter runs alike: up to the end of a glide
-    /// a controller started inside a block. Render thread only.
-    func alike(frames: Int) -> Int {
-        filter.gliding > 0 ? min(filter.gliding, frames) : frames
+    /// How many of the next `frames` frames, the first at `place` in the synthesizer's
+    /// block, its filter and mix run alike: all of them when nothing moves them (its gains
+    /// steady, its cutoff unmodulated and not gliding), else up to the block's end or the
+    /// end of a glide a controller started inside the block. Render thread only.
+    func alike(frames: Int, place: Int) -> Int {
+        if filter.gliding > 0 { return min(filter.gliding, frames, Units.controlBlock - place) }
+        let steady = !sharedBlockPending && mixStep == .zero && mix == mixTarget && modLFOToCutoff == 0 && modEnvToCutoff == 0
+        return steady ? frames : min(frames, Units.controlBlock - place)
     }
 
     /// The start of a stretch of frames at `place` in the synthesizer's control block: at the
@@ -372,12 +376,12 @@ struct Voice {
         return true
     }
 
-    /// The end of a stretch of `frames` frames that ends at `place` in the synthesizer's
-    /// block: its filter taken back from `lane` of `filters` when it ran (`filtered`), and its
-    /// mix where the block's ramp took it. Render thread only.
+    /// The end of a stretch of `frames` frames that ends `place` frames after the start of
+    /// the synthesizer's block it began in: its filter taken back from `lane` of `filters`
+    /// when it ran (`filtered`), and its mix where the block's ramp took it. Render thread only.
     mutating func endStretch(frames: Int, place: Int, filters: LowPassFilter.Lanes, lane: Int, filtered: Bool) {
         if filtered { filters.store(lane: lane, into: &filter, frames: frames) }
-        if place == Units.controlBlock { mix = mixTarget }
+        if place >= Units.controlBlock { mix = mixTarget }
     }
 
     /// Moves on `frames` frames through its own control block.

@@ -2,14 +2,20 @@
 /// of its own, then their filters run together and add the lanes to the mix
 /// (`LowPassFilter.Lanes`). They move in step through the synthesizer's control blocks, on
 /// which every voice's mix and cutoff move, a stretch ending early only where a voice's filter
-/// glide does (a controller moved it inside a block). Each voice plays its own control blocks
-/// whole, ahead of the stretch when one ends inside it (no event comes inside a render call),
-/// so that its player is called once a block. Render thread only.
+/// glide does (a controller moved it inside a block), and running on across the blocks'
+/// edges, up to `longestStretch` frames, while nothing moves any voice's mix or cutoff there.
+/// Each voice plays its own control blocks whole, ahead of the stretch when one ends inside
+/// it (no event comes inside a render call), so that its player is called once a block.
+/// Render thread only.
 enum VoiceQuad {
     /// Voices a quad holds.
     static let lanes = 4
-    /// Frames a lane holds: a stretch, and what its voice played ahead of it.
-    static let laneFrames = 2 * Units.controlBlock
+    /// The most frames a stretch runs: eight blocks, when nothing moves at their edges (each
+    /// stretch loads and stores the filters and walks the lanes). On the concerto, stretches
+    /// of up to one block took 6 % more time than these, of up to sixteen no less.
+    static let longestStretch = 8 * Units.controlBlock
+    /// Frames a lane holds: a stretch, and what its voice played ahead of it (less than a block).
+    static let laneFrames = longestStretch + Units.controlBlock
     /// Floats of scratch space a quad renders with: the lanes, the span of sample points a
     /// voice's block reads, and the filters' lanes.
     static let scratchSize = lanes * laneFrames + SamplePlayer.spanCapacity + LowPassFilter.Lanes.size
@@ -39,10 +45,10 @@ enum VoiceQuad {
         for lane in 0..<lanes where lane >= count || slots[lane].voice == nil { buffer(lane).update(repeating: 0, count: laneFrames) }
         var done = 0, place = place
         while done < frames {
-            // The stretch every voice's filter runs alike, inside one block.
-            var stretch = min(frames - done, Units.controlBlock - place), sounding = false
+            // The stretch every voice's filter and mix run alike.
+            var stretch = min(frames - done, longestStretch), sounding = false
             for lane in 0..<count {
-                guard let alike = slots[lane].voice?.alike(frames: stretch) else { continue }
+                guard let alike = slots[lane].voice?.alike(frames: stretch, place: place) else { continue }
                 stretch = alike
                 sounding = true
             }
