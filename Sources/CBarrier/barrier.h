@@ -13,4 +13,12 @@ static inline __attribute__((always_inline)) barrier_float4 barrier_float4_kept(
     return value;
 }
 
+/// Returns `value` unchanged, read where it stands as one float: the optimizer cannot fold
+/// its load into a wider one with its neighbours in memory, which waits for a narrower store
+/// to them just made to reach the cache. Emits no instruction. Any thread.
+static inline __attribute__((always_inline)) float barrier_float_kept(float value) {
+    __asm__("" : "+x"(value));
+    return value;
+}
+
 #endif

@@ -1,3 +1,4 @@
+import CBarrier
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,8 +8,10 @@ import Glibc
 /// block once its delay has passed (counted in frames from the note's first). Render thread
 /// only, after `init` on any thread.
 struct LFO {
-    /// Where the triangle is, −1...1.
-    private(set) var value: Float = 0
+    /// Where the triangle is, −1...1: read alone (`barrier_float_kept`), as `step` has just
+    /// written it, where the optimizer read the whole LFO in one load and waited for the store.
+    var value: Float { barrier_float_kept(position) }
+    private var position: Float = 0
     private var increment: Float
     private let delayFrames: Int
 
@@ -22,13 +25,13 @@ struct LFO {
     /// One control block on, the voice having played `elapsed` frames before it.
     mutating func step(elapsed: Int) {
         guard elapsed >= delayFrames else { return }
-        value += increment
-        if value > 1 {
+        position += increment
+        if position > 1 {
             increment = -increment
-            value = 2 - value
-        } else if value < -1 {
+            position = 2 - position
+        } else if position < -1 {
             increment = -increment
-            value = -2 - value
+            position = -2 - position
         }
     }
 }

@@ -66,12 +66,16 @@ struct Voice {
     private var mixTarget = SIMD4<Float>(), mix = SIMD4<Float>(), mixStep = SIMD4<Float>(), mixOrigin = SIMD4<Float>()
     /// Whether it has yet to take its first of the synthesizer's blocks.
     private var sharedBlockPending = true
-    /// The envelope gain reached at the end of the last block, and the ramp of this one.
-    private var amplitude: Float = 0, step: Float = 0
+    /// The envelope gain reached at the end of the last block.
+    private var amplitude: Float = 0
     /// Its place in its own control block (counted from its first frame, as libfluidsynth
     /// counts a note's: the envelopes, the LFOs and the pitch move there), and whether the
     /// next frame starts one.
     private var frameInBlock = 0, blockPending = true
+    /// The envelope's ramp a frame through this block. Not beside `amplitude`: the optimizer
+    /// read both in one load, which right after `startBlock` stores this one waited for the
+    /// store to reach the cache (a store forwards only to a load no wider than itself).
+    private var step: Float = 0
     /// The interpolation's coefficients, the gain table and the pitch ratios, kept here: each
     /// read of the lazy globals goes through `swift_once`, and a block read them three times.
     private let coefficients = Interpolation.coefficients, gains = Units.gains, ratios = Units.centsRatios
