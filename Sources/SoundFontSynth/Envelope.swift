@@ -99,17 +99,18 @@ struct Envelope {
     /// One control block on: the next stage when the stage's blocks are spent or the value
     /// leaves its bounds.
     mutating func step() {
-        while count >= blocks[stage.rawValue] {
+        while count >= Self.entry(&blocks, stage) {
             if stage == .decay { value = minimum[Stage.decay.rawValue] }
             stage = Stage(rawValue: stage.rawValue + 1)!
             count = 0
         }
-        let next = (stage == .delay ? 0 : value) + increment[stage.rawValue]
-        if next < minimum[stage.rawValue] {
-            value = minimum[stage.rawValue]
+        let next = (stage == .delay ? 0 : value) + Self.entry(&increment, stage)
+        let (low, high) = (Self.entry(&minimum, stage), Self.entry(&maximum, stage))
+        if next < low {
+            value = low
             advance()
-        } else if next > maximum[stage.rawValue] {
-            value = maximum[stage.rawValue]
+        } else if next > high {
+            value = high
             advance()
         } else {
             value = next
@@ -175,6 +176,12 @@ struct Envelope {
         }
         stage = .release
         count = 0
+    }
+
+    /// `stage`'s entry of `table`, read where it lies: indexing a vector by a run-time value
+    /// copies the vector to the stack first and reads the entry back from there.
+    @inline(__always) private static func entry<Table: SIMD>(_ table: inout Table, _ stage: Stage) -> Table.Scalar {
+        withUnsafeBytes(of: &table) { $0.load(fromByteOffset: stage.rawValue &* MemoryLayout<Table.Scalar>.stride, as: Table.Scalar.self) }
     }
 
     private mutating func advance() {
