@@ -183,12 +183,18 @@ public final class Reverb {
         sine2.replace(with: -sineRestart, where: bottom)
         sine1 = next
         let at = centre + next * Double(layout.depth)
-        for line in 0..<8 {
-            let position = at[line]
-            let whole = position >= 0 ? Int(position) : Int(position - 1)
-            lineOut[line] = whole >= lineSize[line] ? whole - lineSize[line] : (whole < 0 ? whole + lineSize[line] : whole)
-            fraction[line] = position - Double(whole)
+        // Each line's whole place (truncated, one lower below 0) kept inside its line, and the
+        // fraction: as vectors, since a lane written into a vector by a run-time index goes
+        // through memory, the whole vector each time.
+        // (SIMD8<Int>'s `replace(with:where:)` goes lane by lane through memory too: the
+        // lines' places are made one by one and put together once.)
+        let whole = SIMD8<Int>(at.replacing(with: at - 1, where: at .< 0), rounding: .towardZero)
+        @inline(__always) func inside(_ line: Int) -> Int {
+            let (place, size) = (whole[line], lineSize[line])
+            return place >= size ? place - size : (place < 0 ? place + size : place)
         }
+        lineOut = SIMD8(inside(0), inside(1), inside(2), inside(3), inside(4), inside(5), inside(6), inside(7))
+        fraction = at - SIMD8<Double>(whole)
         centre += Double(Self.modulationRate)
         centre.replace(with: centre - SIMD8<Double>(lineSize), where: centre .>= SIMD8<Double>(lineSize))
     }
@@ -205,8 +211,10 @@ public final class Reverb {
                 modulate()
                 untilModulation = Self.modulationRate
             }
-            // Reads at out and out + 1, writes at in: the frames before either wraps round.
-            let room = pointwiseMin(lineSize &- 1 &- lineOut, lineSize &- lineIn).min()
+            // Reads at out and out + 1, writes at in: the frames before either wraps round
+            // (line by line: SSE2 has no vector minimum of 64-bit integers).
+            @inline(__always) func room(_ line: Int) -> Int { min(lineSize[line] &- 1 &- lineOut[line], lineSize[line] &- lineIn[line]) }
+            let room = min(min(min(room(0), room(1)), min(room(2), room(3))), min(min(room(4), room(5)), min(room(6), room(7))))
             let count = min(frames - done, untilModulation, room)
             if count > 0 {
                 processStretch(input + done, left + done, right + done, count: count)
