@@ -18,9 +18,11 @@ struct MixPlanes {
 /// quads), each into a buffer of its own, then added to the output in group order: the
 /// output is the same bit for bit whichever threads render which groups, so a render on one
 /// thread and on several agree exactly. With `threads` above 1, the render thread and the
-/// workers take the groups in turn, each the next one nobody has taken (so a thread whose
-/// voices cost less takes more groups), for passes of `parallelFrames` or more (shorter ones,
-/// between events close together, the render thread renders alone).
+/// workers take the groups in turn, each the next one nobody has taken, those with the most
+/// voices first (so a thread whose voices cost less takes more groups, and the last groups
+/// taken, which one thread may end up rendering while another waits, are the smallest), for
+/// passes of `parallelFrames` or more (shorter ones, between events close together, the
+/// render thread renders alone).
 /// Made on the control thread; `render` is render thread only.
 final class VoiceGroups {
     /// Groups the voices fall in, whatever the thread count.
@@ -84,7 +86,10 @@ final class VoiceGroups {
         let buffers: UnsafeMutablePointer<Float>
         let scratch: UnsafeMutablePointer<Float>
         let sounded: UnsafeMutablePointer<Bool>   // per group: whether it has a voice this pass (the render thread finds out)
-        /// The next group of the pass that no thread has taken.
+        /// The groups in the order threads take them: the most voices first.
+        let order: UnsafeMutablePointer<Int>
+        private let voices: UnsafeMutablePointer<Int>   // per group, this pass
+        /// The next place in `order` that no thread has taken.
         let untaken = Atomic<Int>(0)
         /// The frames of the pass being rendered, the first's place in the control block,
         /// whether it works out the sends, and the slots it looks at (those after are free).
@@ -98,12 +103,18 @@ final class VoiceGroups {
             scratch.initialize(repeating: 0, count: VoiceGroups.count * VoiceQuad.scratchSize)
             sounded = .allocate(capacity: VoiceGroups.count)
             sounded.initialize(repeating: false, count: VoiceGroups.count)
+            order = .allocate(capacity: VoiceGroups.count)
+            order.initialize(from: Array(0..<VoiceGroups.count), count: VoiceGroups.count)
+            voices = .allocate(capacity: VoiceGroups.count)
+            voices.initialize(repeating: 0, count: VoiceGroups.count)
         }
 
         deinit {
             buffers.deallocate()
             scratch.deallocate()
             sounded.deallocate()
+            order.deallocate()
+            voices.deallocate()
         }
 
         /// Adds the groups that sounded, in group order, to the output and the sends.
@@ -128,17 +139,28 @@ final class VoiceGroups {
         /// Renders groups that no other thread has taken until none is left.
         func renderShare() {
             while true {
-                let group = untaken.add(1, ordering: .relaxed).oldValue
-                guard group < VoiceGroups.count else { return }
-                renderGroup(group)
+                let place = untaken.add(1, ordering: .relaxed).oldValue
+                guard place < VoiceGroups.count else { return }
+                renderGroup(order[place])
             }
         }
 
-        /// Finds the groups with a voice to render (voices start only between passes), before
-        /// the workers start, so that they only read which. Render thread only.
+        /// Finds the groups with a voice to render (voices start only between passes) and
+        /// orders them by their voices, most first, before the workers start, so that they
+        /// only read them. Render thread only.
         func findSoundingGroups() {
-            sounded.update(repeating: false, count: VoiceGroups.count)
-            for quad in 0..<(slotsInUse + VoiceQuad.lanes - 1) / VoiceQuad.lanes where hasVoice(quad) { sounded[quad % VoiceGroups.count] = true }
+            voices.update(repeating: 0, count: VoiceGroups.count)
+            for slot in 0..<slotsInUse where slots[slot].voice != nil { voices[slot / VoiceQuad.lanes % VoiceGroups.count] += 1 }
+            for group in 0..<VoiceGroups.count {
+                sounded[group] = voices[group] > 0
+                // Insertion into the order so far: eight groups, no allocation.
+                var place = group
+                while place > 0 && voices[order[place - 1]] < voices[group] {
+                    order[place] = order[place - 1]
+                    place -= 1
+                }
+                order[place] = group
+            }
         }
 
         /// Whether quad `quad` has a voice.
