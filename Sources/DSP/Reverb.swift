@@ -186,9 +186,11 @@ public final class Reverb {
         // Each line's whole place (truncated, one lower below 0) kept inside its line, and the
         // fraction: as vectors, since a lane written into a vector by a run-time index goes
         // through memory, the whole vector each time.
-        // (SIMD8<Int>'s `replace(with:where:)` goes lane by lane through memory too: the
-        // lines' places are made one by one and put together once.)
-        let whole = SIMD8<Int>(at.replacing(with: at - 1, where: at .< 0), rounding: .towardZero)
+        // (SIMD8<Int>'s `replace(with:where:)` goes lane by lane through memory too, and its
+        // `init(_:rounding:)` through the standard library's generic conversion, lane by
+        // lane: the lines' places are made one by one and put together once.)
+        let places = at.replacing(with: at - 1, where: at .< 0)
+        let whole = SIMD8(Int(places[0]), Int(places[1]), Int(places[2]), Int(places[3]), Int(places[4]), Int(places[5]), Int(places[6]), Int(places[7]))
         @inline(__always) func inside(_ line: Int) -> Int {
             let (place, size) = (whole[line], lineSize[line])
             return place >= size ? place - size : (place < 0 ? place + size : place)
