@@ -168,7 +168,7 @@ let package = Package(
                                                           "SF2", "SoundFontModel", "SoundFontSynth", "FluidSynth"]),
         .testTarget(name: "PianolaCLITests", dependencies: ["Engine", "MIDI", "Pianola", "pianola", "CCairo", "SoundServers", "SoundFontBook", "TestSupport"]),
         .testTarget(name: "EngineTests", dependencies: ["Playback", "DSP", "Engine", "Synthesis", "Sequencing", "MIDI", "FluidSynth", "SF2", "SoundFontBook", "AllocationCounter", "RenderHarness", "TestSupport"]),
-        .testTarget(name: "StreamingTests", dependencies: ["Playback", "DSP", "Streaming", "Engine", "AudioFile", "MIDI", "Sequencing", "AllocationCounter"]),
+        .testTarget(name: "StreamingTests", dependencies: ["Playback", "DSP", "Streaming", "Engine", "AudioFile", "CSndFile", "MIDI", "Sequencing", "AllocationCounter"]),
         .testTarget(name: "PianolaCTests", dependencies: ["PianolaC", "CPianola", "AllocationCounter"]),
         .testTarget(name: "SoundFontSynthTests", dependencies: ["SoundFontSynth", "SoundFontModel", "SF2", "FluidSynth", "DSP", "Engine", "AllocationCounter"]),
         .testTarget(name: "SoundFontModelTests", dependencies: ["SoundFontModel", "SF2", "SoundFontBook", "FluidSynth", "TestSupport"]),

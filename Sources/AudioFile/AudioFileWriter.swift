@@ -49,6 +49,10 @@ public final class AudioFileWriter {
     /// The path written. Any thread.
     public let path: String
     private var interleaved: [Float] = []
+    /// Whether 16-bit samples are converted here (`SixteenBitPCM`, libsndfile's WAV and raw
+    /// conversion, eight at a time) and handed to libsndfile as integers.
+    private let convertsItself: Bool
+    private var converted: [Int16] = []
 
     /// Creates `path` (refusing an existing file unless `overwrite`) for stereo audio at
     /// `sampleRate`; `-` writes to standard output (a pipe: formats that need no seek back,
@@ -89,6 +93,7 @@ public final class AudioFileWriter {
         case (_, .int24): (major, minor) = (container == .wav ? SF_FORMAT_WAV : SF_FORMAT_FLAC, SF_FORMAT_PCM_24)
         case (_, .float32): (major, minor) = (SF_FORMAT_WAV, SF_FORMAT_FLOAT)
         }
+        convertsItself = minor == SF_FORMAT_PCM_16 && (container == .wav || container == .raw)
         var info = SF_INFO(frames: 0, samplerate: Int32(sampleRate), channels: 2, format: Int32(major | minor), sections: 0, seekable: 0)
         let buffered = lseek(fd, 0, SEEK_CUR) < 0 ? nil : BufferedFile(descriptor: fd)
         let opened = if let buffered {
@@ -141,6 +146,9 @@ public final class AudioFileWriter {
 
     /// Appends `frames` frames from two channel buffers. Control thread.
     public func write(left: UnsafePointer<Float>, right: UnsafePointer<Float>, frames: Int) throws(AudioFileError) {
+        if convertsItself {
+            return try writeConverted(frames: frames) { SixteenBitPCM.interleave(left, right, into: $0, frames: frames) }
+        }
         if interleaved.count < frames * 2 { interleaved = [Float](repeating: 0, count: frames * 2) }
         try interleaved.withUnsafeMutableBufferPointer { (buffer) throws(AudioFileError) in
             let out = buffer.baseAddress!
@@ -154,10 +162,24 @@ public final class AudioFileWriter {
 
     /// Appends `frames` frames of interleaved stereo (left, right, left, …). Control thread.
     public func write(interleaved frames: UnsafePointer<Float>, frames count: Int) throws(AudioFileError) {
-        guard sf_writef_float(file, frames, sf_count_t(count)) == count else {
-            throw AudioFileError(path: path, reason: failure ?? sndfileMessage(sf_strerror(file)))
+        if convertsItself {
+            return try writeConverted(frames: count) { SixteenBitPCM.convert(frames, into: $0, count: 2 * count) }
         }
+        guard sf_writef_float(file, frames, sf_count_t(count)) == count else { throw writeError }
     }
+
+    /// Writes `frames` frames of 16-bit samples that `convert` puts in the buffer it is given.
+    private func writeConverted(frames: Int, _ convert: (UnsafeMutablePointer<Int16>) -> Void) throws(AudioFileError) {
+        if converted.count < frames * 2 { converted = [Int16](repeating: 0, count: frames * 2) }
+        let written = converted.withUnsafeMutableBufferPointer { buffer in
+            convert(buffer.baseAddress!)
+            return sf_writef_short(file, buffer.baseAddress!, sf_count_t(frames))
+        }
+        guard written == frames else { throw writeError }
+    }
+
+    /// What a write that libsndfile did not finish failed on.
+    private var writeError: AudioFileError { AudioFileError(path: path, reason: failure ?? sndfileMessage(sf_strerror(file))) }
 
     /// Why the buffered file's last read or write failed, if one did.
     private var failure: String? {

@@ -1,9 +1,11 @@
 import AudioFile
+import CSndFile
 import Foundation
 import Testing
 
 /// The file writer: libsndfile writes a regular file through a buffer of whole 64 KB writes,
-/// which must leave the same file its own writes would, and report a write the disk refuses.
+/// which must leave the same file its own writes would, and report a write the disk refuses;
+/// 16-bit WAV and raw samples, converted by the writer, are libsndfile's own conversion's.
 @Suite("Audio file writer") struct AudioFileWriterTests {
     /// A stereo ramp of `frames` frames: left rising, right falling, inside ±1.
     static func ramp(_ frames: Int) -> (left: [Float], right: [Float]) {
@@ -38,6 +40,49 @@ import Testing
             worst = max(worst, abs(read[2 * i] - left[i]), abs(read[2 * i + 1] - right[i]))
         }
         #expect(worst <= 0.5 / 32_768)   // each sample rounded to the nearest step, nothing moved or lost
+    }
+
+    /// Samples that try the conversion where it can go wrong: a few on each side of every
+    /// step's edges and of the 2⁻¹⁷ below them (where libsndfile's rounding moves a sample up a
+    /// step, ties to even), beyond full scale, random ones, and NaN, infinities and zeros.
+    static func awkwardSamples() -> [Float] {
+        var samples: [Float] = []
+        for step in -33_000...33_000 {
+            let edge = Float(step) / 32_768
+            samples += [edge, edge.nextDown, edge.nextUp, edge - 0x1p-32, edge - 0x1p-33, edge + 0x1p-33, (Float(step) + 0.5) / 32_767]
+        }
+        var generator = SystemRandomNumberGenerator()
+        samples += (0..<200_000).map { _ in Float.random(in: -1.2...1.2, using: &generator) }
+        samples += (0..<50_000).map { _ in Float.random(in: -0.004...0.004, using: &generator) }
+        samples += [.nan, -.nan, .infinity, -.infinity, 0, -0, 1, -1, 1.000_02, -1.000_02, .leastNonzeroMagnitude, -.leastNonzeroMagnitude, 2_000, -2_000]
+        return samples.count % 2 == 0 ? samples : samples + [0.5]
+    }
+
+    @Test("16-bit WAV and raw samples are libsndfile's own conversion's, bit for bit, at every step's edge", arguments: [AudioFileWriter.Container.wav, .raw])
+    func sixteenBitsAsLibsndfile(container: AudioFileWriter.Container) throws {
+        let samples = Self.awkwardSamples(), frames = samples.count / 2
+        let folder = FileManager.default.temporaryDirectory.path
+        let (ours, theirs) = ("\(folder)/writer-ours-\(getpid()).\(container)", "\(folder)/writer-libsndfile-\(getpid()).\(container)")
+        defer { unlink(ours); unlink(theirs) }
+        let writer = try AudioFileWriter(path: ours, container: container, encoding: .int16, sampleRate: 48_000, overwrite: true)
+        try samples.withUnsafeBufferPointer { try writer.write(interleaved: $0.baseAddress!, frames: frames - 5) }
+        // The last five frames through the two-buffer call: its interleaving and its tail.
+        let left = (frames - 5..<frames).map { samples[2 * $0] }, right = (frames - 5..<frames).map { samples[2 * $0 + 1] }
+        try writer.write(left: left, right: right, frames: 5)
+        try writer.close()
+        // libsndfile's own: the floats handed to it, clipping on, as the writer did before.
+        let format = container == .wav ? SF_FORMAT_WAV | SF_FORMAT_PCM_16 : SF_FORMAT_RAW | SF_ENDIAN_LITTLE | SF_FORMAT_PCM_16
+        var info = SF_INFO(frames: 0, samplerate: 48_000, channels: 2, format: Int32(format), sections: 0, seekable: 0)
+        let file = try #require(sf_open(theirs, Int32(SFM_WRITE), &info))
+        sf_command(file, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
+        #expect(samples.withUnsafeBufferPointer { sf_writef_float(file, $0.baseAddress!, sf_count_t(frames)) } == frames)
+        sf_close(file)
+        let (mine, reference) = (try Data(contentsOf: URL(fileURLWithPath: ours)), try Data(contentsOf: URL(fileURLWithPath: theirs)))
+        #expect(mine.count == reference.count && mine.count >= 4 * frames)
+        let header = mine.count - 4 * frames
+        let differing = (0..<samples.count).filter { i in mine[header + 2 * i] != reference[header + 2 * i] || mine[header + 2 * i + 1] != reference[header + 2 * i + 1] }
+        #expect(differing.count == 0, "\(differing.count) of \(samples.count) samples differ, the first \(differing.prefix(3).map { samples[$0] })")
+        #expect(mine == reference)
     }
 
     @Test("a disk that refuses the writes is reported with the system's reason, not taken for success")
