@@ -177,12 +177,12 @@ struct LowPassFilter {
                               anyCompensates: anyCompensates)
             /// The run with the coefficients moving as `Glide` says, mixed to `Planes`.
             func run<Glide: GlideMode, Planes: PlaneMode>(_: Glide.Type, _: Planes.Type) {
-                /// The gains (or their steps, `steps`) of plane `plane`, from the voices' fields.
-                func plane(_ plane: Int, steps: Bool) -> MixedLanes.PlaneGains {
+                /// The four lanes' gains (or their steps, `steps`) of plane `plane`, from the voices' fields.
+                func plane(_ plane: Int, steps: Bool) -> SIMD4<Float> {
                     let first = (steps ? Field.gainSteps0 : Field.gains0).rawValue &* 4 &+ plane
-                    return MixedLanes.PlaneGains(memory[first], memory[first &+ 4], memory[first &+ 8], memory[first &+ 12])
+                    return SIMD4(memory[first], memory[first &+ 4], memory[first &+ 8], memory[first &+ 12])
                 }
-                let silent = MixedLanes.PlaneGains(0, 0, 0, 0)
+                let silent = SIMD4<Float>.zero
                 let gains = (plane(0, steps: false), plane(1, steps: false), Planes.sends ? plane(2, steps: false) : silent, Planes.sends ? plane(3, steps: false) : silent)
                 let steps = Planes.ramps ? (plane(0, steps: true), plane(1, steps: true), Planes.sends ? plane(2, steps: true) : silent, Planes.sends ? plane(3, steps: true) : silent)
                     : (silent, silent, silent, silent)
@@ -220,13 +220,13 @@ struct LowPassFilter {
                                                                                   into output: MixedLanes, _: Planes.Type) {
                 var i = 0
                 while i &+ 4 <= frames {
-                    // Four frames of each lane, turned into four frames of all the lanes and back.
-                    // The outputs are kept where they are made (`barrier_float4_kept`), or the optimizer
-                    // moves their arithmetic past the turning and turns each of its terms.
+                    // Four frames of each lane, turned into four frames of all the lanes. The outputs
+                    // are kept where they are made (`barrier_float4_kept`), or the optimizer moves
+                    // the mix's sums of their lanes ahead of their arithmetic, and doubles them.
                     let (f0, f1, f2, f3) = transpose(loadFour(samples.0 + i), loadFour(samples.1 + i), loadFour(samples.2 + i), loadFour(samples.3 + i))
                     let y0 = barrier_float4_kept(frame(f0, Glide.self)), y1 = barrier_float4_kept(frame(f1, Glide.self))
                     let y2 = barrier_float4_kept(frame(f2, Glide.self)), y3 = barrier_float4_kept(frame(f3, Glide.self))
-                    output.put(transpose(y0, y1, y2, y3), at: i, Planes.self)
+                    output.put(y0, y1, y2, y3, at: i, Planes.self)
                     i &+= 4
                 }
                 while i < frames {
@@ -314,48 +314,39 @@ enum FourRampingPlanes: PlaneMode {
 
 /// Filtered frames of four voices added to the planes of a mix, each lane times its voice's
 /// gains, which ramp through the control block: a frame's gain is its voice's at the block's
-/// start plus its step times the frame's place there. A plane's four frames are loaded and
-/// stored once for the four voices. Render thread only.
+/// start plus its step times the frame's place there. Each frame's lanes are summed as
+/// (lane 0 + lane 1) + (lane 2 + lane 3), four frames at a time in three additions and six
+/// shuffles a plane, and a plane's four frames are loaded and stored once. Render thread only.
 struct MixedLanes {
-    /// One plane's gains (or their steps) for the four lanes, each in every lane of a vector
-    /// of its own. Render thread only.
-    struct PlaneGains {
-        let spread: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>, SIMD4<Float>)
-
-        /// The gains of lanes 0...3, spread.
-        init(_ g0: Float, _ g1: Float, _ g2: Float, _ g3: Float) {
-            spread = (SIMD4(repeating: g0), SIMD4(repeating: g1), SIMD4(repeating: g2), SIMD4(repeating: g3))
-        }
-
-        /// The four lanes' gains as one vector.
-        var lanes: SIMD4<Float> { SIMD4(spread.0[0], spread.1[0], spread.2[0], spread.3[0]) }
-    }
-
     /// The left plane at the first frame, each next plane `stride` floats on.
     private let left: UnsafeMutablePointer<Float>, stride: Int
-    /// Each plane's gains at the block's start, and their steps.
-    private let gains: (PlaneGains, PlaneGains, PlaneGains, PlaneGains), steps: (PlaneGains, PlaneGains, PlaneGains, PlaneGains)
+    /// Each plane's gains for the four lanes at the block's start, and their steps.
+    private let gains: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>, SIMD4<Float>), steps: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>, SIMD4<Float>)
     /// The place in the block of the first frame.
     private let place: Int
 
     /// A mix from `left` (`stride` floats a plane) at each plane's `gains` and their `steps`
-    /// (planes as `MixPlanes`'s), the first frame at `place` in the block.
-    init(left: UnsafeMutablePointer<Float>, stride: Int, gains: (PlaneGains, PlaneGains, PlaneGains, PlaneGains),
-         steps: (PlaneGains, PlaneGains, PlaneGains, PlaneGains), place: Int) {
+    /// (planes as `MixPlanes`'s, a lane a voice), the first frame at `place` in the block.
+    init(left: UnsafeMutablePointer<Float>, stride: Int, gains: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>, SIMD4<Float>),
+         steps: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>, SIMD4<Float>), place: Int) {
         (self.left, self.stride, self.gains, self.steps, self.place) = (left, stride, gains, steps, place)
     }
 
-    /// Adds the four lanes' frames from `index` on (a vector a lane), times their gains, to
+    /// Adds four frames from `index` on (`f0`...`f3`, a lane a voice), times their gains, to
     /// the planes `Planes` says.
-    @inline(__always) func put<Planes: PlaneMode>(_ lanes: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>, SIMD4<Float>), at index: Int, _: Planes.Type) {
-        let places = SIMD4<Float>(0, 1, 2, 3) + Float(place &+ index)
-        /// Adds the lanes times `gains` (moving by `steps`) to the plane at `plane`.
-        @inline(__always) func add(_ gains: PlaneGains, _ steps: PlaneGains, _ plane: UnsafeMutablePointer<Float>) {
-            let (g0, g1, g2, g3) = Planes.ramps
-                ? (gains.spread.0 + steps.spread.0 * places, gains.spread.1 + steps.spread.1 * places,
-                   gains.spread.2 + steps.spread.2 * places, gains.spread.3 + steps.spread.3 * places)
-                : gains.spread
-            storeFour(loadFour(plane) + ((lanes.0 * g0 + lanes.1 * g1) + (lanes.2 * g2 + lanes.3 * g3)), plane)
+    @inline(__always) func put<Planes: PlaneMode>(_ f0: SIMD4<Float>, _ f1: SIMD4<Float>, _ f2: SIMD4<Float>, _ f3: SIMD4<Float>,
+                                                  at index: Int, _: Planes.Type) {
+        let place = Float(self.place &+ index)
+        /// Adds the frames times `gains` (moving by `steps`), each frame's lanes summed, to the plane at `plane`.
+        @inline(__always) func add(_ gains: SIMD4<Float>, _ steps: SIMD4<Float>, _ plane: UnsafeMutablePointer<Float>) {
+            let p0 = f0 * (Planes.ramps ? gains + steps * place : gains), p1 = f1 * (Planes.ramps ? gains + steps * (place + 1) : gains)
+            let p2 = f2 * (Planes.ramps ? gains + steps * (place + 2) : gains), p3 = f3 * (Planes.ramps ? gains + steps * (place + 3) : gains)
+            // (p0[0] + p0[1], p0[2] + p0[3], p1[0] + p1[1], p1[2] + p1[3]) and the same of p2 and p3 …
+            let first = SIMD4(lowHalf: p0.evenHalf, highHalf: p1.evenHalf) + SIMD4(lowHalf: p0.oddHalf, highHalf: p1.oddHalf)
+            let second = SIMD4(lowHalf: p2.evenHalf, highHalf: p3.evenHalf) + SIMD4(lowHalf: p2.oddHalf, highHalf: p3.oddHalf)
+            // … then the two pairs of each frame.
+            let sums = SIMD4(lowHalf: first.evenHalf, highHalf: second.evenHalf) + SIMD4(lowHalf: first.oddHalf, highHalf: second.oddHalf)
+            storeFour(loadFour(plane) + sums, plane)
         }
         add(gains.0, steps.0, left + index)
         add(gains.1, steps.1, left + stride + index)
@@ -370,8 +361,8 @@ struct MixedLanes {
     @inline(__always) func put<Planes: PlaneMode>(_ frame: SIMD4<Float>, at index: Int, _: Planes.Type) {
         let place = Float(self.place &+ index)
         /// Adds the lanes times `gains` (moving by `steps`), summed, to `value`.
-        @inline(__always) func add(_ gains: PlaneGains, _ steps: PlaneGains, _ value: inout Float) {
-            let products = frame * (Planes.ramps ? gains.lanes + steps.lanes * place : gains.lanes)
+        @inline(__always) func add(_ gains: SIMD4<Float>, _ steps: SIMD4<Float>, _ value: inout Float) {
+            let products = frame * (Planes.ramps ? gains + steps * place : gains)
             value += (products[0] + products[1]) + (products[2] + products[3])
         }
         add(gains.0, steps.0, &left[index])
