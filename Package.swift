@@ -101,7 +101,7 @@ let package = Package(
         .target(name: "FluidSynth", dependencies: ["CFluidSynth", "CFluidSynthShims", "AudioFile", "Faults", "SoundFontModel"]),
         // Signal processing on plain buffers, no graph: the peak limiter; the effects' filters,
         // delays and reverbs go here.
-        .target(name: "DSP", swiftSettings: optimizedEvenInDebug),
+        .target(name: "DSP", dependencies: ["CBarrier"], swiftSettings: optimizedEvenInDebug),
         // The audio graph: nodes, mixer, the render loop, the lock-free queues.
         .target(name: "Engine", dependencies: ["MIDI", "DSP"]),
         // Synthesis in the graph: the sampler node over a synthesizer, the split sampler that

@@ -13,6 +13,16 @@ static inline __attribute__((always_inline)) barrier_float4 barrier_float4_kept(
     return value;
 }
 
+/// Two doubles: Swift sees SIMD2<Double>.
+typedef double barrier_double2 __attribute__((ext_vector_type(2)));
+
+/// `barrier_float4_kept` for two doubles: the optimizer cannot take the value apart into
+/// its lanes and put it back together from them in another order. Emits no instruction. Any thread.
+static inline __attribute__((always_inline)) barrier_double2 barrier_double2_kept(barrier_double2 value) {
+    __asm__("" : "+x"(value));
+    return value;
+}
+
 /// Returns `value` unchanged, read where it stands as one float: the optimizer cannot fold
 /// its load into a wider one with its neighbours in memory, which waits for a narrower store
 /// to them just made to reach the cache. Emits no instruction. Any thread.

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CBarrier
 
 /// A stereo reverb for a mono send, built as libfluidsynth 2's is (Jot's feedback delay
 /// network): the input, scaled and passed through a tone corrector, feeds eight delay lines
@@ -83,6 +84,9 @@ public final class Reverb {
 
     private let memory: UnsafeMutablePointer<Double>
     private let memorySize: Int
+    /// Each line's damped output of each frame of a stretch (`modulationRate` frames of
+    /// eight lines), and a wrapping frame's two reads of each line.
+    private let damped: UnsafeMutablePointer<Double>, gathered: UnsafeMutablePointer<Double>
     private let layout: Layout
     private var lineStart = SIMD8<Int>(), lineSize = SIMD8<Int>(), lineIn = SIMD8<Int>(), lineOut = SIMD8<Int>()
     /// Per line: the centre of its read position and the fraction between frames it reads at;
@@ -118,6 +122,10 @@ public final class Reverb {
         gateFrames = layout.size(7)
         memory = .allocate(capacity: offset)
         memory.initialize(repeating: 0, count: offset)
+        damped = .allocate(capacity: 8 * Self.modulationRate)
+        damped.initialize(repeating: 0, count: 8 * Self.modulationRate)
+        gathered = .allocate(capacity: 16)
+        gathered.initialize(repeating: 0, count: 16)
         let step = 2 * Double.pi * Self.modulationHertz * Double(Self.modulationRate) / sampleRate
         sineCoefficient = 2 * cos(step)
         sineRestart = sin(Double.pi / 2 - step)
@@ -127,6 +135,8 @@ public final class Reverb {
 
     deinit {
         memory.deallocate()
+        damped.deallocate()
+        gathered.deallocate()
     }
 
     /// Changes the settings; the tail goes on from where it is. Render thread only.
@@ -203,9 +213,9 @@ public final class Reverb {
 
     /// Adds the reverb of `frames` frames of the mono `input` to `left` and `right`, in
     /// stretches in which no sine moves a read position and no line wraps round: each line is
-    /// then read and written at consecutive places through a pointer of its own (a stretch is
-    /// far shorter than the shortest delay, so none reads what it writes). A frame where a read
-    /// wraps round is worked out alone, with the same operations. Render thread only.
+    /// then read and written at consecutive places (a stretch is far shorter than the shortest
+    /// delay, so none reads what it writes). A frame where a read wraps round is worked out
+    /// alone, its reads gathered first. Render thread only.
     public func process(_ input: UnsafePointer<Float>, addingTo left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, frames: Int) {
         var done = 0
         while done < frames {
@@ -219,58 +229,33 @@ public final class Reverb {
             let room = min(min(min(room(0), room(1)), min(room(2), room(3))), min(min(room(4), room(5)), min(room(6), room(7))))
             let count = min(frames - done, untilModulation, room)
             if count > 0 {
-                processStretch(input + done, left + done, right + done, count: count)
+                run(reading: UnsafePointer(memory), at: lineStart &+ lineOut, input + done, left + done, right + done, count: count)
+                lineOut &+= count
             } else {
                 processWrappingFrame(input + done, left + done, right + done)
             }
             let advanced = max(count, 1)
+            lineIn &+= advanced
+            lineIn.replace(with: 0, where: lineIn .== lineSize)
             done += advanced
             untilModulation -= advanced
         }
     }
 
-    /// `count` frames in which no index wraps round: each line through its own pointers.
-    private func processStretch(_ input: UnsafePointer<Float>, _ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, count: Int) {
-        let reads = lineStart &+ lineOut, writes = lineStart &+ lineIn
-        let r0 = memory + reads[0], r1 = memory + reads[1], r2 = memory + reads[2], r3 = memory + reads[3]
-        let r4 = memory + reads[4], r5 = memory + reads[5], r6 = memory + reads[6], r7 = memory + reads[7]
-        let w0 = memory + writes[0], w1 = memory + writes[1], w2 = memory + writes[2], w3 = memory + writes[3]
-        let w4 = memory + writes[4], w5 = memory + writes[5], w6 = memory + writes[6], w7 = memory + writes[7]
-        // The state in a local, which the lines' writes cannot touch: in the object, each frame stores it and loads it back.
-        var state = self.state
-        defer { self.state = state }
-        // A frame's second reads are the next frame's first.
-        var read = SIMD8(r0[0], r1[0], r2[0], r3[0], r4[0], r5[0], r6[0], r7[0])
-        for k in 0..<count {
-            let following = SIMD8(r0[k + 1], r1[k + 1], r2[k + 1], r3[k + 1], r4[k + 1], r5[k + 1], r6[k + 1], r7[k + 1])
-            let back = frame(read, following, input[k], left + k, right + k, &state)
-            (w0[k], w1[k], w2[k], w3[k]) = (back[0], back[1], back[2], back[3])
-            (w4[k], w5[k], w6[k], w7[k]) = (back[4], back[5], back[6], back[7])
-            read = following
-        }
-        lineOut &+= count
-        lineIn &+= count
-        lineIn.replace(with: 0, where: lineIn .== lineSize)
-    }
-
-    /// One frame in which some line's second read (out + 1) wraps round to its start.
+    /// One frame in which some line's second read (out + 1) wraps round to its start: each
+    /// line's two reads gathered side by side, then run as a stretch of one frame.
     private func processWrappingFrame(_ input: UnsafePointer<Float>, _ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>) {
-        var read = SIMD8<Double>(), following = SIMD8<Double>()
         var out = lineOut
         for line in 0..<8 {
-            read[line] = memory[lineStart[line] + out[line]]
+            gathered[2 &* line] = memory[lineStart[line] + out[line]]
             out[line] = out[line] + 1 == lineSize[line] ? 0 : out[line] + 1
-            following[line] = memory[lineStart[line] + out[line]]
+            gathered[2 &* line &+ 1] = memory[lineStart[line] + out[line]]
         }
         lineOut = out
-        let back = frame(read, following, input[0], left, right, &state)
-        for line in 0..<8 {
-            memory[lineStart[line] + lineIn[line]] = back[line]
-            lineIn[line] = lineIn[line] + 1 == lineSize[line] ? 0 : lineIn[line] + 1
-        }
+        run(reading: UnsafePointer(gathered), at: SIMD8(0, 2, 4, 6, 8, 10, 12, 14), input, left, right, count: 1)
     }
 
-    /// What a frame leaves for the next: per line, the interpolator's and the damping
+    /// What a stretch leaves for the next: per line, the interpolator's and the damping
     /// filter's last outputs; the tone corrector's last input; and the frames in a row of
     /// silent input and quiet output (from `gateFrames` on, none is added). Render thread only.
     private struct FrameState {
@@ -279,33 +264,132 @@ public final class Reverb {
         var quietFrames = 0
     }
 
-    /// One frame's work on the lines' two reads (`read`, `following`) and the input `x`, moving
-    /// `state` on: the interpolation, the damping, the outputs added to `left` and `right`;
-    /// returns what goes back into the lines.
-    @inline(__always)
-    private func frame(_ read: SIMD8<Double>, _ following: SIMD8<Double>, _ x: Float, _ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>,
-                       _ state: inout FrameState) -> SIMD8<Double> {
-        let scaled = Double(x) * Self.inputGain + Self.offset
-        let toned = scaled * toneCurrent - tonePrevious * state.toneInput
-        state.toneInput = scaled
-        // Each line read between its frames (first-order all-pass), then damped.
-        state.interpolated = read + fraction * (following - state.interpolated)
-        state.damped = state.interpolated * dampingGain + state.damped * dampingFeedback
-        let damped = state.damped
-        // The Householder matrix (less 2/8 of the sum each) with the lines permuted by one.
-        let share = damped.sum() * (-2.0 / 8) + toned
-        let back = SIMD8(damped[1], damped[2], damped[3], damped[4], damped[5], damped[6], damped[7], damped[0]) + share
-        // The left and right sums: the lines with two orthogonal sets of signs (+−+−+−+− and
-        // ++−−++−−), added in turn as a sum of the lines times their signs adds them.
-        let (d0, d1, d2, d3, d4, d5, d6, d7) = (damped[0], damped[1], damped[2], damped[3], damped[4], damped[5], damped[6], damped[7])
-        let l = ((((((d0 - d1) + d2) - d3) + d4) - d5) + d6 - d7) * wetSame - Self.offset
-        let r = ((((((d0 + d1) - d2) - d3) + d4) + d5) - d6 - d7) * wetSame - Self.offset
-        let outLeft = l + r * crossed, outRight = r + l * crossed
-        state.quietFrames = x == 0 && abs(outLeft) < Self.quiet && abs(outRight) < Self.quiet ? min(state.quietFrames + 1, gateFrames) : 0
-        if state.quietFrames < gateFrames {
-            left.pointee += Float(outLeft)
-            right.pointee += Float(outRight)
+    /// Two lines' interpolators and damping filters side by side, reading their lines from
+    /// `first` and `second` and writing each frame's damped outputs to `out` (eight lines a frame).
+    private struct LinePair {
+        var interpolated, damped, read: SIMD2<Double>
+        let fraction, gain, feedback: SIMD2<Double>
+        let first, second: UnsafePointer<Double>, out: UnsafeMutableRawPointer
+
+        /// Lines `line` and `line + 1`, their interpolators' and filters' last outputs, fraction,
+        /// gain and feedback taken from the eight lines' vectors, writing to `out` from its frame 0.
+        @inline(__always) init(_ line: Int, _ interpolated: SIMD8<Double>, _ damped: SIMD8<Double>, _ fraction: SIMD8<Double>, _ gain: SIMD8<Double>,
+                               _ feedback: SIMD8<Double>, _ first: UnsafePointer<Double>, _ second: UnsafePointer<Double>, _ out: UnsafeMutablePointer<Double>) {
+            @inline(__always) func two(_ v: SIMD8<Double>) -> SIMD2<Double> {
+                let half = line < 4 ? v.lowHalf : v.highHalf
+                return line & 2 == 0 ? half.lowHalf : half.highHalf
+            }
+            (self.interpolated, self.damped, self.read) = (two(interpolated), two(damped), SIMD2(first[0], second[0]))
+            // (Kept whole: else the optimizer pairs a gain's lane with a feedback's and multiplies lane by lane.)
+            (self.fraction, self.gain, self.feedback) = (barrier_double2_kept(two(fraction)), barrier_double2_kept(two(gain)), barrier_double2_kept(two(feedback)))
+            (self.first, self.second, self.out) = (first, second, UnsafeMutableRawPointer(out + line))
         }
-        return back
+
+        /// Frame `k`: read between it and the next, damped, written out.
+        @inline(__always) mutating func step(_ k: Int) {
+            let following = SIMD2(first[k &+ 1], second[k &+ 1])
+            interpolated = read + fraction * (following - interpolated)
+            damped = barrier_double2_kept(interpolated * gain) + damped * feedback
+            out.storeBytes(of: damped, toByteOffset: 64 &* k, as: SIMD2<Double>.self)
+            read = following
+        }
+    }
+
+    /// `count` frames (at most `modulationRate`), each line read at `reads` from `source`
+    /// (its frame's place and the next) and written at its place `lineIn`, the outputs added to
+    /// `left` and `right`. In two passes, with the same arithmetic, in the same order, as one
+    /// frame of the whole network at a time: first each line's interpolation and damping,
+    /// frame by frame, into `damped`; then the lines' sums, two frames to a vector: what goes
+    /// back into the lines and the outputs.
+    private func run(reading source: UnsafePointer<Double>, at reads: SIMD8<Int>, _ input: UnsafePointer<Float>,
+                     _ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, count: Int) {
+        let (r0, r1, r2, r3) = (source + reads[0], source + reads[1], source + reads[2], source + reads[3])
+        let (r4, r5, r6, r7) = (source + reads[4], source + reads[5], source + reads[6], source + reads[7])
+        let damped = self.damped
+        // The state in a local, which the lines' writes cannot touch: in the object, each frame stores it and loads it back.
+        var state = self.state
+        defer { self.state = state }
+        // Each line read between its frames (first-order all-pass), then damped: two lines to a
+        // vector, the four pairs' frames in turn (each pair's waits on its frame before).
+        let (low, high) = (state.interpolated, state.damped)
+        var p01 = LinePair(0, low, high, fraction, dampingGain, dampingFeedback, r0, r1, damped)
+        var p23 = LinePair(2, low, high, fraction, dampingGain, dampingFeedback, r2, r3, damped)
+        var p45 = LinePair(4, low, high, fraction, dampingGain, dampingFeedback, r4, r5, damped)
+        var p67 = LinePair(6, low, high, fraction, dampingGain, dampingFeedback, r6, r7, damped)
+        for k in 0..<count {
+            p01.step(k)
+            p23.step(k)
+            p45.step(k)
+            p67.step(k)
+        }
+        state.interpolated = SIMD8(lowHalf: SIMD4(lowHalf: p01.interpolated, highHalf: p23.interpolated), highHalf: SIMD4(lowHalf: p45.interpolated, highHalf: p67.interpolated))
+        state.damped = SIMD8(lowHalf: SIMD4(lowHalf: p01.damped, highHalf: p23.damped), highHalf: SIMD4(lowHalf: p45.damped, highHalf: p67.damped))
+        let (w0, w1, w2, w3) = (memory + (lineStart[0] &+ lineIn[0]), memory + (lineStart[1] &+ lineIn[1]), memory + (lineStart[2] &+ lineIn[2]), memory + (lineStart[3] &+ lineIn[3]))
+        let (w4, w5, w6, w7) = (memory + (lineStart[4] &+ lineIn[4]), memory + (lineStart[5] &+ lineIn[5]), memory + (lineStart[6] &+ lineIn[6]), memory + (lineStart[7] &+ lineIn[7]))
+        /// The sums of frames `k` and `k + 1` (of frame `k` alone when not `pair`).
+        @inline(__always) func sums(_ k: Int, pair: Bool) {
+            /// Lines `line` and `line + 1`, each in a vector of the two frames.
+            @inline(__always) func load(_ line: Int) -> (SIMD2<Double>, SIMD2<Double>) {
+                let first = UnsafeRawPointer(damped + (8 &* k &+ line)).loadUnaligned(as: SIMD2<Double>.self)
+                let second = pair ? UnsafeRawPointer(damped + (8 &* k &+ 8 &+ line)).loadUnaligned(as: SIMD2<Double>.self) : first
+                return (SIMD2(first[0], second[0]), SIMD2(first[1], second[1]))
+            }
+            /// The two frames' `values` written from `p + k`.
+            @inline(__always) func store(_ values: SIMD2<Double>, _ p: UnsafeMutablePointer<Double>) {
+                if pair { UnsafeMutableRawPointer(p + k).storeBytes(of: values, as: SIMD2<Double>.self) } else { p[k] = values[0] }
+            }
+            let ((l0, l1), (l2, l3), (l4, l5), (l6, l7)) = (load(0), load(2), load(4), load(6))
+            let x = SIMD2(Double(input[k]), Double(input[pair ? k &+ 1 : k]))
+            let scaled = x * Self.inputGain + Self.offset
+            let toned = scaled * toneCurrent - tonePrevious * SIMD2(state.toneInput, scaled[0])
+            state.toneInput = scaled[pair ? 1 : 0]
+            // The Householder matrix (less 2/8 of the sum each, the lines summed in turn) with the lines permuted by one.
+            let share = ((((((l0 + l1) + l2) + l3) + l4) + l5) + l6 + l7) * (-2.0 / 8) + toned
+            store(l1 + share, w0)
+            store(l2 + share, w1)
+            store(l3 + share, w2)
+            store(l4 + share, w3)
+            store(l5 + share, w4)
+            store(l6 + share, w5)
+            store(l7 + share, w6)
+            store(l0 + share, w7)
+            // The left and right sums: the lines with two orthogonal sets of signs (+−+−+−+− and
+            // ++−−++−−), added in turn as a sum of the lines times their signs adds them.
+            let l = ((((((l0 - l1) + l2) - l3) + l4) - l5) + l6 - l7) * wetSame - Self.offset
+            let r = ((((((l0 + l1) - l2) - l3) + l4) + l5) - l6 - l7) * wetSame - Self.offset
+            let outLeft = l + r * crossed, outRight = r + l * crossed
+            // Two frames added alike while neither can close the gate (the quiet frames' count
+            // below it), each frame alone otherwise.
+            if pair && state.quietFrames &+ 2 < gateFrames {
+                let quietLeft = (outLeft .< Self.quiet) .& (outLeft .> -Self.quiet), quietRight = (outRight .< Self.quiet) .& (outRight .> -Self.quiet)
+                let quiet = (x .== 0) .& quietLeft .& quietRight
+                state.quietFrames = quiet[1] ? (quiet[0] ? state.quietFrames &+ 2 : 1) : 0
+                /// The two frames' `values` added from `p + k`.
+                @inline(__always) func add(_ values: SIMD2<Double>, _ p: UnsafeMutablePointer<Float>) {
+                    let sums = UnsafeRawPointer(p + k).loadUnaligned(as: SIMD2<Float>.self) + SIMD2<Float>(values)
+                    UnsafeMutableRawPointer(p + k).storeBytes(of: sums, as: SIMD2<Float>.self)
+                }
+                add(outLeft, left)
+                add(outRight, right)
+                return
+            }
+            /// Frame `k + offset`'s input and outputs: its quiet frames counted, its outputs added unless the gate is closed.
+            @inline(__always) func gate(_ x: Double, _ outLeft: Double, _ outRight: Double, _ offset: Int) {
+                let quiet = x == 0 && abs(outLeft) < Self.quiet && abs(outRight) < Self.quiet
+                state.quietFrames = quiet ? min(state.quietFrames + 1, gateFrames) : 0
+                if state.quietFrames < gateFrames {
+                    left[k &+ offset] += Float(outLeft)
+                    right[k &+ offset] += Float(outRight)
+                }
+            }
+            gate(x[0], outLeft[0], outRight[0], 0)
+            if pair { gate(x[1], outLeft[1], outRight[1], 1) }
+        }
+        var k = 0
+        while k &+ 2 <= count {
+            sums(k, pair: true)
+            k &+= 2
+        }
+        if k < count { sums(k, pair: false) }
     }
 }
