@@ -4,6 +4,7 @@ concurrent.futures executor (a process pool, Dask's, Ray's); sharded and resumab
 `pianola render FOLDER -o OUT/ --shard K/N --skip-existing` is, so the two can share a job;
 stopped by Ctrl-C within a second, keeping whole files only."""
 import concurrent.futures
+import contextlib
 import csv
 import ctypes
 import io
@@ -272,6 +273,7 @@ class _Batch:
         self.jobs = _jobs(songs, shard)
         self.plan = None
         self.skipped: List[str] = []
+        self.unclaimed: List[Tuple[_Job, object]] = []   # run's songs the caller has not yet kept
         if output is not None:
             if format not in FORMATS:
                 raise ArgumentError(_c.ERROR_ARGUMENT, f"format={format!r}: use 'npz', 'wav' or 'flac'")
@@ -341,10 +343,12 @@ class _Batch:
                         result = future.result()
                     except Exception as problem:   # the song's own error, handed over in its place
                         result = problem
-                    done += 1
-                    if progress:
-                        progress(done, len(self.jobs), job.song)
+                    self.unclaimed = [(job, result)]   # until the caller asks for the next
                     yield job, result
+                    self.unclaimed = []
+                    done += 1
+                    if progress:   # after the caller has kept it: a count it shows is a count it has
+                        progress(done, len(self.jobs), job.song)
         finally:
             stop.set()
             for future in running:
@@ -352,6 +356,9 @@ class _Batch:
             if self.executor is None:
                 pool.shutdown(wait=True, cancel_futures=True)   # the running ones stop at their next piece
                 _c.lib.pianola_soundfont_destroy(font)
+            for future, job in running.items():   # finished while stopping: their files are whole
+                if future.done() and not future.cancelled() and not isinstance(future.exception(), Stopped):
+                    self.unclaimed.append((job, future.exception() or future.result()))
 
 
 def render_many(songs: Union[Sequence[Song], str, os.PathLike], soundfont: Optional[Data] = None, sample_rate: int = 48000, *,
@@ -388,18 +395,24 @@ def render_many(songs: Union[Sequence[Song], str, os.PathLike], soundfont: Optio
     summary = BatchSummary(skipped=batch.skipped, soundfont=batch.font_path) if batch.plan else None
     results: list = [None] * len(batch.jobs)
     first_error = None
+
+    def keep(job: _Job, result) -> None:   # idempotent: a song handed over twice is kept once
+        if summary is None:
+            results[job.index] = result
+        elif isinstance(result, Exception):
+            summary.failed[job.name] = result
+        else:
+            summary.rendered[job.name] = result
+
     try:
-        for job, result in batch.run(report):
-            if isinstance(result, Exception):
-                first_error = first_error or result
-                if summary is not None:
-                    summary.failed[job.name] = result
-            if summary is not None:
-                if not isinstance(result, Exception):
-                    summary.rendered[job.name] = result
-            else:
-                results[job.index] = result
+        with contextlib.closing(batch.run(report)) as finished:
+            for job, result in finished:
+                if isinstance(result, Exception):
+                    first_error = first_error or result
+                keep(job, result)
     except KeyboardInterrupt as interrupt:
+        for job, result in batch.unclaimed:
+            keep(job, result)
         _attach(interrupt, results, summary, started)
         raise
     if summary is not None:

@@ -155,7 +155,8 @@ def test_a_failed_song_keeps_the_finished_ones(tmp_path):
 
 
 INTERRUPTED = """
-import sys, pianola
+import signal, sys, pianola
+signal.signal(signal.SIGINT, signal.default_int_handler)   # a shell's background job starts with it ignored
 def progress(done, total, song):
     print(done, flush=True)
 try:
