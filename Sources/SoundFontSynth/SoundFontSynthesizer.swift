@@ -369,8 +369,6 @@ public final class SoundFontSynthesizer {
     /// reverb and the chorus of their sends where they are on. Render thread only.
     public func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
         defer { framesRendered = (framesRendered + frames) % Units.controlBlock }
-        left.update(repeating: 0, count: frames)
-        right.update(repeating: 0, count: frames)
         let sends = reverb == nil && chorus == nil ? nil : (reverb: reverbSend, chorus: chorusSend)
         var done = 0
         while done < frames {
@@ -380,8 +378,6 @@ public final class SoundFontSynthesizer {
                 done += count
                 continue
             }
-            sends.reverb.update(repeating: 0, count: count)
-            sends.chorus.update(repeating: 0, count: count)
             renderVoices(left: left + done, right: right + done, sends: sends, frames: count, place: (framesRendered + done) % Units.controlBlock)
             reverb?.process(sends.reverb, addingTo: left + done, right + done, frames: count)
             chorus?.process(sends.chorus, addingTo: left + done, right + done, frames: count)

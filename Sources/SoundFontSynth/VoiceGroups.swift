@@ -51,8 +51,8 @@ final class VoiceGroups {
         for worker in workers { worker.stop() }
     }
 
-    /// Adds `frames` (at most `capacity`) frames of every voice sounding in the first
-    /// `slotsInUse` slots to `left` and `right` and their effect sends to `sends`, the first
+    /// Puts `frames` (at most `capacity`) frames of every voice sounding in the first
+    /// `slotsInUse` slots in `left` and `right` and their effect sends in `sends`, the first
     /// frame at `place` in the synthesizer's control block, freeing the slots of the voices
     /// that end. Render thread only.
     func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>,
@@ -70,7 +70,7 @@ final class VoiceGroups {
             pass.renderShare()
             for w in 0..<workers.count { workers[w].finish() }
         }
-        pass.add(to: left, right, sends: sends)
+        pass.put(in: left, right, sends: sends)
     }
 
     /// A pass over the groups: its frames, the group buffers it renders into and the next
@@ -117,23 +117,36 @@ final class VoiceGroups {
             voices.deallocate()
         }
 
-        /// Adds the groups that sounded, in group order, to the output and the sends.
-        func add(to left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>,
+        /// Puts the groups that sounded, added in group order, in the output and the sends
+        /// (silence when none did): the first is put as 0 + x, so the bits are those of adding
+        /// each to silence, without clearing the output first.
+        func put(in left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>,
                  sends: (reverb: UnsafeMutablePointer<Float>, chorus: UnsafeMutablePointer<Float>)?) {
+            var adding = false
             for group in 0..<VoiceGroups.count where sounded[group] {
                 let mix = buffers + group * 4 * VoiceGroups.capacity
-                Self.add(mix, to: left, frames: frames)
-                Self.add(mix + VoiceGroups.capacity, to: right, frames: frames)
+                Self.put(mix, in: left, frames: frames, adding: adding)
+                Self.put(mix + VoiceGroups.capacity, in: right, frames: frames, adding: adding)
                 if let sends {
-                    Self.add(mix + 2 * VoiceGroups.capacity, to: sends.reverb, frames: frames)
-                    Self.add(mix + 3 * VoiceGroups.capacity, to: sends.chorus, frames: frames)
+                    Self.put(mix + 2 * VoiceGroups.capacity, in: sends.reverb, frames: frames, adding: adding)
+                    Self.put(mix + 3 * VoiceGroups.capacity, in: sends.chorus, frames: frames, adding: adding)
                 }
+                adding = true
             }
+            guard !adding else { return }
+            left.update(repeating: 0, count: frames)
+            right.update(repeating: 0, count: frames)
+            sends?.reverb.update(repeating: 0, count: frames)
+            sends?.chorus.update(repeating: 0, count: frames)
         }
 
-        /// Adds `frames` frames of `plane` to `output`.
-        private static func add(_ plane: UnsafeMutablePointer<Float>, to output: UnsafeMutablePointer<Float>, frames: Int) {
-            for i in 0..<frames { output[i] += plane[i] }
+        /// Adds `frames` frames of `plane` to `output` when `adding`, else puts them there (each plus 0).
+        @inline(__always) private static func put(_ plane: UnsafeMutablePointer<Float>, in output: UnsafeMutablePointer<Float>, frames: Int, adding: Bool) {
+            if adding {
+                for i in 0..<frames { output[i] += plane[i] }
+            } else {
+                for i in 0..<frames { output[i] = 0 + plane[i] }
+            }
         }
 
         /// Renders groups that no other thread has taken until none is left.
