@@ -7,7 +7,8 @@ import Glibc
 /// offsets that are whole multiples of it, where its own are 8 KB at the header's odd offset:
 /// the kernel then fills whole pages instead of zeroing half of each new one, and is called an
 /// eighth as often. A write that does not follow the last (the header patched at the end) first
-/// sends what is held. The first error is kept for the caller to report. Control thread.
+/// sends what is held. Past its first 8 MB, the file behind the writes is handed back to the
+/// page cache as they go. The first error is kept for the caller to report. Control thread.
 final class BufferedFile {
     /// Bytes held before they are written.
     static let capacity = 1 << 16
@@ -94,6 +95,27 @@ final class BufferedFile {
         }
         bufferStart += held
         held = 0
+        releaseWrittenWindows()
         return true
+    }
+
+    /// Bytes of the file handed back to the page cache at a time, past the first window
+    /// (where the header is patched at the end).
+    static let window = 8 << 20
+    /// The end of the windows whose writeback was asked for.
+    private var kicked = BufferedFile.window
+
+    /// Hands the page cache the file behind the writes: asks for each window's writeback once
+    /// it is written, and from two windows back (written back by then; what was not yet is
+    /// asked again next time) lets the kernel drop it. A long render then neither fills the
+    /// cache with what it will not read again nor has the kernel find fresh pages for it: its
+    /// writes land in pages just freed. (`dd oflag=nocache` does the same.)
+    private func releaseWrittenWindows() {
+        while kicked + Self.window <= bufferStart {
+            posix_fadvise(descriptor, off_t(kicked), off_t(Self.window), POSIX_FADV_DONTNEED)   // dirty: starts its writeback
+            kicked += Self.window
+            let behind = kicked - 3 * Self.window
+            if behind > 0 { posix_fadvise(descriptor, off_t(Self.window), off_t(behind), POSIX_FADV_DONTNEED) }
+        }
     }
 }

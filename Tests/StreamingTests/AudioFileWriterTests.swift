@@ -3,8 +3,9 @@ import CSndFile
 import Foundation
 import Testing
 
-/// The file writer: libsndfile writes a regular file through a buffer of whole 64 KB writes,
-/// which must leave the same file its own writes would, and report a write the disk refuses;
+/// The file writer: libsndfile writes a regular file through a buffer of whole 64 KB writes
+/// (a long file handed back to the page cache behind them), which must leave the same file its
+/// own writes would, and report a write the disk refuses;
 /// 16-bit WAV and raw samples, converted by the writer, are libsndfile's own conversion's.
 @Suite("Audio file writer") struct AudioFileWriterTests {
     /// A stereo ramp of `frames` frames: left rising, right falling, inside ±1.
@@ -13,11 +14,13 @@ import Testing
         return (left, left.map { -$0 * 0.5 })
     }
 
-    @Test("a 16-bit WAV written in odd-sized slices across many buffers reads back sample for sample, its header's sizes patched")
-    func roundTrip() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("writer-\(getpid()).wav").path
+    /// 800 KB of samples: thirteen 64 KB buffers and a part; 42 MB: five 8 MB windows, the
+    /// file behind the writes handed back to the page cache as they go.
+    @Test("a 16-bit WAV written in odd-sized slices across many buffers reads back sample for sample, its header's sizes patched",
+          arguments: [200_003, 10_500_001])
+    func roundTrip(frames: Int) throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("writer-\(getpid())-\(frames).wav").path
         defer { unlink(path) }
-        let frames = 200_003   // 800 KB of samples: thirteen 64 KB buffers and a part
         let (left, right) = Self.ramp(frames)
         let writer = try AudioFileWriter(path: path, container: .wav, encoding: .int16, sampleRate: 48_000, overwrite: true)
         var done = 0
